@@ -1,0 +1,17 @@
+# QuickJS 2025-04-26 (Bellard), built as a static library from the sources scripts/setup fetched
+# (Debian trixie source package, sha256-verified). No quickjs-libc: views get no std/os modules.
+set(QUICKJS_DIR "${AFFORDANCE_THIRD_PARTY}/quickjs")
+if(NOT EXISTS "${QUICKJS_DIR}/quickjs.c")
+  message(FATAL_ERROR "QuickJS sources missing at ${QUICKJS_DIR}: run ./scripts/setup first")
+endif()
+add_library(quickjs STATIC
+  "${QUICKJS_DIR}/quickjs.c" "${QUICKJS_DIR}/libregexp.c" "${QUICKJS_DIR}/libunicode.c"
+  "${QUICKJS_DIR}/cutils.c" "${QUICKJS_DIR}/dtoa.c")
+target_compile_definitions(quickjs PRIVATE _GNU_SOURCE CONFIG_VERSION="2025-04-26")
+target_compile_options(quickjs PRIVATE -O2 -fwrapv -w)
+target_include_directories(quickjs SYSTEM PUBLIC "${QUICKJS_DIR}")
+target_link_libraries(quickjs PUBLIC m Threads::Threads ${CMAKE_DL_LIBS})
+
+# Build-time host tool: compiles a JavaScript file to QuickJS bytecode and writes it as a C array.
+add_executable(affordance_js_bytecode "${CMAKE_SOURCE_DIR}/cmake/js_bytecode.cpp")
+target_link_libraries(affordance_js_bytecode PRIVATE quickjs)

@@ -1,0 +1,39 @@
+#include "cli/output.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace affordance::cli {
+
+int ReportError(const Error& error, bool json, int exit_code) {
+  if (json) {
+    nlohmann::json e = {{"code", error.code}, {"message", error.message}};
+    if (!error.detail.empty()) e["detail"] = error.detail;
+    std::cout << nlohmann::json{{"error", e}}.dump(-1, ' ', false,
+                                                   nlohmann::json::error_handler_t::replace)
+              << std::endl;
+  } else {
+    std::cerr << "affordance: " << error.ToString() << " [" << error.code << "]" << std::endl;
+  }
+  return exit_code;
+}
+
+std::string ReadStdin() {
+  std::ostringstream ss;
+  ss << std::cin.rdbuf();
+  return ss.str();
+}
+
+Result<std::string> ReadFileOrStdin(const std::string& path) {
+  if (path == "-") return ReadStdin();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError("io.read_failed", "cannot read file", path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace affordance::cli

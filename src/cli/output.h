@@ -1,0 +1,27 @@
+// How every `affordance` command reports results and errors.
+//
+// Machine mode (`--json`): errors are printed to stdout as {"error": {"code", "message"[, "detail"]}}.
+// Human mode: "affordance: <message> (<detail>) [<code>]" on stderr. Either way the exit status is
+// non-zero: kExitUsage for bad invocations and input, kExitFailure for everything else.
+#pragma once
+
+#include "base/result.h"
+
+#include <string>
+
+namespace affordance::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// Prints `error` as described above and returns `exit_code`.
+int ReportError(const Error& error, bool json, int exit_code = kExitFailure);
+
+// Reads all of standard input (binary-safe).
+std::string ReadStdin();
+
+// Reads a whole file, or standard input when `path` is "-".
+Result<std::string> ReadFileOrStdin(const std::string& path);
+
+}  // namespace affordance::cli
