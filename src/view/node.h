@@ -1,0 +1,84 @@
+// The contract between the view runtime (src/view) and layout (src/render): the tree of intrinsic
+// nodes a render produces, and the hook through which a view's asChatTools() call reaches layout.
+//
+// The view runtime calls function components and hooks in QuickJS and hands layout a tree of plain
+// C++ values: text runs, intrinsic elements (lower-case JSX types such as "box", "scroll",
+// "input", "button", "token"; the vocabulary and its rules belong to src/render and
+// docs/RUNTIME.md), their handlers, and opaque token blocks produced by earlier asChatTools calls.
+#pragma once
+
+#include "base/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace affordance::view {
+
+// Identifies one mounted handler (an element's on* prop). Stable across renders while the element
+// stays mounted at the same component path with the same event; the function it calls is the one
+// from the latest render (fresh closures and setters). Freed when the element unmounts. 0 = none.
+using HandlerId = uint64_t;
+
+// What a handler's parameter list declares, read from its source (never inferred from names).
+struct HandlerSignature {
+  enum class Kind {
+    kNoParams,      // () => ...
+    kDestructured,  // ({ value, mode = "append" }) => ...
+    kSingle,        // (event) => ...  : one plain parameter, an unconstrained object
+    kOther,         // anything else (several parameters, rest, array patterns): unconstrained
+  };
+  struct Field {
+    std::string name;
+    bool optional = false;  // the field has a default value
+  };
+  Kind kind = Kind::kNoParams;
+  std::vector<Field> fields;  // kDestructured only, in source order
+};
+
+struct Handler {
+  std::string event;  // the prop name as written: "onChange", "onClick", "onTimeout", ...
+  HandlerId id = 0;
+  HandlerSignature signature;
+};
+
+struct Node {
+  enum class Kind { kText, kElement, kBlock };
+  Kind kind = Kind::kText;
+
+  // kText: one text run (strings as written; numbers already formatted as JavaScript's String()).
+  std::string text;
+
+  // kElement: intrinsic type, plain props (every prop except children, key and function-valued
+  // props, converted to JSON), handlers (function-valued on* props, in prop order), children.
+  std::string type;
+  nlohmann::json props = nlohmann::json::object();
+  std::vector<Handler> handlers;
+  std::vector<Node> children;
+  // The element's component path, e.g. "NotebookChat/Qwen3App/box[0]"; unique within a render.
+  std::string path;
+
+  // kBlock: a laid-out tree returned by an earlier asChatTools call (owned by src/render; opaque
+  // here). Emitting `tree` from asChatTools's result as a child produces this node.
+  std::shared_ptr<const void> block;
+};
+
+// What asChatTools(children, options) hands back to the view: the opaque laid-out block (placed in
+// the JS element tree as `tree`) and the tool objects (given to JS as `tools`).
+struct ChatTools {
+  std::shared_ptr<const void> block;
+  nlohmann::json tools = nlohmann::json::array();
+};
+
+// Called synchronously while a component calls asChatTools(children, options). `children` is the
+// children subtree, already reconciled into intrinsic nodes; `options` is the options object as
+// JSON (e.g. {"callable": false}). An Error becomes a JavaScript exception thrown from
+// asChatTools, and so a render error with the same code and message.
+using ChatToolsHook =
+    std::function<Result<ChatTools>(const std::vector<Node>& children, const nlohmann::json& options)>;
+
+}  // namespace affordance::view
