@@ -1,0 +1,332 @@
+// Writes the golden references for the chat-format wrappers (tests/golden/adapters/*.json).
+//
+//   node tools/adapter_references.mjs [<out dir>]      (default: tests/golden/adapters)
+//
+// Reference time only: the product never runs this. Each case is a conversation rendered with the
+// OFFICIAL template through @huggingface/jinja and tokenized with the HF tokenizer
+// (@anush008/tokenizers, added tokens matched because template output is trusted protocol text,
+// no post-processor, as transformers' apply_chat_template does):
+//   - Qwen: the chat_template of models/Qwen__Qwen3-4B-Instruct-2507/tokenizer_config.json, the
+//     hybrid Qwen3 template, with enable_thinking left undefined. For turns without reasoning it
+//     renders what the 2507 Instruct template renders.
+//   - Llama: third_party/llama.cpp/models/templates/meta-llama-Llama-3.1-8B-Instruct.jinja (the
+//     official 3.1 template), date_string pinned per case.
+//
+// The conversation shape is the one our wrappers write (views/adapters/*.tsx): optional system,
+// the question as a user turn, the history, then the app body as the last user turn, then the
+// generation prompt. The app body is given as a small tree (text runs and intrinsic elements, see
+// `bodyText`) so the C++ contract tests can build the same tree; it must be "simple": tokenizing
+// each run on its own and concatenating must equal tokenizing the flat body. The script refuses a
+// case that breaks this, so every golden compares like with like.
+//
+// Assistant history turns are recorded with the token IDs the model sampled (taken from the
+// reference tokens of that turn); the wrappers re-emit those IDs and never re-serialize them.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Template } from "@huggingface/jinja";
+import tokenizers from "@anush008/tokenizers";
+
+const { Tokenizer } = tokenizers;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outDir = path.resolve(process.argv[2] ?? path.join(root, "tests/golden/adapters"));
+
+// --- The app-body mini tree ----------------------------------------------------------------------
+// A node is a string (one text run) or {type, props, handlers, children}. handlers name fixed
+// handler shapes the contract test view implements: "onChange" ({ value }) => ..., "onClick"
+// () => ..., "onSubmit" ({ text, mode = "append" }) => .... Layout rules mirrored here (they are
+// the documented rules of docs/RUNTIME.md): box/list: children in order; scroll: children from
+// `offset`; input: one run "label: value"; button: one run "[label]". No budget in a golden may clip.
+function bodyRuns(node, out = []) {
+  if (Array.isArray(node)) {
+    node.forEach((c) => bodyRuns(c, out));
+    return out;
+  }
+  if (typeof node === "string") {
+    out.push(node);
+    return out;
+  }
+  const props = node.props ?? {};
+  const children = node.children ?? [];
+  switch (node.type) {
+    case "box":
+    case "list":
+      children.forEach((c) => bodyRuns(c, out));
+      break;
+    case "scroll":
+      children.slice(props.offset ?? 0).forEach((c) => bodyRuns(c, out));
+      break;
+    case "input":
+      out.push(`${props.label}: ${props.value ?? ""}`);
+      break;
+    case "button":
+      out.push(`[${props.label}]`);
+      break;
+    default:
+      throw new Error(`unknown intrinsic in a golden body: ${node.type}`);
+  }
+  return out;
+}
+
+// --- Cases ---------------------------------------------------------------------------------------
+const notesInput = (value) => ({
+  type: "input",
+  props: { label: "notes", value },
+  handlers: ["onChange"],
+});
+// Tool objects as src/render projects them. Keys are in code-point order because tool objects
+// cross the view contract as nlohmann::json (key-sorted) objects; the official templates print
+// whatever order they are given, so the references use the same order.
+const tool = (name, parameters) => ({ function: { name, parameters }, type: "function" });
+const changeTool = (label) =>
+  tool(toolName("onChange", label), { properties: { value: {} }, required: ["value"], type: "object" });
+const clickTool = (label) => tool(toolName("onClick", label), { properties: {}, type: "object" });
+const changeNotes = changeTool("notes");
+
+// The naming rule of docs/RUNTIME.md ("Projection"), mirrored for the references: event without
+// "on", lower-cased, "__", the label with each run of characters outside [A-Za-z0-9_-] replaced by
+// "_"; a changed or truncated label gets "_" + FNV-1a 32 (hex) of its full UTF-8 bytes; <= 64.
+function fnv1a32(text) {
+  let h = 0x811c9dc5;
+  for (const b of Buffer.from(text, "utf8")) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
+}
+function toolName(event, label) {
+  const ev = event.slice(2).toLowerCase();
+  const clean = label.replace(/[^A-Za-z0-9_-]+/gu, "_");
+  let tail = clean === label ? "" : `_${fnv1a32(label)}`;
+  let room = 64 - ev.length - 2 - tail.length;
+  if (clean.length > room && !tail) {
+    tail = `_${fnv1a32(label)}`;
+    room -= tail.length;
+  }
+  return `${ev}__${clean.slice(0, room)}${tail}`;
+}
+
+const notebook = (numbers, notes, offset = 0) => [
+  "Notebook\n",
+  {
+    type: "scroll",
+    props: { offset, budget: 64 },
+    children: numbers.map((n, i) => `${i > offset ? ", " : ""}${n}`),
+  },
+  "\n",
+  notesInput(notes),
+];
+
+function cases(model) {
+  const llama = model === "llama";
+  const date = "29 Nov 2026";
+  return [
+    {
+      name: "no_tools",
+      question: "What is the largest number shown?",
+      body: ["Numbers: 3, 14, 15, 92 and 65."],
+      tools: [],
+    },
+    {
+      name: "with_tools",
+      question: "Write down the sum of the numbers in the notes.",
+      body: notebook([3, 14, 15], "draft"),
+      tools: [changeNotes],
+    },
+    {
+      name: "unicode",
+      question: "Übersetze die Notiz ins Deutsche, bitte — 谢谢!",
+      body: [
+        "Grüße aus Köln: 数字 ٣ and 🙂 emoji\n",
+        { type: "input", props: { label: "Notiz", value: "naïve café ☕" }, handlers: ["onChange"] },
+        "\n",
+        { type: "button", props: { label: "Grüße senden" }, handlers: ["onClick"] },
+      ],
+      tools: [changeTool("Notiz"), clickTool("Grüße senden")],
+    },
+    {
+      name: "history_tool_call",
+      question: "Write down the sum of the numbers in the notes.",
+      history: [
+        { role: "assistant", tool_calls: [{ name: "change__notes", arguments: { value: "32" } }] },
+        { role: "tool", content: "ok" },
+      ],
+      body: notebook([3, 14, 15], "32"),
+      tools: [changeNotes],
+    },
+    {
+      name: "system_with_tools",
+      system: "You operate a notebook app. Use its tools.",
+      question: "Save the note \"done\" and submit.",
+      body: [
+        "Notebook\n",
+        notesInput("draft"),
+        "\n",
+        { type: "button", props: { label: "save" }, handlers: ["onClick"] },
+      ],
+      tools: [changeNotes, clickTool("save")],
+    },
+    {
+      name: "system_no_tools",
+      system: "Answer in one sentence.",
+      question: "Which numbers are visible?",
+      body: notebook([7, 8, 9, 10, 11], "", 2).slice(0, 2),
+      tools: [],
+    },
+    {
+      name: "multi_turn_history",
+      system: "You operate a notebook app.",
+      question: "Note the first number, then tell me what you noted.",
+      history: llama
+        ? [
+            { role: "assistant", tool_calls: [{ name: "change__notes", arguments: { value: "3" } }] },
+            { role: "tool", content: "ok" },
+            { role: "assistant", content: "I noted 3." },
+            { role: "user", content: "Now append the second one." },
+            { role: "assistant", tool_calls: [{ name: "change__notes", arguments: { value: "3 14" } }] },
+            { role: "tool", content: "ok" },
+          ]
+        : [
+            {
+              role: "assistant",
+              tool_calls: [
+                { name: "change__notes", arguments: { value: "3" } },
+                { name: "change__notes", arguments: { value: "3 14" } },
+              ],
+            },
+            { role: "tool", content: "ok" },
+            { role: "tool", content: "ok again" },
+            { role: "assistant", content: "I noted 3 and 14." },
+            { role: "user", content: "Thanks. Anything else?" },
+          ],
+      body: notebook([3, 14, 15, 92], "3 14", 1),
+      tools: [changeNotes],
+    },
+  ].map((c) => (llama ? { date, ...c } : c));
+}
+
+// --- Rendering -----------------------------------------------------------------------------------
+const models = {
+  qwen: {
+    dir: "Qwen__Qwen3-4B-Instruct-2507",
+    template: () =>
+      JSON.parse(fs.readFileSync(path.join(root, "models/Qwen__Qwen3-4B-Instruct-2507/tokenizer_config.json"), "utf8"))
+        .chat_template,
+    templateSource: "models/Qwen__Qwen3-4B-Instruct-2507/tokenizer_config.json chat_template (hybrid Qwen3, enable_thinking undefined)",
+    assistantHead: ["<|im_start|>", "assistant", "\n"],
+    turnEnd: "<|im_end|>",
+    bodySuffix: "<|im_end|>\n<|im_start|>assistant\n",
+    context: (c) => ({}),
+  },
+  llama: {
+    dir: "meta-llama__Llama-3.1-8B-Instruct",
+    template: () =>
+      fs.readFileSync(path.join(root, "third_party/llama.cpp/models/templates/meta-llama-Llama-3.1-8B-Instruct.jinja"), "utf8"),
+    templateSource: "third_party/llama.cpp/models/templates/meta-llama-Llama-3.1-8B-Instruct.jinja (llama.cpp 80fb11a)",
+    assistantHead: ["<|start_header_id|>", "assistant", "<|end_header_id|>", "\n\n"],
+    turnEnd: "<|eot_id|>",
+    bodySuffix: "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+    context: (c) => ({ bos_token: "<|begin_of_text|>", date_string: c.date }),
+  },
+};
+
+async function encode(tok, text) {
+  return (await tok.encode(text, null, { addSpecialTokens: false })).getIds();
+}
+
+function messagesOf(c) {
+  const messages = [];
+  if (c.system !== undefined) messages.push({ role: "system", content: c.system });
+  messages.push({ role: "user", content: c.question });
+  for (const m of c.history ?? []) {
+    if (m.tool_calls) {
+      messages.push({
+        role: "assistant",
+        content: "",
+        tool_calls: m.tool_calls.map((t) => ({ type: "function", function: t })),
+      });
+    } else {
+      messages.push({ role: m.role, content: m.content });
+    }
+  }
+  messages.push({ role: "user", content: bodyRuns(c.body).join("") });
+  return messages;
+}
+
+// Finds the IDs of each assistant turn in the reference tokens: after the assistant header, up to
+// (not including) the turn end. These are the IDs "the model sampled".
+function assistantTurns(ids, headIds, endId) {
+  const turns = [];
+  for (let i = 0; i + headIds.length <= ids.length; i++) {
+    if (headIds.every((h, k) => ids[i + k] === h)) {
+      const start = i + headIds.length;
+      const end = ids.indexOf(endId, start);
+      if (end < 0) break;  // the generation prompt at the end
+      turns.push(ids.slice(start, end));
+      i = end;
+    }
+  }
+  return turns;
+}
+
+async function main() {
+  fs.mkdirSync(outDir, { recursive: true });
+  for (const [model, m] of Object.entries(models)) {
+    const tok = Tokenizer.fromFile(path.join(root, "models", m.dir, "tokenizer.json"));
+    const template = new Template(m.template());
+    const headIds = [];
+    for (const piece of m.assistantHead) headIds.push(...(await encode(tok, piece)));
+    const [endId] = await encode(tok, m.turnEnd);
+    const out = [];
+    for (let c of cases(model)) {
+      const messages = messagesOf(c);
+      const context = { messages, add_generation_prompt: true, ...m.context(c) };
+      if (c.tools.length) context.tools = c.tools;
+      const text = template.render(context);
+      const ids = await encode(tok, text);
+      // The body must be the last user turn, and tokenizing its runs one by one must agree with the
+      // flat reference (a "simple" body).
+      const runs = bodyRuns(c.body);
+      const body = runs.join("");
+      if (!text.endsWith(body + m.bodySuffix)) throw new Error(`${model}/${c.name}: body is not the last turn`);
+      const prefix = text.slice(0, text.length - body.length - m.bodySuffix.length);
+      const prefixIds = await encode(tok, prefix);
+      const bodyIds = [];
+      for (const r of runs) bodyIds.push(...(await encode(tok, r)));
+      const suffixIds = await encode(tok, m.bodySuffix);
+      const joined = [...prefixIds, ...bodyIds, ...suffixIds];
+      if (JSON.stringify(joined) !== JSON.stringify(ids)) {
+        throw new Error(`${model}/${c.name}: the body's runs do not tokenize like the flat prompt; simplify the case`);
+      }
+      const sampled = assistantTurns(ids, headIds, endId);
+      let turn = 0;
+      const history = (c.history ?? []).map((h) => {
+        if (h.role !== "assistant") return h;
+        const tokens = sampled[turn++];
+        return { ...h, tokens };
+      });
+      if (turn !== sampled.length) throw new Error(`${model}/${c.name}: assistant turns do not line up`);
+      out.push({
+        name: c.name,
+        ...(c.system !== undefined ? { system: c.system } : {}),
+        ...(c.date !== undefined ? { date: c.date } : {}),
+        question: c.question,
+        history,
+        body: c.body,
+        body_text: body,
+        body_range: [prefixIds.length, prefixIds.length + bodyIds.length],
+        tools: c.tools,
+        text,
+        tokens: ids,
+      });
+    }
+    const doc = {
+      generator: "tools/adapter_references.mjs",
+      template: m.templateSource,
+      tokenizer: `models/${m.dir}/tokenizer.json via @anush008/tokenizers (added tokens matched, no post-processor)`,
+      cases: out,
+    };
+    const file = path.join(outDir, `${model === "qwen" ? "qwen3" : "llama31"}.json`);
+    fs.writeFileSync(file, JSON.stringify(doc, null, 1) + "\n");
+    console.log(`wrote ${path.relative(root, file)} (${out.length} cases)`);
+  }
+}
+
+await main();
