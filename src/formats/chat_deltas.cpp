@@ -1,0 +1,146 @@
+#include "formats/chat_deltas.h"
+
+namespace affordance::formats {
+namespace {
+
+std::string MapFinishReason(const std::string& r) {
+  if (r == "tool_calls" || r == "function_call") return "tool-calls";
+  if (r == "content_filter") return "content-filter";
+  if (r == "stop" || r == "length") return r;
+  return "other";
+}
+
+}  // namespace
+
+ChatDeltaMapper::ChatDeltaMapper(ChatDeltaOptions options)
+    : options_(std::move(options)), reasoning_(options_.id_prefix + "r") {
+  content_ = MakeOutputParser(options_.content_format, {options_.id_prefix});
+}
+
+int ChatDeltaMapper::tool_calls() const { return calls_ok_ + content_->tool_calls(); }
+int ChatDeltaMapper::tool_errors() const { return calls_failed_ + content_->tool_errors(); }
+
+Status ChatDeltaMapper::Push(const nlohmann::json& chunk, std::vector<StreamPart>& out) {
+  if (!chunk.is_object()) {
+    return MakeError("formats.chat_chunk", "a chat stream chunk is not a JSON object",
+                     chunk.dump().substr(0, 200));
+  }
+  if (auto e = chunk.find("error"); e != chunk.end()) {
+    std::string message = e->is_object() && e->contains("message") && (*e)["message"].is_string()
+                              ? (*e)["message"].get<std::string>()
+                              : e->dump();
+    return MakeError("formats.chat_error", "the server reported an error in the stream", message);
+  }
+  if (auto u = chunk.find("usage"); u != chunk.end() && u->is_object()) {
+    has_usage_ = true;
+    usage_.prompt_tokens = u->value("prompt_tokens", int64_t{0});
+    usage_.generated_tokens = u->value("completion_tokens", int64_t{0});
+    if (auto d = u->find("prompt_tokens_details"); d != u->end() && d->is_object()) {
+      usage_.cached_prompt_tokens = d->value("cached_tokens", int64_t{0});
+    }
+  }
+  auto choices = chunk.find("choices");
+  if (choices == chunk.end() || !choices->is_array()) {
+    if (has_usage_) return {};
+    return MakeError("formats.chat_chunk", "a chat stream chunk has no \"choices\" array",
+                     chunk.dump().substr(0, 200));
+  }
+  if (choices->empty()) return {};  // the usage-only chunk of stream_options.include_usage
+  const nlohmann::json& choice = (*choices)[0];
+  if (!choice.is_object()) {
+    return MakeError("formats.chat_chunk", "a chat stream choice is not a JSON object");
+  }
+  if (auto d = choice.find("delta"); d != choice.end() && d->is_object()) {
+    for (const char* key : {"reasoning_content", "reasoning"}) {
+      if (auto r = d->find(key); r != d->end() && r->is_string() && !r->get_ref<const std::string&>().empty()) {
+        reasoning_.Reasoning(r->get_ref<const std::string&>(), out);
+      }
+    }
+    if (auto c = d->find("content"); c != d->end() && c->is_string() && !c->get_ref<const std::string&>().empty()) {
+      reasoning_.CloseContent(out);
+      content_->Push({-1, c->get_ref<const std::string&>(), false}, out);
+    }
+    if (auto t = d->find("tool_calls"); t != d->end() && t->is_array()) {
+      for (const auto& call : *t) PushToolCall(call, out);
+    }
+  }
+  if (auto f = choice.find("finish_reason"); f != choice.end() && f->is_string()) {
+    finish_reason_ = MapFinishReason(f->get<std::string>());
+  }
+  return {};
+}
+
+void ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<StreamPart>& out) {
+  if (!delta.is_object()) return;
+  int index = delta.value("index", static_cast<int>(calls_.size()));
+  Call& call = calls_[index];
+  if (auto id = delta.find("id"); id != delta.end() && id->is_string() && call.id.empty()) {
+    call.id = id->get<std::string>();
+  }
+  std::string args_piece;
+  if (auto fn = delta.find("function"); fn != delta.end() && fn->is_object()) {
+    if (auto n = fn->find("name"); n != fn->end() && n->is_string()) call.name += n->get<std::string>();
+    if (auto a = fn->find("arguments"); a != fn->end() && a->is_string()) {
+      args_piece = a->get<std::string>();
+    }
+  }
+  call.arguments += args_piece;
+  if (!call.started && !call.name.empty()) {
+    if (call.id.empty()) call.id = options_.id_prefix + "call-" + std::to_string(generated_ids_++);
+    call.started = true;
+    StreamPart start = StreamPart::Of(PartType::kToolInputStart, call.id);
+    start.tool_name = call.name;
+    out.push_back(std::move(start));
+    args_piece = call.arguments;  // what arrived before the name
+  }
+  if (call.started && !args_piece.empty()) {
+    StreamPart d = StreamPart::Of(PartType::kToolInputDelta, call.id);
+    d.delta = std::move(args_piece);
+    out.push_back(std::move(d));
+  }
+}
+
+void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
+  if (finished_) return;
+  finished_ = true;
+  reasoning_.CloseContent(out);
+  content_->Finish(out);
+  for (auto& [index, call] : calls_) {
+    if (call.id.empty()) call.id = options_.id_prefix + "call-" + std::to_string(generated_ids_++);
+    auto fail = [&](std::string why) {
+      StreamPart e = StreamPart::Of(PartType::kToolInputError, call.id);
+      e.tool_name = call.name;
+      e.input_text = call.arguments;
+      e.error_text = std::move(why);
+      out.push_back(std::move(e));
+      ++calls_failed_;
+    };
+    if (call.name.empty()) {
+      fail("the streamed tool call has no function name");
+      continue;
+    }
+    nlohmann::json args = nlohmann::json::object();
+    bool blank = call.arguments.find_first_not_of(" \n\t\r") == std::string::npos;
+    if (!blank) {
+      try {
+        args = nlohmann::json::parse(call.arguments);
+      } catch (const nlohmann::json::parse_error& e) {
+        fail(std::string("the tool call's arguments are not valid JSON: ") + e.what());
+        continue;
+      }
+      if (!args.is_object()) {
+        fail("the tool call's arguments must be a JSON object");
+        continue;
+      }
+    }
+    out.push_back(StreamPart::Of(PartType::kToolInputEnd, call.id));
+    StreamPart c = StreamPart::Of(PartType::kToolCall, call.id);
+    c.tool_name = call.name;
+    c.input = std::move(args);
+    c.input_text = blank ? "{}" : call.arguments;
+    out.push_back(std::move(c));
+    ++calls_ok_;
+  }
+}
+
+}  // namespace affordance::formats

@@ -1,0 +1,102 @@
+// Chat-API mode: OpenAI streamed chunks → stream parts.
+#include "formats/chat_deltas.h"
+#include "parts_matchers.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace affordance::formats::testing {
+namespace {
+
+nlohmann::json Delta(nlohmann::json delta, nlohmann::json finish = nullptr) {
+  return {{"choices", {{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", finish}}}}};
+}
+
+TEST(ChatDeltaMapper, StreamedToolCallsMapToParts) {
+  ChatDeltaMapper mapper({"s2-", ChatFormat::kPlain});
+  std::vector<StreamPart> out;
+  ASSERT_TRUE(mapper.Push(Delta({{"role", "assistant"}, {"content", "Checking"}}), out));
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"id", "call_a"}, {"type", "function"},
+                                                  {"function", {{"name", "get_weather"}, {"arguments", ""}}}}}}}),
+                          out));
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "{\"city\": "}}}}}}}), out));
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "\"Rome\"}"}}}}}}}), out));
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 1}, {"id", "call_b"},
+                                                  {"function", {{"name", "noop"}, {"arguments", "{"}}}}}}}),
+                          out));
+  ASSERT_TRUE(mapper.Push(Delta(nlohmann::json::object(), "tool_calls"), out));
+  ASSERT_TRUE(mapper.Push({{"choices", nlohmann::json::array()},
+                           {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 9},
+                                      {"prompt_tokens_details", {{"cached_tokens", 32}}}}}},
+                          out));
+  mapper.Finish(out);
+  EXPECT_EQ(Joined(out, PartType::kTextDelta), "Checking");
+  EXPECT_EQ(Joined(out, PartType::kToolInputDelta, "call_a"), "{\"city\": \"Rome\"}");
+  auto calls = OfType(out, PartType::kToolCall);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->id, "call_a");
+  EXPECT_EQ(calls[0]->input, nlohmann::json({{"city", "Rome"}}));
+  auto errors = OfType(out, PartType::kToolInputError);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0]->id, "call_b");
+  EXPECT_EQ(errors[0]->input_text, "{");
+  EXPECT_EQ(mapper.finish_reason(), "tool-calls");
+  EXPECT_EQ(mapper.usage().prompt_tokens, 50);
+  EXPECT_EQ(mapper.usage().cached_prompt_tokens, 32);
+  EXPECT_EQ(mapper.usage().generated_tokens, 9);
+  EXPECT_EQ(mapper.tool_calls(), 1);
+  EXPECT_EQ(mapper.tool_errors(), 1);
+}
+
+TEST(ChatDeltaMapper, QwenTagsInContentBecomeCalls) {
+  ChatDeltaMapper mapper({"s3-", ChatFormat::kQwen3});
+  std::vector<StreamPart> out;
+  for (const char* piece : {"Ok ", "<tool", "_call>\n{\"name\": \"f\", ", "\"arguments\": {}}\n</tool_call>"}) {
+    ASSERT_TRUE(mapper.Push(Delta({{"content", piece}}), out));
+  }
+  ASSERT_TRUE(mapper.Push(Delta(nlohmann::json::object(), "stop"), out));
+  mapper.Finish(out);
+  EXPECT_EQ(Joined(out, PartType::kTextDelta), "Ok ");
+  EXPECT_EQ(OfType(out, PartType::kToolCall).size(), 1u);
+  EXPECT_EQ(mapper.tool_calls(), 1);
+}
+
+TEST(ChatDeltaMapper, ReasoningContentIsReasoning) {
+  ChatDeltaMapper mapper({"s4-", ChatFormat::kPlain});
+  std::vector<StreamPart> out;
+  ASSERT_TRUE(mapper.Push(Delta({{"reasoning_content", "think"}}), out));
+  ASSERT_TRUE(mapper.Push(Delta({{"content", "say"}}), out));
+  mapper.Finish(out);
+  EXPECT_EQ(Joined(out, PartType::kReasoningDelta), "think");
+  EXPECT_EQ(Joined(out, PartType::kTextDelta), "say");
+  EXPECT_EQ(OfType(out, PartType::kReasoningEnd).size(), 1u);
+}
+
+TEST(ChatDeltaMapper, BadChunksAreErrors) {
+  ChatDeltaMapper mapper({});
+  std::vector<StreamPart> out;
+  auto a = mapper.Push(nlohmann::json::array(), out);
+  ASSERT_FALSE(a);
+  EXPECT_EQ(a.error().code, "formats.chat_chunk");
+  auto b = mapper.Push({{"error", {{"message", "overloaded"}}}}, out);
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().code, "formats.chat_error");
+  EXPECT_EQ(b.error().detail, "overloaded");
+  auto c = mapper.Push({{"id", "x"}}, out);
+  ASSERT_FALSE(c);
+}
+
+TEST(ChatDeltaMapper, ArgumentsBeforeNameAreNotLost) {
+  ChatDeltaMapper mapper({"s5-"});
+  std::vector<StreamPart> out;
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "{\"a\""}}}}}}}), out));
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"function", {{"name", "f"}, {"arguments", ": 1}"}}}}}}}), out));
+  mapper.Finish(out);
+  EXPECT_EQ(Joined(out, PartType::kToolInputDelta), "{\"a\": 1}");
+  auto calls = OfType(out, PartType::kToolCall);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->id, "s5-call-0");
+}
+
+}  // namespace
+}  // namespace affordance::formats::testing

@@ -1,0 +1,97 @@
+// Llama 3.1 output parsing: one JSON call at the start of the turn or after <|python_tag|>.
+#include "parts_matchers.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace affordance::formats::testing {
+namespace {
+
+constexpr text::TokenId kEom = 128008, kEot = 128009, kPythonTag = 128010;
+
+TEST(Llama31Parser, CallAtTurnStartStreamsParameters) {
+  auto parser = MakeOutputParser(ChatFormat::kLlama31, {"s1-"});
+  std::vector<StreamPart> out;
+  parser->Push({1, "{\"name\": \"get_weather\", ", false}, out);
+  EXPECT_TRUE(OfType(out, PartType::kToolInputStart).empty());
+  parser->Push({2, "\"parameters\": {\"city\"", false}, out);
+  ASSERT_EQ(OfType(out, PartType::kToolInputStart).size(), 1u);
+  EXPECT_EQ(Joined(out, PartType::kToolInputDelta), "{\"city\"");
+  parser->Push({3, ": \"Oslo\"}}", false}, out);
+  parser->Push({kEot, "<|eot_id|>", true}, out);
+  EXPECT_TRUE(parser->ended());
+  parser->Finish(out);
+  auto calls = OfType(out, PartType::kToolCall);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->tool_name, "get_weather");
+  EXPECT_EQ(calls[0]->id, "s1-call-0");
+  EXPECT_EQ(calls[0]->input, nlohmann::json({{"city", "Oslo"}}));
+  EXPECT_EQ(Joined(out, PartType::kToolInputDelta), "{\"city\": \"Oslo\"}");
+  EXPECT_TRUE(OfType(out, PartType::kTextDelta).empty());
+}
+
+TEST(Llama31Parser, CallAfterPythonTagEndedByEom) {
+  auto parts = RunParser(ChatFormat::kLlama31,
+                   {{kPythonTag, "<|python_tag|>", true},
+                    {1, "{\"name\": \"f\", \"parameters\": {}}"},
+                    {kEom, "<|eom_id|>", true}});
+  ASSERT_EQ(OfType(parts, PartType::kToolCall).size(), 1u);
+}
+
+TEST(Llama31Parser, TextThenPythonTagCall) {
+  auto parts = RunParser(ChatFormat::kLlama31, {{1, "Let me check."},
+                                          {kPythonTag, "<|python_tag|>", true},
+                                          {2, "{\"name\": \"f\", \"parameters\": {\"x\": 1}}"},
+                                          {kEom, "<|eom_id|>", true}});
+  EXPECT_EQ(Joined(parts, PartType::kTextDelta), "Let me check.");
+  ASSERT_EQ(OfType(parts, PartType::kToolCall).size(), 1u);
+}
+
+TEST(Llama31Parser, ProseIsText) {
+  auto parts = RunParser(ChatFormat::kLlama31,
+                   {{1, "The answer is {42}."}, {kEot, "<|eot_id|>", true}});
+  EXPECT_EQ(Joined(parts, PartType::kTextDelta), "The answer is {42}.");
+  EXPECT_TRUE(OfType(parts, PartType::kToolInputStart).empty());
+}
+
+TEST(Llama31Parser, LeadingWhitespaceThenCall) {
+  auto parts = RunParser(ChatFormat::kLlama31,
+                   Texts({"\n ", " {\"name\": \"f\", \"parameters\": {}}", "<|eot_id|>"}));
+  EXPECT_EQ(OfType(parts, PartType::kToolCall).size(), 1u);
+  EXPECT_TRUE(OfType(parts, PartType::kTextStart).empty());
+}
+
+TEST(Llama31Parser, MalformedCallIsErrorWithRawText) {
+  auto parts = RunParser(ChatFormat::kLlama31,
+                   {{1, "{\"name\": \"f\", \"parameters\": {\"x\": 1}} trailing"},
+                    {kEot, "<|eot_id|>", true}});
+  auto errors = OfType(parts, PartType::kToolInputError);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0]->input_text, "{\"name\": \"f\", \"parameters\": {\"x\": 1}} trailing");
+  EXPECT_TRUE(OfType(parts, PartType::kTextDelta).empty());
+}
+
+TEST(Llama31Parser, WrongKeyIsAnError) {
+  auto parts = RunParser(ChatFormat::kLlama31,
+                   Texts({"{\"name\": \"f\", \"arguments\": {}}", "<|eot_id|>"}));
+  auto errors = OfType(parts, PartType::kToolInputError);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0]->error_text, ::testing::HasSubstr("\"arguments\""));
+}
+
+TEST(Llama31Parser, CutOffCallIsAnError) {
+  auto parts = RunParser(ChatFormat::kLlama31, Texts({"{\"name\": \"f\", \"parameters\": {\"x\""}));
+  auto errors = OfType(parts, PartType::kToolInputError);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0]->error_text, ::testing::HasSubstr("stopped before"));
+}
+
+TEST(Llama31Parser, NonJsonAfterPythonTagIsAnError) {
+  auto parts = RunParser(ChatFormat::kLlama31, {{kPythonTag, "<|python_tag|>", true},
+                                          {1, "brave_search.call(query=\"x\")"},
+                                          {kEom, "<|eom_id|>", true}});
+  EXPECT_EQ(OfType(parts, PartType::kToolInputError).size(), 1u);
+}
+
+}  // namespace
+}  // namespace affordance::formats::testing
