@@ -1,0 +1,59 @@
+// OpenUI Lang syntax: tokens and expression trees, as produced by the lexer and the Pratt parser.
+//
+// These mirror lang-core 0.2.18 (src/parser/lexer.ts, ast.ts) one to one, so that every program
+// lowers to the same ParseResult as the JavaScript reference. Nodes are plain values (a tree of
+// std::vector children); they own their children and are cheap to move.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace affordance::surface {
+
+enum class Tok : uint8_t {
+  kNewline, kLParen, kRParen, kLBrack, kRBrack, kLBrace, kRBrace, kComma, kColon,
+  kEquals, kEqEq, kNot, kNotEq, kGreater, kGreaterEq, kLess, kLessEq, kAnd, kOr,
+  kDot, kQuestion, kPlus, kMinus, kStar, kSlash, kPercent,
+  kStr, kNum, kStateVar, kType, kIdent, kTrue, kFalse, kNull, kBuiltinCall, kEof,
+};
+
+struct Token {
+  Tok t = Tok::kEof;
+  std::string text;   // kStr: decoded value; kStateVar: "$name"; kType/kIdent/kBuiltinCall: name
+  double num = 0;     // kNum
+  size_t pos = 0;     // byte offset of the token in the lexed text
+};
+
+// Tokenizes `src` exactly as lang-core's tokenize(): newlines are tokens, unknown characters are
+// skipped, double-quoted strings are decoded as JSON (falling back to the raw text when that
+// fails), a trailing kEof token is always present. Never fails.
+std::vector<Token> Tokenize(std::string_view src);
+
+enum class NodeKind : uint8_t {
+  kComp, kStr, kNum, kBool, kNull, kArr, kObj, kRef, kPh, kStateRef, kRuntimeRef,
+  kBinOp, kUnaryOp, kTernary, kMember, kIndex, kAssign,
+};
+
+// One expression node. Which fields are used depends on `kind`:
+//   kComp: text = name, kids = args          kStr: text        kNum: num     kBool: boolean
+//   kArr: kids = elements                    kObj: keys[i] -> kids[i]
+//   kRef/kPh/kStateRef: text = name          kBinOp/kUnaryOp: text = operator, kids = operands
+//   kTernary: kids = {cond, then, else}      kMember: kids = {obj}, text = field
+//   kIndex: kids = {obj, index}              kAssign: text = target ("$x"), kids = {value}
+struct Node {
+  NodeKind kind = NodeKind::kNull;
+  bool boolean = false;
+  uint32_t height = 1;  // 1 + the tallest child; bounded by the parser
+  double num = 0;
+  std::string text;
+  std::vector<std::string> keys;
+  std::vector<Node> kids;
+};
+
+// Formats a number the way JavaScript's String(number) does ("1", "0.5", "1e+21", "NaN").
+std::string JsNumberString(double value);
+
+}  // namespace affordance::surface
