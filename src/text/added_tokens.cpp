@@ -1,0 +1,108 @@
+#include "text/added_tokens.h"
+
+#include "text/utf8.h"
+
+#include <utf8proc.h>
+
+#include <cstring>
+
+namespace affordance::text {
+namespace {
+
+// Rust's char::is_alphanumeric() or '_' (regex \w over Unicode): letters, numbers, marks,
+// connector punctuation.
+bool IsWordChar(char32_t c) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(c))) {
+    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME: case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO: case UTF8PROC_CATEGORY_PC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsSpace(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
+char32_t LastChar(std::string_view s) {
+  size_t i = s.size();
+  while (i > 0 && (static_cast<unsigned char>(s[i - 1]) & 0xC0) == 0x80) --i;
+  if (i > 0) --i;
+  size_t j = i;
+  return utf8::Next(s, j);
+}
+
+}  // namespace
+
+void AddedTokenMatcher::Add(std::string pattern, const AddedToken& token) {
+  if (pattern.empty()) return;
+  unsigned char first = static_cast<unsigned char>(pattern[0]);
+  by_first_byte_[first].push_back(static_cast<uint32_t>(patterns_.size()));
+  patterns_.push_back(
+      Pattern{std::move(pattern), token.id, token.single_word, token.lstrip, token.rstrip});
+}
+
+const AddedTokenMatcher::Pattern* AddedTokenMatcher::LongestAt(std::string_view text,
+                                                               size_t pos) const {
+  const Pattern* best = nullptr;
+  for (uint32_t index : by_first_byte_[static_cast<unsigned char>(text[pos])]) {
+    const Pattern& p = patterns_[index];
+    if (p.text.size() > text.size() - pos) continue;
+    if (best && p.text.size() <= best->text.size()) continue;
+    if (std::memcmp(text.data() + pos, p.text.data(), p.text.size()) == 0) best = &p;
+  }
+  return best;
+}
+
+void AddedTokenMatcher::Split(std::string_view text, std::vector<AddedSplit>& out) const {
+  size_t start_offset = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const Pattern* p = LongestAt(text, pos);
+    if (!p) {
+      ++pos;
+      continue;
+    }
+    size_t start = pos, stop = pos + p->text.size();
+    pos = stop;  // the scan resumes after this match whether or not it is kept
+    if (p->single_word) {
+      bool start_space = start == 0 || !IsWordChar(LastChar(text.substr(0, start)));
+      bool stop_space = true;
+      if (stop < text.size()) {
+        size_t j = stop;
+        stop_space = !IsWordChar(utf8::Next(text, j));
+      }
+      if (!start_space || !stop_space) continue;
+    }
+    if (p->lstrip) {
+      size_t s = start;
+      while (s > 0) {
+        size_t k = s - 1;
+        while (k > 0 && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80) --k;
+        size_t j = k;
+        if (!IsSpace(utf8::Next(text, j))) break;
+        s = k;
+      }
+      start = std::max(s, start_offset);
+    }
+    if (p->rstrip) {
+      while (stop < text.size()) {
+        size_t j = stop;
+        if (!IsSpace(utf8::Next(text, j))) break;
+        stop = j;
+      }
+      pos = std::max(pos, stop);
+    }
+    if (start_offset < start) out.push_back({start_offset, start, std::nullopt});
+    out.push_back({start, stop, p->id});
+    start_offset = stop;
+  }
+  if (start_offset < text.size()) out.push_back({start_offset, text.size(), std::nullopt});
+}
+
+}  // namespace affordance::text

@@ -1,0 +1,54 @@
+// Added tokens (tokenizer.json "added_tokens"): control tokens such as <|im_end|> and extra
+// vocabulary, with the reference library's matching rules (leftmost-longest; single_word, lstrip and
+// rstrip; `normalized` tokens match the normalized text, the others the raw text).
+#pragma once
+
+#include "text/tokenizer.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace affordance::text {
+
+struct AddedToken {
+  TokenId id = 0;
+  std::string content;
+  bool single_word = false;
+  bool lstrip = false;
+  bool rstrip = false;
+  bool normalized = false;
+  bool special = false;
+};
+
+// One piece of text after added-token extraction: either an added token or text to encode.
+struct AddedSplit {
+  size_t begin = 0, end = 0;
+  std::optional<TokenId> token;
+};
+
+class AddedTokenMatcher {
+ public:
+  // `patterns` are the spellings to look for (a token's content, or its normalized content).
+  void Add(std::string pattern, const AddedToken& token);
+  bool empty() const { return patterns_.empty(); }
+
+  // Splits `text` the way the reference's AddedVocabulary::find_matches does.
+  void Split(std::string_view text, std::vector<AddedSplit>& out) const;
+
+ private:
+  struct Pattern {
+    std::string text;
+    TokenId id;
+    bool single_word, lstrip, rstrip;
+  };
+  // Longest pattern starting at `pos`, or nullptr.
+  const Pattern* LongestAt(std::string_view text, size_t pos) const;
+
+  std::vector<Pattern> patterns_;
+  std::array<std::vector<uint32_t>, 256> by_first_byte_;
+};
+
+}  // namespace affordance::text

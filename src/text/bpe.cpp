@@ -1,0 +1,204 @@
+#include "text/bpe.h"
+
+#include "text/byte_level.h"
+#include "text/utf8.h"
+
+#include <fmt/format.h>
+
+#include <queue>
+
+namespace affordance::text {
+namespace {
+
+inline uint64_t PairKey(TokenId left, TokenId right) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+}
+
+inline uint64_t Mix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  return k;
+}
+
+}  // namespace
+
+Bpe::Bpe(Vocabulary vocab, BpeSettings settings)
+    : vocab_(std::move(vocab)), settings_(settings) {
+  std::string spelled;
+  for (int b = 0; b < 256; ++b) {
+    spelled.clear();
+    utf8::Append(spelled, byte_level::CharOf(static_cast<uint8_t>(b)));
+    byte_token_[b] = vocab_.Find(spelled).value_or(-1);
+    fallback_token_[b] = vocab_.Find(fmt::format("<0x{:02X}>", b)).value_or(-1);
+  }
+}
+
+Status Bpe::AddMerge(std::string_view left, std::string_view right, uint32_t rank) {
+  auto l = vocab_.Find(left);
+  auto r = vocab_.Find(right);
+  if (!l || !r) {
+    return MakeError("tokenizer.unknown_merge_token",
+                     "a merge names a token that is not in the vocabulary",
+                     fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right,
+                                 !l ? left : right));
+  }
+  std::string joined;
+  joined.reserve(left.size() + right.size());
+  joined.append(left).append(right);
+  auto m = vocab_.Find(joined);
+  if (!m) {
+    return MakeError("tokenizer.unknown_merge_token",
+                     "a merge produces a token that is not in the vocabulary",
+                     fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right, joined));
+  }
+  pending_.push_back(Merge{PairKey(*l, *r), rank, *m});
+  return {};
+}
+
+void Bpe::Seal() {
+  size_t cap = 16;
+  while (cap < pending_.size() * 2) cap <<= 1;
+  merges_.assign(cap, Merge{kEmptyKey, 0, 0});
+  mask_ = cap - 1;
+  for (const Merge& m : pending_) {
+    for (uint64_t h = Mix(m.key) & mask_;; h = (h + 1) & mask_) {
+      if (merges_[h].key == kEmptyKey || merges_[h].key == m.key) {
+        merges_[h] = m;  // a repeated pair keeps its last rank, as the reference's map does
+        break;
+      }
+    }
+  }
+  pending_.clear();
+  pending_.shrink_to_fit();
+}
+
+const Bpe::Merge* Bpe::FindMerge(TokenId left, TokenId right) const {
+  uint64_t key = PairKey(left, right);
+  for (uint64_t h = Mix(key) & mask_;; h = (h + 1) & mask_) {
+    const Merge& m = merges_[h];
+    if (m.key == key) return &m;
+    if (m.key == kEmptyKey) return nullptr;
+  }
+}
+
+void Bpe::InitialSymbols(std::string_view bytes, std::vector<TokenId>& symbols) const {
+  bool last_unk = false;
+  for (unsigned char b : bytes) {
+    TokenId id = byte_token_[b];
+    if (id < 0 && settings_.byte_fallback) id = fallback_token_[b];
+    if (id >= 0) {
+      symbols.push_back(id);
+      last_unk = false;
+    } else if (settings_.unk) {
+      if (!(settings_.fuse_unk && last_unk)) symbols.push_back(*settings_.unk);
+      last_unk = true;
+    }
+    // With neither byte fallback nor an unknown token the byte is dropped, as the reference does.
+  }
+}
+
+void Bpe::EncodeWord(std::string_view bytes, std::vector<TokenId>& out) const {
+  if (bytes.empty()) return;
+  if (settings_.ignore_merges) {
+    std::string spelled;
+    spelled.reserve(bytes.size() * 2);
+    byte_level::Spell(bytes, spelled);
+    if (auto id = vocab_.Find(spelled)) {
+      out.push_back(*id);
+      return;
+    }
+  }
+  std::vector<TokenId> symbols;
+  symbols.reserve(bytes.size());
+  InitialSymbols(bytes, symbols);
+  if (symbols.size() <= 256) {
+    MergeShort(symbols);
+  } else {
+    MergeLong(symbols);
+  }
+  out.insert(out.end(), symbols.begin(), symbols.end());
+}
+
+// Quadratic in the word length but with tiny constants: the common case.
+void Bpe::MergeShort(std::vector<TokenId>& symbols) const {
+  size_t n = symbols.size();
+  if (n < 2) return;
+  uint32_t ranks[256];
+  TokenId merged[256];
+  auto fill = [&](size_t i) {
+    const Merge* m = FindMerge(symbols[i], symbols[i + 1]);
+    ranks[i] = m ? m->rank : kNoRank;
+    merged[i] = m ? m->merged : 0;
+  };
+  for (size_t i = 0; i + 1 < n; ++i) fill(i);
+  while (n > 1) {
+    size_t best = 0;
+    uint32_t best_rank = kNoRank;
+    for (size_t i = 0; i + 1 < n; ++i) {
+      if (ranks[i] < best_rank) {
+        best_rank = ranks[i];
+        best = i;
+      }
+    }
+    if (best_rank == kNoRank) break;
+    symbols[best] = merged[best];
+    for (size_t i = best + 1; i + 1 < n; ++i) {
+      symbols[i] = symbols[i + 1];
+      ranks[i] = ranks[i + 1];
+      merged[i] = merged[i + 1];
+    }
+    --n;
+    if (best + 1 < n) fill(best);
+    if (best > 0) fill(best - 1);
+  }
+  symbols.resize(n);
+}
+
+// The reference algorithm for long words: a heap of candidate merges ordered by (rank, position)
+// over a doubly linked list of symbols; stale candidates are skipped when popped.
+void Bpe::MergeLong(std::vector<TokenId>& symbols) const {
+  size_t n = symbols.size();
+  std::vector<int64_t> prev(n), next(n);
+  std::vector<bool> alive(n, true);
+  for (size_t i = 0; i < n; ++i) {
+    prev[i] = static_cast<int64_t>(i) - 1;
+    next[i] = i + 1 < n ? static_cast<int64_t>(i + 1) : -1;
+  }
+  struct Candidate {
+    uint32_t rank;
+    size_t pos;
+    TokenId left, right, merged;
+    bool operator>(const Candidate& o) const {
+      return rank != o.rank ? rank > o.rank : pos > o.pos;
+    }
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> heap;
+  auto push = [&](size_t i) {
+    if (next[i] < 0) return;
+    size_t j = static_cast<size_t>(next[i]);
+    if (const Merge* m = FindMerge(symbols[i], symbols[j]))
+      heap.push(Candidate{m->rank, i, symbols[i], symbols[j], m->merged});
+  };
+  for (size_t i = 0; i + 1 < n; ++i) push(i);
+  while (!heap.empty()) {
+    Candidate c = heap.top();
+    heap.pop();
+    size_t i = c.pos;
+    if (!alive[i] || next[i] < 0) continue;
+    size_t j = static_cast<size_t>(next[i]);
+    if (symbols[i] != c.left || symbols[j] != c.right) continue;  // stale
+    symbols[i] = c.merged;
+    alive[j] = false;
+    next[i] = next[j];
+    if (next[j] >= 0) prev[static_cast<size_t>(next[j])] = static_cast<int64_t>(i);
+    if (prev[i] >= 0) push(static_cast<size_t>(prev[i]));
+    push(i);
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (alive[i]) symbols[w++] = symbols[i];
+  symbols.resize(w);
+}
+
+}  // namespace affordance::text

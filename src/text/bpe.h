@@ -1,0 +1,65 @@
+// The BPE model over the byte-level alphabet: turns one pre-token (raw bytes) into token IDs by
+// repeatedly applying the lowest-ranked merge, leftmost first, exactly as the reference library
+// does (HF tokenizers `BPE::merge_word`).
+#pragma once
+
+#include "base/result.h"
+#include "text/tokenizer.h"
+#include "text/vocabulary.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace affordance::text {
+
+struct BpeSettings {
+  bool ignore_merges = false;  // a pre-token that is itself in the vocabulary is one token
+  bool byte_fallback = false;  // a byte whose character is missing becomes <0xXX>
+  bool fuse_unk = false;
+  std::optional<TokenId> unk;
+};
+
+class Bpe {
+ public:
+  // `vocab` must be sealed. Merges are added afterwards with AddMerge in rank order.
+  Bpe(Vocabulary vocab, BpeSettings settings);
+
+  // Registers merge number `rank` of the pair (left, right) (vocabulary strings). Errors when a
+  // side or the merged token is not in the vocabulary ("tokenizer.unknown_merge_token").
+  Status AddMerge(std::string_view left, std::string_view right, uint32_t rank);
+  // Builds the merge index; call once after the last AddMerge().
+  void Seal();
+
+  // Appends the IDs of the pre-token `bytes` (raw UTF-8 bytes, before byte-level spelling).
+  void EncodeWord(std::string_view bytes, std::vector<TokenId>& out) const;
+
+  const Vocabulary& vocab() const { return vocab_; }
+
+ private:
+  struct Merge {
+    uint64_t key = 0;  // (left << 32) | right; kEmptyKey marks a free slot
+    uint32_t rank = 0;
+    TokenId merged = 0;
+  };
+  static constexpr uint64_t kEmptyKey = ~uint64_t{0};
+  static constexpr uint32_t kNoRank = ~uint32_t{0};
+
+  const Merge* FindMerge(TokenId left, TokenId right) const;
+  void InitialSymbols(std::string_view bytes, std::vector<TokenId>& symbols) const;
+  void MergeShort(std::vector<TokenId>& symbols) const;
+  void MergeLong(std::vector<TokenId>& symbols) const;
+
+  Vocabulary vocab_;
+  BpeSettings settings_;
+  std::array<TokenId, 256> byte_token_{};     // -1 when the byte's character is not in the vocab
+  std::array<TokenId, 256> fallback_token_{};  // <0xXX>, -1 when missing
+  std::vector<Merge> pending_;                 // merges before Seal()
+  std::vector<Merge> merges_;                  // open-addressing table
+  uint64_t mask_ = 0;
+};
+
+}  // namespace affordance::text

@@ -1,0 +1,96 @@
+// LoadModel: registered model names and folders -> cached tokenizers.
+#include "text/tokenizer.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#ifndef AFFORDANCE_MODELS_DIR
+#error "AFFORDANCE_MODELS_DIR must name the default models folder (CMake's AFFORDANCE_MODELS)"
+#endif
+
+namespace affordance::text {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kRegisteredModels[] = {"Qwen__Qwen3-4B-Instruct-2507",
+                                             "meta-llama__Llama-3.1-8B-Instruct"};
+
+Result<std::string> ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError("tokenizer.read_failed", "cannot read a tokenizer file", path.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path ModelsRoot() {
+  const char* env = std::getenv("AFFORDANCE_MODELS");
+  return env && *env ? fs::path(env) : fs::path(AFFORDANCE_MODELS_DIR);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Tokenizer>> Tokenizer::LoadDirectory(const std::string& dir) {
+  fs::path folder(dir);
+  std::error_code ec;
+  if (!fs::is_regular_file(folder / "tokenizer.json", ec)) {
+    return MakeError("tokenizer.model_not_found", "no tokenizer.json in the model folder", dir);
+  }
+  auto json = ReadFile(folder / "tokenizer.json");
+  if (!json.ok()) return json.error();
+  std::string config;
+  if (fs::is_regular_file(folder / "tokenizer_config.json", ec)) {
+    auto c = ReadFile(folder / "tokenizer_config.json");
+    if (!c.ok()) return c.error();
+    config = std::move(c.value());
+  }
+  auto tokenizer = FromJson(*json, config);
+  if (!tokenizer.ok()) {
+    Error e = tokenizer.error();
+    e.detail = e.detail.empty() ? (folder / "tokenizer.json").string()
+                                : (folder / "tokenizer.json").string() + ": " + e.detail;
+    return e;
+  }
+  return tokenizer;
+}
+
+Result<std::shared_ptr<const Tokenizer>> LoadModel(const std::string& name_or_path) {
+  fs::path folder;
+  bool registered = false;
+  for (const char* name : kRegisteredModels) registered = registered || name_or_path == name;
+  if (registered) {
+    folder = ModelsRoot() / name_or_path;
+  } else {
+    std::error_code ec;
+    if (!fs::is_directory(name_or_path, ec)) {
+      std::string names;
+      for (const char* name : kRegisteredModels) names += std::string(names.empty() ? "" : ", ") + name;
+      return MakeError("tokenizer.model_not_found",
+                       "not a registered model name or a folder with tokenizer.json",
+                       fmt::format("{} (registered: {})", name_or_path, names));
+    }
+    folder = name_or_path;
+  }
+  std::error_code ec;
+  fs::path key = fs::weakly_canonical(folder, ec);
+  if (ec) key = folder;
+
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const Tokenizer>> cache;
+  std::lock_guard<std::mutex> lock(mu);  // also makes concurrent first loads load once
+  if (auto it = cache.find(key.string()); it != cache.end()) return it->second;
+  auto loaded = Tokenizer::LoadDirectory(folder.string());
+  if (!loaded.ok()) return loaded.error();
+  std::shared_ptr<const Tokenizer> shared(std::move(loaded.value()));
+  cache.emplace(key.string(), shared);
+  return shared;
+}
+
+}  // namespace affordance::text

@@ -1,0 +1,45 @@
+// The token strings of a model: id <-> string, stored in one arena with an open-addressing index
+// (fast to build from tokenizer.json, compact in memory).
+#pragma once
+
+#include "text/tokenizer.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace affordance::text {
+
+class Vocabulary {
+ public:
+  // Adds `token` with `id`. A token string already present keeps its first id; returns false then.
+  bool Add(std::string_view token, TokenId id);
+  // Builds the lookup index; call once after the last Add().
+  void Seal();
+
+  std::optional<TokenId> Find(std::string_view token) const;
+  // The string of `id`, or nullopt when no token has that id.
+  std::optional<std::string_view> StringOf(TokenId id) const;
+  // One past the largest id.
+  size_t IdLimit() const { return by_id_.size(); }
+  size_t size() const { return count_; }
+
+ private:
+  struct Entry {
+    uint32_t offset = 0;
+    uint32_t length = 0;
+    bool present = false;
+  };
+  static uint64_t Hash(std::string_view s);
+  std::string_view View(const Entry& e) const { return {arena_.data() + e.offset, e.length}; }
+
+  std::string arena_;
+  std::vector<Entry> by_id_;
+  std::vector<int32_t> slots_;  // -1 = empty, else an id
+  uint64_t mask_ = 0;
+  size_t count_ = 0;
+};
+
+}  // namespace affordance::text
