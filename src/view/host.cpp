@@ -1,0 +1,266 @@
+// The native side of the runtime library: bindings it calls (signature table, asChatTools hook,
+// encoder queries) and the conversion of its host nodes into view::Node.
+#include "text/tokenizer.h"
+#include "view/signature.h"
+#include "view/view_impl.h"
+
+#include <cmath>
+
+namespace affordance::view {
+namespace {
+
+View::Impl* ImplOf(JSContext* ctx) { return static_cast<View::Impl*>(JS_GetContextOpaque(ctx)); }
+
+JSValue ThrowCoded(JSContext* ctx, const Error& error) {
+  JSValue e = JS_NewError(ctx);
+  std::string message = error.detail.empty() ? error.message : error.message + " (" + error.detail + ")";
+  JS_SetPropertyStr(ctx, e, "message", JS_NewStringLen(ctx, message.data(), message.size()));
+  JS_SetPropertyStr(ctx, e, "code", JS_NewStringLen(ctx, error.code.data(), error.code.size()));
+  return JS_Throw(ctx, e);
+}
+
+std::string ArgString(JSContext* ctx, int argc, JSValueConst* argv) {
+  if (argc < 1) return {};
+  size_t len = 0;
+  const char* s = JS_ToCStringLen(ctx, &len, argv[0]);
+  if (!s) return {};
+  std::string out(s, len);
+  JS_FreeCString(ctx, s);
+  return out;
+}
+
+JSValue HostSignature(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) {
+  View::Impl* impl = ImplOf(ctx);
+  impl->signatures_.push_back(ParseHandlerSignature(ArgString(ctx, argc, argv)));
+  return JS_NewInt64(ctx, static_cast<int64_t>(impl->signatures_.size() - 1));
+}
+
+Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth);
+
+JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) {
+  View::Impl* impl = ImplOf(ctx);
+  if (!impl->chat_tools_hook_) {
+    return ThrowCoded(ctx, MakeError("view.no_chat_tools_hook",
+                                     "asChatTools() needs layout: no ChatToolsHook is installed on "
+                                     "this View (View::SetChatToolsHook)"));
+  }
+  if (argc < 2) return JS_ThrowTypeError(ctx, "chatTools(nodes, options)");
+  Result<std::vector<Node>> children = impl->ToNodes(argv[0]);
+  if (!children.ok()) return ThrowCoded(ctx, children.error());
+  Result<nlohmann::json> options = ToJson(ctx, argv[1], 0);
+  if (!options.ok()) return ThrowCoded(ctx, options.error());
+  Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options);
+  if (!tools.ok()) return ThrowCoded(ctx, tools.error());
+  int64_t id = impl->next_block_++;
+  impl->blocks_[id] = tools->block;
+  JSValue out = JS_NewObject(ctx);
+  JS_SetPropertyStr(ctx, out, "block", JS_NewInt64(ctx, id));
+  JSValue js_tools = impl->ToJs(tools->tools);
+  if (JS_IsException(js_tools)) {
+    JS_FreeValue(ctx, out);
+    return JS_EXCEPTION;
+  }
+  JS_SetPropertyStr(ctx, out, "tools", js_tools);
+  return out;
+}
+
+JSValue HostModelName(JSContext* ctx, JSValueConst, int, JSValueConst*) {
+  const std::string& m = ImplOf(ctx)->encoder_.model;
+  return JS_NewStringLen(ctx, m.data(), m.size());
+}
+
+JSValue HostHasToken(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) {
+  const auto& tok = ImplOf(ctx)->encoder_.tokenizer;
+  if (!tok) return JS_FALSE;
+  return JS_NewBool(ctx, tok->TokenIdOf(ArgString(ctx, argc, argv)).has_value());
+}
+
+JSValue HostTokenId(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) {
+  View::Impl* impl = ImplOf(ctx);
+  std::string spelling = ArgString(ctx, argc, argv);
+  const auto& tok = impl->encoder_.tokenizer;
+  std::optional<text::TokenId> id;
+  if (tok) id = tok->TokenIdOf(spelling);
+  if (!id) {
+    return ThrowCoded(ctx, MakeError("view.unknown_token",
+                                     "the encoder of model \"" + impl->encoder_.model +
+                                         "\" has no token " + spelling));
+  }
+  return JS_NewInt32(ctx, *id);
+}
+
+Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth) {
+  if (depth > 64) {
+    return MakeError("view.invalid_prop", "a prop value nests deeper than 64 levels (a cycle?)");
+  }
+  int tag = JS_VALUE_GET_NORM_TAG(v);
+  switch (tag) {
+    case JS_TAG_INT:
+      return nlohmann::json(JS_VALUE_GET_INT(v));
+    case JS_TAG_FLOAT64: {
+      double d = JS_VALUE_GET_FLOAT64(v);
+      if (!std::isfinite(d)) return nlohmann::json(nullptr);
+      if (d == std::floor(d) && std::fabs(d) < 9007199254740992.0) {
+        return nlohmann::json(static_cast<int64_t>(d));
+      }
+      return nlohmann::json(d);
+    }
+    case JS_TAG_BOOL:
+      return nlohmann::json(static_cast<bool>(JS_VALUE_GET_BOOL(v)));
+    case JS_TAG_NULL:
+    case JS_TAG_UNDEFINED:
+      return nlohmann::json(nullptr);
+    case JS_TAG_STRING:
+    case JS_TAG_BIG_INT:
+    case JS_TAG_SHORT_BIG_INT: {
+      size_t len = 0;
+      const char* s = JS_ToCStringLen(ctx, &len, v);
+      if (!s) return MakeError("view.memory", "cannot read a string prop");
+      nlohmann::json out = std::string(s, len);
+      JS_FreeCString(ctx, s);
+      return out;
+    }
+    case JS_TAG_OBJECT:
+      break;
+    default:
+      return nlohmann::json(nullptr);
+  }
+  if (JS_IsFunction(ctx, v)) return nlohmann::json(nullptr);
+  if (JS_IsArray(ctx, v)) {
+    nlohmann::json arr = nlohmann::json::array();
+    int64_t len = 0;
+    JsValue l(ctx, JS_GetPropertyStr(ctx, v, "length"));
+    JS_ToInt64(ctx, &len, l.get());
+    for (int64_t i = 0; i < len; ++i) {
+      JsValue item(ctx, JS_GetPropertyUint32(ctx, v, static_cast<uint32_t>(i)));
+      Result<nlohmann::json> j = ToJson(ctx, item.get(), depth + 1);
+      if (!j.ok()) return j.error();
+      arr.push_back(std::move(*j));
+    }
+    return arr;
+  }
+  nlohmann::json obj = nlohmann::json::object();
+  JSPropertyEnum* tab = nullptr;
+  uint32_t len = 0;
+  if (JS_GetOwnPropertyNames(ctx, &tab, &len, v, JS_GPN_STRING_MASK | JS_GPN_ENUM_ONLY) < 0) {
+    JS_FreeValue(ctx, JS_GetException(ctx));
+    return MakeError("view.invalid_prop", "cannot read the properties of a prop value");
+  }
+  Result<nlohmann::json> failure = nlohmann::json();
+  for (uint32_t i = 0; i < len; ++i) {
+    if (failure.ok()) {
+      JsValue item(ctx, JS_GetProperty(ctx, v, tab[i].atom));
+      if (!JS_IsFunction(ctx, item.get()) && !item.IsUndefined()) {
+        Result<nlohmann::json> j = ToJson(ctx, item.get(), depth + 1);
+        if (!j.ok()) {
+          failure = j.error();
+        } else {
+          const char* key = JS_AtomToCString(ctx, tab[i].atom);
+          obj[key ? key : ""] = std::move(*j);
+          JS_FreeCString(ctx, key);
+        }
+      }
+    }
+    JS_FreeAtom(ctx, tab[i].atom);
+  }
+  js_free(ctx, tab);
+  if (!failure.ok()) return failure.error();
+  return obj;
+}
+
+}  // namespace
+
+void InstallHostBindings(View::Impl* impl) {
+  JSContext* ctx = impl->ctx();
+  JSValue host = JS_NewObject(ctx);
+  JS_SetPropertyStr(ctx, host, "signature", JS_NewCFunction(ctx, HostSignature, "signature", 1));
+  JS_SetPropertyStr(ctx, host, "chatTools", JS_NewCFunction(ctx, HostChatTools, "chatTools", 2));
+  JS_SetPropertyStr(ctx, host, "modelName", JS_NewCFunction(ctx, HostModelName, "modelName", 0));
+  JS_SetPropertyStr(ctx, host, "hasToken", JS_NewCFunction(ctx, HostHasToken, "hasToken", 1));
+  JS_SetPropertyStr(ctx, host, "tokenId", JS_NewCFunction(ctx, HostTokenId, "tokenId", 1));
+  JSValue global = JS_GetGlobalObject(ctx);
+  JS_SetPropertyStr(ctx, global, "__affordance_host", host);
+  JS_FreeValue(ctx, global);
+}
+
+JSValue View::Impl::ToJs(const nlohmann::json& value) {
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return JS_ParseJSON(ctx_, text.c_str(), text.size(), "<json>");
+}
+
+Result<std::vector<Node>> View::Impl::ToNodes(JSValueConst array) {
+  std::vector<Node> out;
+  JsValue l(ctx_, JS_GetProperty(ctx_, array, atom_length_));
+  int64_t len = 0;
+  JS_ToInt64(ctx_, &len, l.get());
+  out.reserve(static_cast<size_t>(len));
+  for (int64_t i = 0; i < len; ++i) {
+    JsValue item(ctx_, JS_GetPropertyUint32(ctx_, array, static_cast<uint32_t>(i)));
+    Result<Node> n = ToNode(item.get());
+    if (!n.ok()) return n.error();
+    out.push_back(std::move(*n));
+  }
+  return out;
+}
+
+Result<Node> View::Impl::ToNode(JSValueConst v) {
+  Node node;
+  if (JS_IsString(v)) {
+    node.kind = Node::Kind::kText;
+    size_t len = 0;
+    const char* s = JS_ToCStringLen(ctx_, &len, v);
+    if (!s) return MakeError("view.memory", "cannot read a text run");
+    node.text.assign(s, len);
+    JS_FreeCString(ctx_, s);
+    return node;
+  }
+  JsValue block(ctx_, JS_GetProperty(ctx_, v, atom_block_));
+  if (!block.IsUndefined()) {
+    int64_t id = 0;
+    JS_ToInt64(ctx_, &id, block.get());
+    auto it = blocks_.find(id);
+    if (it == blocks_.end()) {
+      return MakeError("view.render",
+                       "an asChatTools() tree was rendered outside the render that made it");
+    }
+    node.kind = Node::Kind::kBlock;
+    node.block = it->second;
+    return node;
+  }
+  node.kind = Node::Kind::kElement;
+  JsValue type(ctx_, JS_GetProperty(ctx_, v, atom_type_));
+  node.type = type.ToString();
+  JsValue path(ctx_, JS_GetProperty(ctx_, v, atom_path_));
+  node.path = path.ToString();
+  JsValue props(ctx_, JS_GetProperty(ctx_, v, atom_props_));
+  Result<nlohmann::json> json = ToJson(ctx_, props.get(), 0);
+  if (!json.ok()) {
+    Error e = json.error();
+    e.detail = node.path;
+    return e;
+  }
+  node.props = std::move(*json);
+  JsValue handlers(ctx_, JS_GetProperty(ctx_, v, atom_handlers_));
+  JsValue hl(ctx_, JS_GetProperty(ctx_, handlers.get(), atom_length_));
+  int64_t hn = 0;
+  JS_ToInt64(ctx_, &hn, hl.get());
+  for (int64_t i = 0; i + 2 < hn; i += 3) {
+    Handler h;
+    h.event = handlers.At(static_cast<uint32_t>(i)).ToString();
+    int64_t id = 0, sig = 0;
+    JsValue idv = handlers.At(static_cast<uint32_t>(i + 1));
+    JsValue sigv = handlers.At(static_cast<uint32_t>(i + 2));
+    JS_ToInt64(ctx_, &id, idv.get());
+    JS_ToInt64(ctx_, &sig, sigv.get());
+    h.id = static_cast<HandlerId>(id);
+    if (sig >= 0 && static_cast<size_t>(sig) < signatures_.size()) h.signature = signatures_[sig];
+    node.handlers.push_back(std::move(h));
+  }
+  JsValue children(ctx_, JS_GetProperty(ctx_, v, atom_children_));
+  Result<std::vector<Node>> kids = ToNodes(children.get());
+  if (!kids.ok()) return kids.error();
+  node.children = std::move(*kids);
+  return node;
+}
+
+}  // namespace affordance::view

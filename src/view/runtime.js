@@ -1,0 +1,496 @@
+// The view runtime inside each View's QuickJS context: JSX runtime (h, Fragment), hooks, and the
+// reconciler that turns a component tree into host nodes for C++ (src/view/tree.cpp).
+//
+// Evaluated once per View as a classic script (compiled to bytecode at build time). It reads the
+// native bindings from globalThis.__affordance_host (then deletes it) and its completion value is
+// the internal API object { exports, render, act, stats }.
+//
+// Paths (hook state and handler identity): a node's path is its parent's path + "/" + a segment:
+// the type name, then "#key" when keyed, else "[i]" for the i-th child (i may be "2.1" for an
+// element inside an array child); a single child (not in a list) has no index. An element that is
+// rendered by a component other than the one that created it (children passed through a wrapper,
+// asChatTools children) is rooted at its creator's path instead: creator + "/" + type + "#key".
+// So an app element built before a wrapper keeps its path whichever wrapper renders it. Paths are
+// unique within a render: a repeat gets "~n" appended.
+(function () {
+  "use strict";
+  const host = globalThis.__affordance_host;
+  delete globalThis.__affordance_host;
+
+  const ELEMENT = Symbol("affordance.element");
+  const BLOCK = Symbol("affordance.block");
+  const PASS_LIMIT = 25;
+
+  function Fragment(props) {
+    return props.children;
+  }
+
+  let currentOwner = "";  // path of the component whose body is running (creator of elements)
+  let currentInst = null;
+  let hookIndex = 0;
+
+  function h(type, props) {
+    let key = null;
+    const p = {};
+    if (props != null) {
+      for (const name in props) {
+        if (name === "key") key = props.key == null ? null : String(props.key);
+        else p[name] = props[name];
+      }
+    }
+    const n = arguments.length - 2;
+    if (n === 1) p.children = arguments[2];
+    else if (n > 1) p.children = Array.prototype.slice.call(arguments, 2);
+    return { $$typeof: ELEMENT, type, key, props: p, owner: currentOwner };
+  }
+
+  // ---- state kept across renders
+  const instances = new Map();  // path -> {type, path, name, hooks, seen, committed}
+  let handlerIds = new Map();   // path + "\0" + event -> id (committed)
+  let handlerFns = new Map();   // id -> function (committed)
+  let nextHandlerId = 1;
+  const signatures = new Map();  // function source -> signature index (C++ side table)
+  let lastProps = undefined;
+  let dirty = false;
+
+  // ---- per render pass
+  let serial = 0;
+  let usedPaths = null;
+  let stagedIds = null;
+  let stagedFns = null;
+  let effects = null;
+
+  function typeName(type) {
+    if (typeof type === "string") return type;
+    if (type === Fragment) return "Fragment";
+    if (typeof type === "function") {
+      if (type.$$context) return (type.$$context.displayName || "Context") + ".Provider";
+      return type.displayName || type.name || "Anonymous";
+    }
+    throw new TypeError("invalid element type: " + String(type) +
+                        " (expected a component function or an intrinsic name)");
+  }
+
+  function uniquePath(path) {
+    if (!usedPaths.has(path)) {
+      usedPaths.add(path);
+      return path;
+    }
+    for (let n = 1; ; n++) {
+      const p = path + "~" + n;
+      if (!usedPaths.has(p)) {
+        usedPaths.add(p);
+        return p;
+      }
+    }
+  }
+
+  // Renders `child` (anything a component may return) into host nodes appended to `out`.
+  // `pos` is null for a single child, else its index string; `comp` is the path of the component
+  // whose output is being reconciled (elements it did not create are rooted at their creator).
+  function renderChild(child, parentPath, pos, comp, out) {
+    if (child == null || typeof child === "boolean") return;
+    const t = typeof child;
+    if (t === "string") {
+      out.push(child);
+      return;
+    }
+    if (t === "number" || t === "bigint") {
+      out.push(String(child));
+      return;
+    }
+    if (Array.isArray(child)) {
+      for (let i = 0; i < child.length; i++) {
+        renderChild(child[i], parentPath, pos === null ? String(i) : pos + "." + i, comp, out);
+      }
+      return;
+    }
+    if (t !== "object" || child.$$typeof !== ELEMENT) {
+      throw new TypeError("cannot render " + (t === "object" ? "a plain object" : t) +
+                          " as a child (use a string, a number, an element or an array)");
+    }
+    if (child.type === BLOCK) {
+      out.push({ block: child.block });
+      return;
+    }
+    const name = typeName(child.type);
+    let path;
+    if (child.owner !== comp) {
+      path = child.owner + "/" + name + (child.key !== null ? "#" + child.key : "");
+    } else {
+      const seg = name + (child.key !== null ? "#" + child.key : pos === null ? "" : "[" + pos + "]");
+      path = parentPath === "" ? seg : parentPath + "/" + seg;
+    }
+    path = uniquePath(path);
+    const type = child.type;
+    if (typeof type === "string") renderHost(child, path, out);
+    else if (type === Fragment) renderChild(child.props.children, path, null, child.owner, out);
+    else if (type.$$context) renderProvider(child, path, out);
+    else renderComponent(child, path, out);
+  }
+
+  // Providers set ctx._value for their subtree; the stack lets a new pass restore every context
+  // even when the previous pass was stopped by an uncatchable interrupt (no finally blocks ran).
+  const providerStack = [];
+  function renderProvider(el, path, out) {
+    const ctx = el.type.$$context;
+    providerStack.push(ctx, ctx._value);
+    ctx._value = el.props.value;
+    try {
+      renderChild(el.props.children, path, null, el.owner, out);
+    } finally {
+      ctx._value = providerStack.pop();
+      providerStack.pop();
+    }
+  }
+
+  function renderComponent(el, path, out) {
+    let inst = instances.get(path);
+    if (inst !== undefined && inst.type !== el.type) {
+      unmountInstance(inst, null);
+      instances.delete(path);
+      inst = undefined;
+    }
+    if (inst === undefined) {
+      inst = { type: el.type, path, name: typeName(el.type), hooks: [], pending: [], seen: 0,
+               committed: false };
+      instances.set(path, inst);
+    }
+    inst.seen = serial;
+    inst.pending.length = 0;
+    const savedInst = currentInst, savedIndex = hookIndex, savedOwner = currentOwner;
+    currentInst = inst;
+    hookIndex = 0;
+    currentOwner = path;
+    let result;
+    try {
+      result = el.type(el.props);
+      if (inst.committed && hookIndex !== inst.hooks.length) {
+        throw hookOrderError(inst, "rendered " + hookIndex + " hooks, the previous render " +
+                             inst.hooks.length);
+      }
+    } finally {
+      currentInst = savedInst;
+      hookIndex = savedIndex;
+      currentOwner = savedOwner;
+    }
+    renderChild(result, path, null, path, out);
+    // Effects run children first, then parents (as in React).
+    for (let i = 0; i < inst.pending.length; i++) effects.push(inst.pending[i]);
+    inst.pending.length = 0;
+  }
+
+  function renderHost(el, path, out) {
+    const props = el.props;
+    const plain = {};
+    const handlers = [];
+    for (const name in props) {
+      if (name === "children") continue;
+      const v = props[name];
+      if (typeof v === "function") {
+        if (name.length > 2 && name.charCodeAt(0) === 111 && name.charCodeAt(1) === 110) {  // "on"
+          const hk = path + "\u0000" + name;
+          let id = handlerIds.get(hk);
+          if (id === undefined) id = nextHandlerId++;
+          stagedIds.set(hk, id);
+          stagedFns.set(id, v);
+          handlers.push(name, id, signatureOf(v));
+        }
+        continue;
+      }
+      if (v !== undefined) plain[name] = v;
+    }
+    const children = [];
+    renderChild(props.children, path, null, el.owner, children);
+    out.push({ type: el.type, path, props: plain, handlers, children });
+  }
+
+  function signatureOf(fn) {
+    const src = Function.prototype.toString.call(fn);
+    let s = signatures.get(src);
+    if (s === undefined) {
+      s = host.signature(src);
+      signatures.set(src, s);
+    }
+    return s;
+  }
+
+  // ---- hooks
+  function hookOrderError(inst, what) {
+    const e = new Error("hooks of <" + inst.name + "> changed between renders (" + what +
+                        "); call hooks unconditionally and in the same order");
+    e.code = "view.hook_order";
+    return e;
+  }
+
+  function nextHook(kind) {
+    if (currentInst === null) {
+      const e = new Error(kind + "() called outside a component render");
+      e.code = "view.hook_order";
+      throw e;
+    }
+    const i = hookIndex++;
+    const hooks = currentInst.hooks;
+    if (i < hooks.length) {
+      if (hooks[i].kind !== kind) {
+        throw hookOrderError(currentInst, "hook " + i + " was " + hooks[i].kind + ", now " + kind);
+      }
+      return hooks[i];
+    }
+    if (currentInst.committed) throw hookOrderError(currentInst, "hook " + i + " is new");
+    const hk = { kind, fresh: true };
+    hooks.push(hk);
+    return hk;
+  }
+
+  function sameDeps(a, b) {
+    if (a === undefined || b === undefined || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+    return true;
+  }
+
+  function useState(initial) {
+    const hk = nextHook("useState");
+    if (hk.fresh) {
+      hk.fresh = false;
+      hk.value = typeof initial === "function" ? initial() : initial;
+      hk.dead = false;
+      hk.set = function (next) {
+        if (hk.dead) return;
+        const v = typeof next === "function" ? next(hk.value) : next;
+        if (!Object.is(v, hk.value)) {
+          hk.value = v;
+          dirty = true;
+        }
+      };
+    }
+    return [hk.value, hk.set];
+  }
+
+  function useReducer(reducer, initial, init) {
+    const [state, setState] = useState(() => (init === undefined ? initial : init(initial)));
+    const hk = nextHook("useReducer");
+    hk.reducer = reducer;
+    if (hk.fresh) {
+      hk.fresh = false;
+      hk.dispatch = (action) => setState((s) => hk.reducer(s, action));
+    }
+    return [state, hk.dispatch];
+  }
+
+  function useRef(initial) {
+    const hk = nextHook("useRef");
+    if (hk.fresh) {
+      hk.fresh = false;
+      hk.ref = { current: initial };
+    }
+    return hk.ref;
+  }
+
+  function useMemo(compute, deps) {
+    const hk = nextHook("useMemo");
+    if (hk.fresh || !sameDeps(hk.deps, deps)) {
+      hk.value = compute();
+      hk.deps = deps;
+      hk.fresh = false;
+    }
+    return hk.value;
+  }
+
+  function useCallback(fn, deps) {
+    return useMemo(() => fn, deps);
+  }
+
+  function useEffect(fn, deps) {
+    const hk = nextHook("useEffect");
+    if (hk.fresh || !sameDeps(hk.deps, deps)) {
+      currentInst.pending.push({ hk, fn, deps });
+    }
+  }
+
+  function createContext(defaultValue) {
+    const ctx = { _value: defaultValue, displayName: undefined };
+    function Provider(props) {
+      return props.children;
+    }
+    Provider.$$context = ctx;
+    ctx.Provider = Provider;
+    return ctx;
+  }
+
+  function useContext(ctx) {
+    if (ctx == null || ctx.Provider === undefined || ctx.Provider.$$context !== ctx) {
+      throw new TypeError("useContext expects a context made by createContext()");
+    }
+    return ctx._value;
+  }
+
+  // ---- asChatTools: reconcile `children` now and hand the host nodes to layout (C++ hook).
+  function asChatTools(children, options) {
+    if (currentInst === null) {
+      const e = new Error("asChatTools() must be called while a component renders");
+      e.code = "view.render";
+      throw e;
+    }
+    const out = [];
+    // "" is never a component path, so every element here is rooted at its creator.
+    renderChild(children, currentOwner, null, "\u0001", out);
+    const r = host.chatTools(out, options === undefined ? {} : options);
+    const tree = { $$typeof: ELEMENT, type: BLOCK, key: null, props: {}, owner: currentOwner,
+                   block: r.block };
+    return { tree, tools: r.tools };
+  }
+
+  // ---- commit
+  function unmountInstance(inst, errors) {
+    for (const hk of inst.hooks) {
+      hk.dead = true;
+      if (hk.kind === "useEffect" && typeof hk.cleanup === "function") {
+        const c = hk.cleanup;
+        hk.cleanup = undefined;
+        try {
+          c();
+        } catch (e) {
+          if (errors === null) throw e;
+          errors.push(e);
+        }
+      }
+    }
+  }
+
+  function commit() {
+    const errors = [];
+    for (const [path, inst] of instances) {
+      if (inst.seen !== serial) {
+        instances.delete(path);
+        unmountInstance(inst, errors);
+      } else {
+        inst.committed = true;
+      }
+    }
+    handlerIds = stagedIds;
+    handlerFns = stagedFns;
+    const list = effects;
+    effects = null;
+    for (const e of list) {
+      if (typeof e.hk.cleanup === "function") {
+        const c = e.hk.cleanup;
+        e.hk.cleanup = undefined;
+        try {
+          c();
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+    }
+    for (const e of list) {
+      e.hk.fresh = false;
+      e.hk.deps = e.deps;
+      try {
+        const r = e.fn();
+        e.hk.cleanup = typeof r === "function" ? r : undefined;
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length > 0) {
+      const err = errors[0];
+      if (err !== null && typeof err === "object" && err.code === undefined) {
+        try {
+          err.code = "view.effect";
+        } catch (_) {
+        }
+      }
+      throw err;
+    }
+  }
+
+  function renderPass(entry, props) {
+    while (providerStack.length > 0) {
+      const value = providerStack.pop();
+      providerStack.pop()._value = value;
+    }
+    currentInst = null;
+    hookIndex = 0;
+    serial++;
+    usedPaths = new Set();
+    stagedIds = new Map();
+    stagedFns = new Map();
+    effects = [];
+    const out = [];
+    const saved = currentOwner;
+    currentOwner = "";
+    const root = h(entry, props);
+    currentOwner = saved;
+    renderChild(root, "", null, "", out);
+    return out;
+  }
+
+  function render(entry, props) {
+    lastProps = props;
+    for (let pass = 0; pass < PASS_LIMIT; pass++) {
+      dirty = false;
+      const tree = renderPass(entry, props);
+      commit();
+      if (!dirty) return tree;
+    }
+    const e = new Error("state kept changing after " + PASS_LIMIT +
+                        " render passes (an effect sets state on every render?)");
+    e.code = "view.render_loop";
+    throw e;
+  }
+
+  // Returns false when `id` is not mounted. A returned promise is watched: its rejection is
+  // reported through takeAsyncError() after C++ drains the job queue.
+  let asyncError = undefined;
+  let hasAsyncError = false;
+  function act(id, args) {
+    const fn = handlerFns.get(id);
+    if (fn === undefined) return false;
+    const r = fn(args);
+    if (r !== null && typeof r === "object" && typeof r.then === "function") {
+      r.then(undefined, (e) => {
+        if (!hasAsyncError) {
+          hasAsyncError = true;
+          asyncError = e;
+        }
+      });
+    }
+    return true;
+  }
+
+  function takeAsyncError() {
+    if (!hasAsyncError) return undefined;
+    hasAsyncError = false;
+    const e = asyncError;
+    asyncError = undefined;
+    throw e;
+  }
+
+  function stats() {
+    return [handlerFns.size, instances.size];
+  }
+
+  function isMounted(id) {
+    return handlerFns.has(id);
+  }
+
+  function modelName() {
+    return host.modelName();
+  }
+  function hasToken(spelling) {
+    return host.hasToken(String(spelling));
+  }
+  function tokenId(spelling) {
+    return host.tokenId(String(spelling));
+  }
+
+  const exports = {
+    h, Fragment, useState, useReducer, useRef, useMemo, useCallback, useEffect, createContext,
+    useContext, asChatTools, modelName, hasToken, tokenId,
+  };
+  Object.freeze(exports);
+  globalThis.h = h;
+  globalThis.Fragment = Fragment;
+  return { exports, render, act, takeAsyncError, stats, isMounted, lastProps: () => lastProps };
+})();

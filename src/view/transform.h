@@ -1,0 +1,59 @@
+// TSX -> JavaScript for views: the embedded sucrase bytecode (transforms typescript + jsx,
+// classic runtime h/Fragment, ES module syntax kept, line numbers kept) plus an on-disk cache.
+//
+// Internal to src/view.
+#pragma once
+
+#include "base/result.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace affordance::view {
+
+// A 1-based position in a source file.
+struct SourcePosition {
+  int line = 0;
+  int column = 0;
+};
+
+// Maps generated JavaScript positions back to the TSX source, from sucrase's token-level source
+// map ("mappings" in the Source Map v3 VLQ encoding). Lines are kept 1:1 by sucrase; columns are
+// mapped to the last mapped token at or before the generated column.
+class SourceMap {
+ public:
+  static SourceMap Decode(std::string_view mappings);
+  SourcePosition Original(SourcePosition generated) const;
+
+ private:
+  struct Segment {
+    int generated_column;
+    int source_line;
+    int source_column;
+  };
+  std::vector<std::vector<Segment>> lines_;
+};
+
+struct TransformedModule {
+  std::string code;      // JavaScript (ES module syntax)
+  std::string mappings;  // the source map's "mappings" (empty for .js input)
+  bool from_cache = false;
+};
+
+// Transforms a .tsx/.ts source. `file_path` names the file in errors. With a non-empty
+// `cache_dir`, a result is looked up / stored under a key = hash(source, transformer version,
+// options); the cache is written atomically and a damaged entry is treated as a miss.
+// Errors: "view.syntax" with detail "file:line:column" in the TSX source.
+Result<TransformedModule> TransformTsx(std::string_view source, const std::string& file_path,
+                                       const std::string& cache_dir);
+
+// The cache folder for ViewOptions::cache_dir "" (XDG default), or the folder given; "" when
+// caching is disabled ("-").
+std::string ResolveCacheDir(const std::string& configured);
+
+// The transformer identity that is part of every cache key (sucrase version + options).
+std::string_view TransformerIdentity();
+
+}  // namespace affordance::view

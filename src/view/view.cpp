@@ -1,0 +1,331 @@
+#include "view/view.h"
+
+#include "view/view_impl.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+extern "C" {
+extern const unsigned long affordance_view_runtime_bytecode_size;
+extern const unsigned char affordance_view_runtime_bytecode[];
+}
+
+namespace affordance::view {
+namespace {
+
+namespace fs = std::filesystem;
+
+char* NormalizeThunk(JSContext* ctx, const char* base, const char* name, void*) {
+  return static_cast<View::Impl*>(JS_GetContextOpaque(ctx))->Normalize(base, name);
+}
+
+JSModuleDef* LoaderThunk(JSContext* ctx, const char* name, void*) {
+  return static_cast<View::Impl*>(JS_GetContextOpaque(ctx))->LoadModule(name);
+}
+
+int InterruptThunk(JSRuntime*, void* opaque) {
+  return static_cast<View::Impl*>(opaque)->Interrupted() ? 1 : 0;
+}
+
+std::string DefaultLibRoot(const std::string& entry_path) {
+  for (fs::path p = fs::path(entry_path).parent_path(); !p.empty(); p = p.parent_path()) {
+    std::error_code ec;
+    if (p.filename() == "views" && fs::is_directory(p / "lib", ec)) return (p / "lib").string();
+    if (p == p.parent_path()) break;
+  }
+  if (const char* env = std::getenv("AFFORDANCE_VIEWS_LIB"); env && *env) return env;
+  return {};
+}
+
+bool IsCode(const std::string& s) {
+  if (s.empty() || s.find('.') == std::string::npos) return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+View::Impl::Impl(Encoder encoder, ViewOptions options)
+    : encoder_(std::move(encoder)), options_(std::move(options)) {}
+
+View::Impl::~Impl() {
+  // Values first, then the context and runtime that own them.
+  api_.Reset();
+  exports_.Reset();
+  render_fn_.Reset();
+  act_fn_.Reset();
+  take_async_error_fn_.Reset();
+  stats_fn_.Reset();
+  entry_fn_.Reset();
+  last_props_.Reset();
+  if (ctx_) {
+    for (JSAtom a : {atom_type_, atom_path_, atom_props_, atom_handlers_, atom_children_,
+                     atom_block_, atom_length_}) {
+      JS_FreeAtom(ctx_, a);
+    }
+    JS_FreeContext(ctx_);
+  }
+  if (rt_) JS_FreeRuntime(rt_);
+}
+
+void View::Impl::Enter() {
+  timed_out_ = false;
+  pending_error_.reset();
+  deadline_ = std::chrono::steady_clock::now() + options_.time_budget;
+  JS_UpdateStackTop(rt_);
+}
+
+bool View::Impl::Interrupted() {
+  if (std::chrono::steady_clock::now() > deadline_) {
+    timed_out_ = true;
+    return true;
+  }
+  return false;
+}
+
+Status View::Impl::Start() {
+  cache_dir_ = ResolveCacheDir(options_.cache_dir);
+  rt_ = JS_NewRuntime();
+  if (!rt_) return MakeError("view.memory", "cannot create a JavaScript runtime");
+  JS_SetMemoryLimit(rt_, options_.memory_limit);
+  JS_SetMaxStackSize(rt_, options_.stack_size);
+  JS_SetInterruptHandler(rt_, InterruptThunk, this);
+  JS_SetModuleLoaderFunc(rt_, NormalizeThunk, LoaderThunk, nullptr);
+  ctx_ = JS_NewContext(rt_);
+  if (!ctx_) return MakeError("view.memory", "cannot create a JavaScript context");
+  JS_SetContextOpaque(ctx_, this);
+  atom_type_ = JS_NewAtom(ctx_, "type");
+  atom_path_ = JS_NewAtom(ctx_, "path");
+  atom_props_ = JS_NewAtom(ctx_, "props");
+  atom_handlers_ = JS_NewAtom(ctx_, "handlers");
+  atom_children_ = JS_NewAtom(ctx_, "children");
+  atom_block_ = JS_NewAtom(ctx_, "block");
+  atom_length_ = JS_NewAtom(ctx_, "length");
+
+  Enter();
+  InstallHostBindings(this);
+  JsValue fn(ctx_, JS_ReadObject(ctx_, affordance_view_runtime_bytecode,
+                                 affordance_view_runtime_bytecode_size, JS_READ_OBJ_BYTECODE));
+  if (fn.IsException()) return TakeError("view.runtime");
+  api_ = JsValue(ctx_, JS_EvalFunction(ctx_, fn.Release()));
+  if (api_.IsException()) return TakeError("view.runtime");
+  exports_ = api_.Get("exports");
+  render_fn_ = api_.Get("render");
+  act_fn_ = api_.Get("act");
+  take_async_error_fn_ = api_.Get("takeAsyncError");
+  stats_fn_ = api_.Get("stats");
+  return {};
+}
+
+Status View::Impl::LoadEntry(const std::string& path, const std::string& entry) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec).lexically_normal();
+  if (ec || !fs::is_regular_file(abs, ec)) {
+    return MakeError("view.io", "view file not found", path);
+  }
+  std::string file = abs.string();
+  lib_root_ = options_.lib_root.empty() ? DefaultLibRoot(file) : options_.lib_root;
+
+  Enter();
+  pending_error_.reset();
+  JSModuleDef* m = CompileFile(file);
+  if (!m) return TakeError("view.syntax");
+  JsValue module_fn(ctx_, JS_MKPTR(JS_TAG_MODULE, m));
+  JS_DupValue(ctx_, module_fn.get());
+  JsValue promise(ctx_, JS_EvalFunction(ctx_, module_fn.Release()));
+  if (promise.IsException()) return TakeError("view.evaluate");
+  for (;;) {
+    JSContext* job_ctx = nullptr;
+    int r = JS_ExecutePendingJob(rt_, &job_ctx);
+    if (r < 0) return TakeError("view.evaluate");
+    if (r == 0) break;
+  }
+  if (JS_PromiseState(ctx_, promise.get()) == JS_PROMISE_REJECTED) {
+    JsValue reason(ctx_, JS_PromiseResult(ctx_, promise.get()));
+    if (pending_error_) return *pending_error_;
+    return ErrorFromValue(reason.get(), "view.evaluate");
+  }
+  if (JS_PromiseState(ctx_, promise.get()) == JS_PROMISE_PENDING) {
+    return MakeError("view.evaluate", "module evaluation did not finish (top-level await?)", file);
+  }
+
+  JsValue ns(ctx_, JS_GetModuleNamespace(ctx_, m));
+  if (ns.IsException()) return TakeError("view.evaluate");
+  JsValue candidate = entry.empty() ? ns.Get("default") : ns.Get(entry.c_str());
+  if (!JS_IsFunction(ctx_, candidate.get()) && !entry.empty()) {
+    JsValue def = ns.Get("default");
+    if (JS_IsFunction(ctx_, def.get()) && def.Get("name").ToString() == entry) {
+      candidate = std::move(def);
+    }
+  }
+  if (!JS_IsFunction(ctx_, candidate.get())) {
+    std::string names;
+    JSPropertyEnum* tab = nullptr;
+    uint32_t len = 0;
+    if (JS_GetOwnPropertyNames(ctx_, &tab, &len, ns.get(), JS_GPN_STRING_MASK) == 0) {
+      for (uint32_t i = 0; i < len; ++i) {
+        const char* s = JS_AtomToCString(ctx_, tab[i].atom);
+        names += (names.empty() ? "" : ", ") + std::string(s ? s : "?");
+        JS_FreeCString(ctx_, s);
+        JS_FreeAtom(ctx_, tab[i].atom);
+      }
+      js_free(ctx_, tab);
+    }
+    return MakeError("view.missing_export",
+                     "the view exports no component " +
+                         (entry.empty() ? std::string("as default") : "named \"" + entry + "\"") +
+                         " (exports: " + (names.empty() ? "none" : names) + ")",
+                     file + ":1:1");
+  }
+  entry_fn_ = std::move(candidate);
+  JS_RunGC(rt_);
+  return {};
+}
+
+Error View::Impl::TakeError(const char* fallback) {
+  JsValue exc(ctx_, JS_GetException(ctx_));
+  if (pending_error_) {
+    Error e = *pending_error_;
+    pending_error_.reset();
+    return e;
+  }
+  return ErrorFromValue(exc.get(), fallback);
+}
+
+Error View::Impl::ErrorFromValue(JSValueConst exc, const char* fallback) {
+  if (timed_out_) {
+    return MakeError("view.timeout",
+                     "the view ran past its time budget of " +
+                         std::to_string(options_.time_budget.count()) + " ms and was stopped");
+  }
+  JsValue value(ctx_, JS_DupValue(ctx_, exc));
+  if (!JS_IsObject(exc)) {
+    if (JS_IsNull(exc) || JS_IsUndefined(exc)) {
+      // QuickJS throws no object when it cannot even allocate the error.
+      JS_RunGC(rt_);
+      return MakeError("view.memory", "the view ran out of memory (limit " +
+                                          std::to_string(options_.memory_limit) + " bytes)");
+    }
+    return MakeError(fallback, "uncaught value thrown: " + value.ToString());
+  }
+  std::string name = value.Get("name").ToString();
+  std::string message = value.Get("message").ToString();
+  std::string stack = value.Get("stack").ToString();
+  std::string code = value.Get("code").ToString();
+  if (name == "InternalError" && message == "out of memory") {
+    JS_RunGC(rt_);
+    return MakeError("view.memory", "the view ran out of memory (limit " +
+                                        std::to_string(options_.memory_limit) + " bytes)",
+                     PositionFromStack(stack));
+  }
+  if (name == "InternalError" && message == "stack overflow") {
+    return MakeError("view.stack_overflow",
+                     "the view recursed too deeply (stack limit " +
+                         std::to_string(options_.stack_size) + " bytes)",
+                     PositionFromStack(stack));
+  }
+  if (name == "SyntaxError") {
+    if (std::optional<Error> missing = MissingExportError(message)) return *missing;
+  }
+  if (!IsCode(code)) code = fallback;
+  std::string text = name.empty() || name == "Error" ? message : name + ": " + message;
+  return MakeError(code, text, PositionFromStack(stack));
+}
+
+Result<std::vector<Node>> View::Impl::Render(const nlohmann::json& props) {
+  if (!props.is_object()) {
+    return MakeError("view.invalid_props", "render props must be a JSON object");
+  }
+  Enter();
+  blocks_.clear();
+  JsValue js_props(ctx_, ToJs(props));
+  if (js_props.IsException()) return TakeError("view.memory");
+  JSValue args[2] = {entry_fn_.get(), js_props.get()};
+  JsValue tree(ctx_, JS_Call(ctx_, render_fn_.get(), JS_UNDEFINED, 2, args));
+  if (tree.IsException()) return TakeError("view.render");
+  Result<std::vector<Node>> nodes = ToNodes(tree.get());
+  last_props_ = std::move(js_props);
+  rendered_ = true;
+  return nodes;
+}
+
+Result<std::vector<Node>> View::Impl::Act(HandlerId id, const nlohmann::json& args) {
+  if (!rendered_) return MakeError("view.not_rendered", "act() before the first render");
+  Enter();
+  JsValue js_args(ctx_, ToJs(args));
+  if (js_args.IsException()) return TakeError("view.memory");
+  JSValue call_args[2] = {JS_NewInt64(ctx_, static_cast<int64_t>(id)), js_args.get()};
+  JsValue ran(ctx_, JS_Call(ctx_, act_fn_.get(), JS_UNDEFINED, 2, call_args));
+  if (ran.IsException()) return TakeError("view.handler");
+  if (!JS_ToBool(ctx_, ran.get())) {
+    return MakeError("view.unknown_handler",
+                     "handler " + std::to_string(id) + " is not mounted (never rendered, or "
+                     "its element was unmounted)");
+  }
+  for (;;) {
+    JSContext* job_ctx = nullptr;
+    int r = JS_ExecutePendingJob(rt_, &job_ctx);
+    if (r < 0) return TakeError("view.handler");
+    if (r == 0) break;
+  }
+  JsValue async(ctx_, JS_Call(ctx_, take_async_error_fn_.get(), JS_UNDEFINED, 0, nullptr));
+  if (async.IsException()) return TakeError("view.handler");
+
+  blocks_.clear();
+  JSValue render_args[2] = {entry_fn_.get(), last_props_.get()};
+  JsValue tree(ctx_, JS_Call(ctx_, render_fn_.get(), JS_UNDEFINED, 2, render_args));
+  if (tree.IsException()) return TakeError("view.render");
+  return ToNodes(tree.get());
+}
+
+ViewStats View::Impl::Stats() const {
+  ViewStats s;
+  JsValue counts(ctx_, JS_Call(ctx_, stats_fn_.get(), JS_UNDEFINED, 0, nullptr));
+  if (!counts.IsException()) {
+    int64_t handlers = 0, components = 0;
+    JsValue h = counts.At(0), c = counts.At(1);
+    JS_ToInt64(ctx_, &handlers, h.get());
+    JS_ToInt64(ctx_, &components, c.get());
+    s.mounted_handlers = static_cast<size_t>(handlers);
+    s.mounted_components = static_cast<size_t>(components);
+  } else {
+    JS_FreeValue(ctx_, JS_GetException(ctx_));
+  }
+  JSMemoryUsage usage;
+  JS_RunGC(rt_);
+  JS_ComputeMemoryUsage(rt_, &usage);
+  s.js_memory_bytes = static_cast<size_t>(usage.memory_used_size);
+  s.modules = modules_.size();
+  s.transforms_from_cache = transforms_from_cache_;
+  s.transforms_run = transforms_run_;
+  return s;
+}
+
+// ---- View
+
+View::View(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+View::~View() = default;
+
+Result<std::unique_ptr<View>> View::Load(const std::string& path, const std::string& entry,
+                                         Encoder encoder, ViewOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(encoder), std::move(options));
+  if (Status s = impl->Start(); !s.ok()) return s.error();
+  if (Status s = impl->LoadEntry(path, entry); !s.ok()) return s.error();
+  return std::unique_ptr<View>(new View(std::move(impl)));
+}
+
+Result<std::vector<Node>> View::Render(const nlohmann::json& props) { return impl_->Render(props); }
+
+Result<std::vector<Node>> View::Act(HandlerId id, const nlohmann::json& args) {
+  return impl_->Act(id, args);
+}
+
+void View::SetChatToolsHook(ChatToolsHook hook) { impl_->chat_tools_hook_ = std::move(hook); }
+
+const Encoder& View::encoder() const { return impl_->encoder_; }
+
+ViewStats View::Stats() const { return impl_->Stats(); }
+
+}  // namespace affordance::view

@@ -1,0 +1,3 @@
+export function Badge({ text }: { text: string }) {
+  return <box>[{text}]</box>;
+}

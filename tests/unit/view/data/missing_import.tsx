@@ -1,0 +1,6 @@
+import { useState } from "affordance";
+import { Nope } from "./does_not_exist";
+
+export function Missing() {
+  return <Nope />;
+}

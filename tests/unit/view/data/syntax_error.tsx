@@ -1,0 +1,4 @@
+export function Broken() {
+  const a = 1;
+  return <box>{a}</box;
+}

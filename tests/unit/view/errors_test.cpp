@@ -1,0 +1,162 @@
+// Loader errors and positions in the TSX source, import cycles, module roots, the transform
+// cache, and throws during render.
+#include "view_test_util.h"
+
+#include "view/transform.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace affordance::view {
+namespace {
+
+using testing::DataPath;
+using testing::HandlerOf;
+using testing::MustLoad;
+using testing::TestOptions;
+using testing::Text;
+using json = nlohmann::json;
+
+Error LoadError(const std::string& file, const std::string& entry) {
+  auto view = View::Load(DataPath(file), entry, {}, TestOptions());
+  EXPECT_FALSE(view.ok());
+  return view.ok() ? Error{} : view.error();
+}
+
+TEST(ViewErrors, SyntaxErrorNamesTheTsxPosition) {
+  Error e = LoadError("syntax_error.tsx", "Broken");
+  EXPECT_EQ(e.code, "view.syntax");
+  EXPECT_EQ(e.detail, DataPath("syntax_error.tsx") + ":3:20");
+  EXPECT_NE(e.message.find("syntax error"), std::string::npos) << e.message;
+}
+
+TEST(ViewErrors, EngineSyntaxErrorIsMappedBackThroughTheTransform) {
+  // QuickJS points at the second declaration's `=`: TSX column 48, column 34 in the JS
+  // (the type annotations before it are stripped).
+  Error e = LoadError("redeclare.tsx", "Redeclare");
+  EXPECT_EQ(e.code, "view.syntax");
+  EXPECT_EQ(e.detail, DataPath("redeclare.tsx") + ":3:48") << e.message;
+}
+
+TEST(ViewErrors, MissingImportNamesTheImportSite) {
+  Error e = LoadError("missing_import.tsx", "Missing");
+  EXPECT_EQ(e.code, "view.missing_import");
+  EXPECT_EQ(e.detail, DataPath("missing_import.tsx") + ":2:22");
+  EXPECT_NE(e.message.find("./does_not_exist"), std::string::npos) << e.message;
+}
+
+TEST(ViewErrors, BareImportsAreRefused) {
+  Error e = LoadError("bare_import.tsx", "Bare");
+  EXPECT_EQ(e.code, "view.missing_import");
+  EXPECT_EQ(e.detail, DataPath("bare_import.tsx") + ":1:26");
+  EXPECT_NE(e.message.find("\"@lib/...\""), std::string::npos) << e.message;
+}
+
+TEST(ViewErrors, MissingEntryExportListsWhatExists) {
+  Error e = LoadError("counter.tsx", "Nope");
+  EXPECT_EQ(e.code, "view.missing_export");
+  EXPECT_NE(e.message.find("Counter"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("default"), std::string::npos) << e.message;
+  // A default export is found by its function name too.
+  EXPECT_TRUE(View::Load(DataPath("counter.tsx"), "Conditional", {}, TestOptions()).ok());
+}
+
+TEST(ViewErrors, ImportedNameThatIsNotExportedIsAMissingExport) {
+  Error e = LoadError("missing_name.tsx", "MissingName");
+  EXPECT_EQ(e.code, "view.missing_export") << e.ToString();
+  EXPECT_NE(e.message.find("NotThere"), std::string::npos) << e.message;
+  EXPECT_EQ(e.detail, DataPath("missing_name.tsx") + ":2:10");
+}
+
+TEST(ViewErrors, ThrowWhileEvaluatingNamesTheThrowSite) {
+  Error e = LoadError("evaluate_throw.tsx", "Never");
+  EXPECT_EQ(e.code, "view.evaluate");
+  EXPECT_EQ(e.message, "no entry b");
+  EXPECT_EQ(e.detail, DataPath("evaluate_throw.tsx") + ":5:40");
+}
+
+TEST(ViewErrors, MissingFileIsAnIoError) {
+  Error e = LoadError("no_such_view.tsx", "X");
+  EXPECT_EQ(e.code, "view.io");
+}
+
+TEST(ViewErrors, ThrowDuringRenderKeepsThePreviousState) {
+  auto view = MustLoad("render_throw.tsx", "Items");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"items", {"a", "b"}}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  tree = view->Act(HandlerOf(*tree, "click"), json::object());
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "clicks=1ab");
+  HandlerId click = HandlerOf(*tree, "click");
+
+  auto bad = view->Render({{"items", {"a", "bad"}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "view.render");
+  EXPECT_EQ(bad.error().message, "cannot render bad");
+  EXPECT_EQ(bad.error().detail, DataPath("render_throw.tsx") + ":4:38");
+  // The failed render committed nothing: the handler from before still works, state kept.
+  tree = view->Act(click, json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "clicks=2ab");
+
+  auto threw = view->Act(HandlerOf(*tree, "throw"), json::object());
+  ASSERT_FALSE(threw.ok());
+  EXPECT_EQ(threw.error().code, "view.handler");
+  EXPECT_EQ(threw.error().message, "TypeError: handler failed");
+  EXPECT_EQ(threw.error().detail, DataPath("render_throw.tsx") + ":15:65");
+  EXPECT_FALSE(view->Render(json::array()).ok());
+  EXPECT_EQ(view->Render(json::array()).error().code, "view.invalid_props");
+}
+
+TEST(ViewModules, ImportCyclesResolve) {
+  auto view = MustLoad("cycle_a.tsx", "CycleA");
+  ASSERT_TRUE(view);
+  auto tree = view->Render(json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "b sees from a and function");
+  EXPECT_EQ(view->Stats().modules, 2u);
+}
+
+TEST(ViewModules, CycleThatReadsAnUninitialisedBindingIsAnEvaluateError) {
+  Error e = LoadError("tdz_a.tsx", "Tdz");
+  EXPECT_EQ(e.code, "view.evaluate");
+  EXPECT_EQ(e.detail, DataPath("tdz_b.tsx") + ":4:30") << e.message;
+}
+
+TEST(ViewModules, TransformsAreCachedOnDiskAndDamagedEntriesAreMisses) {
+  std::string dir = std::string(AFFORDANCE_BINARY_DIR) + "/view-test-cache-private";
+  std::filesystem::remove_all(dir);
+  ViewOptions options = TestOptions();
+  options.cache_dir = dir;
+  auto cold = View::Load(DataPath("cycle_a.tsx"), "CycleA", {}, options);
+  ASSERT_TRUE(cold.ok());
+  EXPECT_EQ((*cold)->Stats().transforms_run, 2u);
+  auto warm = View::Load(DataPath("cycle_a.tsx"), "CycleA", {}, options);
+  ASSERT_TRUE(warm.ok());
+  EXPECT_EQ((*warm)->Stats().transforms_from_cache, 2u);
+  EXPECT_EQ((*warm)->Stats().transforms_run, 0u);
+  for (auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) std::ofstream(entry.path(), std::ios::trunc) << "garbage";
+  }
+  auto damaged = View::Load(DataPath("cycle_a.tsx"), "CycleA", {}, options);
+  ASSERT_TRUE(damaged.ok()) << damaged.error().ToString();
+  EXPECT_EQ((*damaged)->Stats().transforms_run, 2u);
+  auto tree = (*damaged)->Render(json::object());
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "b sees from a and function");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ViewModules, SourceMapDecodesSucraseMappings) {
+  // "AAAA;AACA,MAAM" : line 1 col 0 -> 1:0; line 2 col 0 -> 2:0, col 6 -> 2:6.
+  SourceMap map = SourceMap::Decode("AAAA;AACA,MAAM,EAAU");
+  SourcePosition p = map.Original({2, 9});
+  EXPECT_EQ(p.line, 2);
+  EXPECT_EQ(p.column, 17);  // generated col 8 maps to source col 16 (1-based 17), +0
+}
+
+}  // namespace
+}  // namespace affordance::view
