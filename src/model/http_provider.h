@@ -1,0 +1,81 @@
+// An OpenAI-compatible HTTP provider with SSE streaming.
+//
+// Two request shapes:
+//   kCompletions: POST {base}/v1/completions {"prompt": [token IDs], "stream": true, ...} — for
+//     token-native servers (llama-server, vLLM). The streamed text pieces go through the format's
+//     OutputParser (tags are recognised in text, see formats/output_parser.h). Sampled token IDs
+//     are read from the stream when the server sends them (llama-server: `n_probs` ≥ 1 puts
+//     choices[0].logprobs.content[i].id in each chunk; vLLM: logprobs.tokens "token_id:N" with
+//     return_tokens_as_token_ids) and reported in finish-step.tokens.
+//   kChat: POST {base}/v1/chat/completions {"messages", "tools", "stream": true,
+//     "stream_options": {"include_usage": true}} — hosted APIs, Ollama. Deltas map through
+//     formats::ChatDeltaMapper (native tool_calls, reasoning_content, and <tool_call> tags in
+//     content when `format` is qwen3).
+// Usage comes from the server's usage object (prompt_tokens, completion_tokens,
+// prompt_tokens_details.cached_tokens, or llama-server's timings.cache_n).
+//
+// Delivery semantics (no duplicate generation):
+//   * A request that could not be sent at all (connection refused, connect timeout) is retried up
+//     to `connect_attempts` times with `retry_backoff` between attempts.
+//   * Once the request was dispatched, any failure (HTTP error status, disconnect mid-stream, read
+//     timeout, a malformed stream) is reported as an error part and NEVER re-sent: the server may
+//     already be generating. Error codes: model.connect (never sent), model.http_status,
+//     model.read_timeout, model.stream_interrupted, model.stream_malformed, model.write (the request
+//     may have partly reached the server).
+//   * Cancellation closes the socket at once; the step ends with abort.
+// The API key is read from the environment variable named by `api_key_env` at each step (so it is
+// never stored in configuration) and sent as "Authorization: Bearer <key>".
+#pragma once
+
+#include "model/provider.h"
+
+#include <chrono>
+
+namespace affordance::model {
+
+struct HttpProviderOptions {
+  enum class Api { kCompletions, kChat };
+  // "http://127.0.0.1:8080" or "https://host" (an optional path prefix, e.g. "/api", is kept).
+  std::string base_url;
+  Api api = Api::kCompletions;
+  // The "model" field of the request (omitted when empty).
+  std::string model;
+  // Name of the environment variable that holds the API key; empty = no key.
+  std::string api_key_env;
+  // kCompletions: the parser of the streamed text. kChat: how delta.content is read (plain/qwen3).
+  formats::ChatFormat format = formats::ChatFormat::kQwen3;
+  std::chrono::milliseconds connect_timeout{5000};
+  // Longest silence allowed between two received bytes once the request was sent.
+  std::chrono::milliseconds read_timeout{60000};
+  int connect_attempts = 3;
+  std::chrono::milliseconds retry_backoff{200};
+  // Merged into every request body (server-specific fields, e.g. {"n_probs": 1}).
+  nlohmann::json extra_body = nlohmann::json::object();
+};
+
+class HttpProvider final : public Provider {
+ public:
+  // Errors: "model.bad_url" when base_url is not http(s)://host[:port][/prefix].
+  static Result<std::unique_ptr<HttpProvider>> Create(HttpProviderOptions options);
+
+  Status Stream(const StepRequest& request, const PartSink& sink,
+                const CancelToken& cancel) override;
+  std::string_view kind() const override { return "http"; }
+
+  // Counters for tests and diagnostics: attempts whose connection failed, requests dispatched.
+  int connect_failures() const { return connect_failures_; }
+  int dispatched() const { return dispatched_; }
+
+ private:
+  explicit HttpProvider(HttpProviderOptions options, std::string origin, std::string prefix);
+  nlohmann::json Body(const StepRequest& request) const;
+
+  HttpProviderOptions options_;
+  std::string origin_;  // scheme://host:port
+  std::string prefix_;  // path prefix, "" or "/api"
+  std::mutex mu_;
+  int connect_failures_ = 0;
+  int dispatched_ = 0;
+};
+
+}  // namespace affordance::model

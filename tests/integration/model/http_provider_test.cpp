@@ -1,0 +1,315 @@
+// The OpenAI-compatible HTTP provider against scripted loopback servers (real HTTP, real SSE):
+// streaming, delivery semantics (retry only what was never sent), timeouts, cancellation.
+#include "model/http_provider.h"
+#include "scripted_server.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace affordance::model::testing {
+namespace {
+
+using formats::PartType;
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+std::string Chunk(const std::string& text, int id, nlohmann::json finish = nullptr) {
+  nlohmann::json c = {{"choices", {{{"index", 0}, {"text", text}, {"finish_reason", finish},
+                                    {"logprobs", {{"content", {{{"id", id}, {"token", text}}}}}}}}}};
+  return c.dump();
+}
+
+std::unique_ptr<HttpProvider> Make(const std::string& url, HttpProviderOptions options = {}) {
+  options.base_url = url;
+  auto p = HttpProvider::Create(options);
+  EXPECT_TRUE(p.ok());
+  return std::move(p).value();
+}
+
+std::string Joined(const std::vector<formats::StreamPart>& parts, PartType type) {
+  std::string s;
+  for (const auto& p : parts) {
+    if (p.type == type) s += p.delta;
+  }
+  return s;
+}
+
+const formats::StreamPart* Find(const std::vector<formats::StreamPart>& parts, PartType type) {
+  for (const auto& p : parts) {
+    if (p.type == type) return &p;
+  }
+  return nullptr;
+}
+
+StepRequest Prompt() {
+  StepRequest r;
+  r.prompt = {151644, 872, 198, 9707, 151645, 198, 151644, 77091, 198};
+  r.step_id = "s0-";
+  r.max_tokens = 32;
+  return r;
+}
+
+TEST(HttpProviderCompletions, StreamsTokenArrayPromptIntoParts) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(
+        res, {Chunk("Hi", 13048), Chunk(" there", 1052), Chunk("\n<tool", 27),
+              Chunk("_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 1}}\n</tool_call>", 151658),
+              nlohmann::json({{"choices", {{{"index", 0}, {"text", ""}, {"finish_reason", "stop"}}}},
+                              {"usage", {{"prompt_tokens", 9}, {"completion_tokens", 4},
+                                         {"prompt_tokens_details", {{"cached_tokens", 5}}}}}})
+                  .dump(),
+              "[DONE]"});
+  });
+  auto provider = Make(server.url());
+  auto step = Collect(*provider, Prompt());
+  ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  EXPECT_EQ(step.parts.front().type, PartType::kStartStep);
+  EXPECT_EQ(step.parts.back().type, PartType::kFinish);
+  EXPECT_EQ(step.parts.back().finish_reason, "tool-calls");
+  EXPECT_EQ(Joined(step.parts, PartType::kTextDelta), "Hi there\n");
+  const auto* call = Find(step.parts, PartType::kToolCall);
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->input, nlohmann::json({{"x", 1}}));
+  const auto* fs = Find(step.parts, PartType::kFinishStep);
+  EXPECT_EQ(fs->usage.prompt_tokens, 9);
+  EXPECT_EQ(fs->usage.cached_prompt_tokens, 5);
+  EXPECT_EQ(fs->usage.generated_tokens, 4);
+  EXPECT_THAT(fs->tokens, ::testing::ElementsAre(13048, 1052, 27, 151658));
+  ASSERT_EQ(server.request_count(), 1u);
+  auto body = nlohmann::json::parse(server.request(0).body);
+  EXPECT_EQ(body["prompt"], nlohmann::json(Prompt().prompt));
+  EXPECT_EQ(body["stream"], true);
+  EXPECT_EQ(server.request(0).path, "/v1/completions");
+}
+
+TEST(HttpProviderChat, MapsToolCallDeltasAndSendsKeyFromEnvironment) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    auto d = [](nlohmann::json delta, nlohmann::json finish = nullptr) {
+      return nlohmann::json({{"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}}}}).dump();
+    };
+    ScriptedServer::StreamEvents(
+        res, {d({{"role", "assistant"}, {"content", "ok"}}),
+              d({{"tool_calls", {{{"index", 0}, {"id", "call_1"}, {"function", {{"name", "g"}, {"arguments", "{\"q\":"}}}}}}}),
+              d({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "\"z\"}"}}}}}}}),
+              d(nlohmann::json::object(), "tool_calls"),
+              nlohmann::json({{"choices", nlohmann::json::array()},
+                              {"usage", {{"prompt_tokens", 20}, {"completion_tokens", 7}}}}).dump(),
+              "[DONE]"});
+  });
+  ::setenv("AFFORDANCE_TEST_MODEL_KEY", "sk-test-123", 1);
+  HttpProviderOptions o;
+  o.api = HttpProviderOptions::Api::kChat;
+  o.api_key_env = "AFFORDANCE_TEST_MODEL_KEY";
+  o.model = "m";
+  o.format = formats::ChatFormat::kPlain;
+  auto provider = Make(server.url() + "/api/", o);
+  StepRequest r;
+  r.messages = {{{"role", "user"}, {"content", "hi"}}};
+  r.tools = {{{"type", "function"}, {"function", {{"name", "g"}, {"parameters", {{"type", "object"}}}}}}};
+  auto step = Collect(*provider, r);
+  ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  const auto* call = Find(step.parts, PartType::kToolCall);
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->id, "call_1");
+  EXPECT_EQ(call->input, nlohmann::json({{"q", "z"}}));
+  EXPECT_EQ(step.parts.back().finish_reason, "tool-calls");
+  EXPECT_EQ(Find(step.parts, PartType::kFinishStep)->usage.prompt_tokens, 20);
+  auto req = server.request(0);
+  EXPECT_EQ(req.path, "/api/v1/chat/completions");
+  EXPECT_EQ(req.get_header_value("Authorization"), "Bearer sk-test-123");
+  auto body = nlohmann::json::parse(req.body);
+  EXPECT_EQ(body["tools"][0]["function"]["name"], "g");
+  EXPECT_EQ(body["stream_options"]["include_usage"], true);
+  EXPECT_EQ(body["model"], "m");
+}
+
+TEST(HttpProviderDelivery, ConnectRefusedIsRetriedAndReportedAsNeverSent) {
+  HttpProviderOptions o;
+  o.connect_attempts = 3;
+  o.retry_backoff = 10ms;
+  auto provider = Make("http://127.0.0.1:" + std::to_string(UnusedPort()), o);
+  auto step = Collect(*provider, Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.connect");
+  EXPECT_THAT(step.status.error().message, HasSubstr("never sent"));
+  EXPECT_EQ(provider->connect_failures(), 3);
+  EXPECT_EQ(provider->dispatched(), 0);
+  EXPECT_EQ(step.parts.back().type, PartType::kError);
+  EXPECT_EQ(step.parts.back().error_code, "model.connect");
+}
+
+TEST(HttpProviderDelivery, RequestIsSentOnceWhenTheServerComesUpDuringRetries) {
+  int port = UnusedPort();
+  std::unique_ptr<ScriptedServer> server;
+  std::thread starter([&] {
+    std::this_thread::sleep_for(150ms);
+    server = std::make_unique<ScriptedServer>(
+        [](const httplib::Request&, httplib::Response& res, const auto&) {
+          ScriptedServer::StreamEvents(res, {Chunk("ok", 1, "stop"), "[DONE]"});
+        },
+        port);
+  });
+  HttpProviderOptions o;
+  o.connect_attempts = 20;
+  o.retry_backoff = 50ms;
+  auto provider = Make("http://127.0.0.1:" + std::to_string(port), o);
+  auto step = Collect(*provider, Prompt());
+  starter.join();
+  ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  EXPECT_GE(provider->connect_failures(), 1);
+  EXPECT_EQ(provider->dispatched(), 1);
+  EXPECT_EQ(server->request_count(), 1u);
+}
+
+TEST(HttpProviderDelivery, MidStreamDisconnectIsReportedAndNeverResent) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res, {Chunk("partial ", 1), Chunk("<tool_call>\n{\"name\"", 2)},
+                                 /*then_drop=*/true);
+  });
+  HttpProviderOptions o;
+  o.connect_attempts = 5;
+  auto provider = Make(server.url(), o);
+  auto step = Collect(*provider, Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.stream_interrupted");
+  EXPECT_THAT(step.status.error().message, HasSubstr("not retried"));
+  EXPECT_EQ(server.request_count(), 1u);
+  EXPECT_EQ(Joined(step.parts, PartType::kTextDelta), "partial ");
+  // Everything started was closed before the error: the text, and the half call as an error.
+  EXPECT_NE(Find(step.parts, PartType::kTextEnd), nullptr);
+  EXPECT_NE(Find(step.parts, PartType::kToolInputError), nullptr);
+  EXPECT_EQ(step.parts.back().type, PartType::kError);
+}
+
+TEST(HttpProviderDelivery, ReadTimeoutIsReportedAndNeverResent) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res,
+                           const std::atomic<bool>& stopping) {
+    res.set_chunked_content_provider("text/event-stream", [&stopping, first = true](
+                                                              size_t, httplib::DataSink& sink) mutable {
+      if (first) {
+        first = false;
+        std::string f = "data: " + Chunk("slow", 1) + "\n\n";
+        return sink.write(f.data(), f.size());
+      }
+      for (int i = 0; i < 300 && !stopping; ++i) std::this_thread::sleep_for(10ms);
+      return false;
+    });
+  });
+  HttpProviderOptions o;
+  o.read_timeout = 300ms;
+  auto provider = Make(server.url(), o);
+  auto t0 = std::chrono::steady_clock::now();
+  auto step = Collect(*provider, Prompt());
+  auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.read_timeout");
+  EXPECT_LT(took, 2500ms);
+  EXPECT_EQ(server.request_count(), 1u);
+  server.Stop();
+}
+
+TEST(HttpProviderDelivery, ErrorStatusIsReportedWithTheServerMessage) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    res.status = 503;
+    res.set_content(R"({"error": {"message": "loading model", "code": 503}})", "application/json");
+  });
+  auto provider = Make(server.url());
+  auto step = Collect(*provider, Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.http_status");
+  EXPECT_THAT(step.status.error().message, HasSubstr("503"));
+  EXPECT_EQ(step.status.error().detail, "loading model");
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+TEST(HttpProviderDelivery, MalformedEventIsAnError) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res, {Chunk("a", 1), "{not json"});
+  });
+  auto provider = Make(server.url());
+  auto step = Collect(*provider, Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.stream_malformed");
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+TEST(HttpProviderDelivery, StreamEndingWithoutFinishIsInterrupted) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res, {Chunk("a", 1)});
+  });
+  auto provider = Make(server.url());
+  auto step = Collect(*provider, Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.stream_interrupted");
+}
+
+TEST(HttpProviderCancel, CancelFromTheSinkAborts) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    std::vector<std::string> events;
+    for (int i = 0; i < 50; ++i) events.push_back(Chunk("x", 1));
+    events.push_back(Chunk("", 1, "stop"));
+    ScriptedServer::StreamEvents(res, events, false, 20ms);
+  });
+  auto provider = Make(server.url());
+  CancelToken cancel;
+  std::vector<formats::StreamPart> parts;
+  auto status = provider->Stream(
+      Prompt(),
+      [&](const formats::StreamPart& p) {
+        parts.push_back(p);
+        if (p.type == PartType::kTextDelta) cancel.Cancel();
+      },
+      cancel);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().code, "model.cancelled");
+  EXPECT_EQ(parts.back().type, PartType::kAbort);
+  EXPECT_NE(Find(parts, PartType::kTextEnd), nullptr);
+  EXPECT_EQ(server.request_count(), 1u);
+  server.Stop();
+}
+
+TEST(HttpProviderCancel, CancelFromAnotherThreadEndsASilentStreamPromptly) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res,
+                           const std::atomic<bool>& stopping) {
+    res.set_chunked_content_provider("text/event-stream", [&stopping](size_t, httplib::DataSink&) {
+      for (int i = 0; i < 500 && !stopping; ++i) std::this_thread::sleep_for(10ms);
+      return false;
+    });
+  });
+  HttpProviderOptions o;
+  o.read_timeout = 30s;
+  auto provider = Make(server.url(), o);
+  CancelToken cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(200ms);
+    cancel.Cancel();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto step = Collect(*provider, Prompt(), cancel);
+  canceller.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.cancelled");
+  EXPECT_EQ(step.parts.back().type, PartType::kAbort);
+  server.Stop();
+}
+
+TEST(HttpProviderConfig, MissingKeyAndBadUrlAreErrors) {
+  auto bad = HttpProvider::Create({.base_url = "ftp://x"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "model.bad_url");
+  ::unsetenv("AFFORDANCE_TEST_MISSING_KEY");
+  HttpProviderOptions o;
+  o.api_key_env = "AFFORDANCE_TEST_MISSING_KEY";
+  auto provider = Make("http://127.0.0.1:" + std::to_string(UnusedPort()), o);
+  auto step = Collect(*provider, Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.api_key");
+  EXPECT_EQ(step.status.error().detail, "AFFORDANCE_TEST_MISSING_KEY");
+  EXPECT_EQ(provider->connect_failures(), 0);
+}
+
+}  // namespace
+}  // namespace affordance::model::testing
