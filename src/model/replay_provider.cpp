@@ -1,0 +1,140 @@
+#include "model/replay_provider.h"
+
+#include "model/internal/token_step.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace affordance::model {
+
+Result<ReplayScript> ParseReplayScript(std::string_view json) {
+  nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
+  if (doc.is_discarded()) {
+    return MakeError("model.replay_script", "the replay script is not valid JSON");
+  }
+  if (!doc.is_object()) {
+    return MakeError("model.replay_script", "the replay script must be a JSON object");
+  }
+  ReplayScript script;
+  if (auto f = doc.find("format"); f != doc.end()) {
+    if (!f->is_string()) return MakeError("model.replay_script", "\"format\" must be a string");
+    auto format = formats::ParseChatFormat(f->get<std::string>());
+    if (!format.ok() || *format == formats::ChatFormat::kPlain) {
+      return MakeError("model.replay_script", "\"format\" must be \"qwen3\" or \"llama3.1\"",
+                       f->get<std::string>());
+    }
+    script.format = *format;
+  }
+  auto steps = doc.find("steps");
+  if (steps == doc.end() || !steps->is_array()) {
+    return MakeError("model.replay_script", "the replay script needs a \"steps\" array");
+  }
+  for (size_t i = 0; i < steps->size(); ++i) {
+    const auto& s = (*steps)[i];
+    ReplayScript::Step step;
+    if (s.is_string()) {
+      step.text = s.get<std::string>();
+    } else if (s.is_object() && s.contains("text") && s["text"].is_string()) {
+      step.text = s["text"].get<std::string>();
+      if (s.contains("finish")) {
+        if (s["finish"] != "length" && s["finish"] != "stop") {
+          return MakeError("model.replay_script", "\"finish\" must be \"stop\" or \"length\"",
+                           "steps[" + std::to_string(i) + "]");
+        }
+        step.cut_off = s["finish"] == "length";
+      }
+    } else {
+      return MakeError("model.replay_script",
+                       "each step must be a string or an object with a \"text\" string",
+                       "steps[" + std::to_string(i) + "]");
+    }
+    script.steps.push_back(std::move(step));
+  }
+  return script;
+}
+
+Result<ReplayScript> LoadReplayScript(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError("model.replay_script", "cannot read the replay script", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto script = ParseReplayScript(ss.str());
+  if (!script.ok()) {
+    Error e = script.error();
+    e.detail = e.detail.empty() ? path : path + ": " + e.detail;
+    return e;
+  }
+  return script;
+}
+
+Result<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
+    std::shared_ptr<const text::Tokenizer> tokenizer, ReplayScript script) {
+  std::vector<std::string_view> names;
+  if (script.format == formats::ChatFormat::kQwen3) names = {"<|im_end|>", "<|endoftext|>"};
+  else names = {"<|eot_id|>", "<|eom_id|>"};
+  std::vector<text::TokenId> ends;
+  for (auto name : names) {
+    auto id = tokenizer->TokenIdOf(name);
+    if (!id) {
+      return MakeError("model.replay_script",
+                       "the tokenizer has no end-of-turn token for the script's format",
+                       std::string(name));
+    }
+    ends.push_back(*id);
+  }
+  return std::unique_ptr<ReplayProvider>(
+      new ReplayProvider(std::move(tokenizer), std::move(script), std::move(ends)));
+}
+
+ReplayProvider::ReplayProvider(std::shared_ptr<const text::Tokenizer> tokenizer,
+                               ReplayScript script, std::vector<text::TokenId> end_tokens)
+    : tokenizer_(std::move(tokenizer)), script_(std::move(script)), end_tokens_(std::move(end_tokens)) {}
+
+Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
+                              const CancelToken& cancel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const size_t index = next_;
+  internal::StepWriter writer(sink, {{"replay", true}, {"replayStep", index}});
+  writer.StartStep();
+  if (cancel.cancelled()) return writer.Abort();
+  if (index >= script_.steps.size()) {
+    return writer.Fail(MakeError("model.replay_exhausted",
+                                 "the replay script has no more steps",
+                                 std::to_string(script_.steps.size()) + " steps played"));
+  }
+  ++next_;
+  const ReplayScript::Step& step = script_.steps[index];
+  auto ids = tokenizer_->Encode(step.text, {.match_special = true});
+  if (!ids.ok()) return writer.Fail(ids.error());
+  std::vector<text::TokenId> tokens = std::move(ids).value();
+  bool has_end = !tokens.empty() && std::find(end_tokens_.begin(), end_tokens_.end(),
+                                               tokens.back()) != end_tokens_.end();
+  if (!step.cut_off && !has_end) tokens.push_back(end_tokens_[0]);
+
+  internal::TokenStep play(*tokenizer_, script_.format, request.step_id, writer);
+  bool limited = false;
+  for (text::TokenId id : tokens) {
+    if (cancel.cancelled()) {
+      play.Close();
+      return writer.Abort();
+    }
+    if (static_cast<int>(play.tokens().size()) >= request.max_tokens) {
+      limited = true;
+      break;
+    }
+    if (auto s = play.Push(id); !s) {
+      play.Close();
+      return writer.Fail(s.error());
+    }
+    if (play.ended()) break;
+  }
+  play.Close();
+  formats::Usage usage;
+  usage.prompt_tokens = static_cast<int64_t>(request.prompt.size());
+  usage.generated_tokens = static_cast<int64_t>(play.tokens().size());
+  std::string reason = play.Reason(limited || step.cut_off ? "length" : "stop");
+  return writer.Finish(usage, play.TakeTokens(), std::move(reason));
+}
+
+}  // namespace affordance::model

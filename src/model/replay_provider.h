@@ -1,0 +1,61 @@
+// The replay provider: a scripted model for tests and demos.
+//
+// A replay script is a JSON file:
+//   {"format": "qwen3" | "llama3.1",
+//    "steps": ["model text of step 1", {"text": "model text of step 2", "finish": "length"}, ...]}
+// Each Stream() call plays the next step: its text is encoded with the REAL tokenizer (special
+// spellings such as <tool_call> or <|python_tag|> become their tokens), the format's end-of-turn
+// token (<|im_end|> / <|eot_id|>) is appended unless the text already ends with an end token or
+// the step says "finish": "length", and the tokens are fed one by one through the same incremental
+// decoder and parser as a real model's, so the parts are exactly what a live model writing that
+// text would produce. request.max_tokens applies (reason "length" when it cuts the step).
+//
+// Deterministic: the same script and requests give the same parts. Every part carries metadata
+// {"replay": true, "replayStep": <0-based step index>} so it can never be mistaken for a live
+// model. Usage: prompt_tokens = request.prompt.size(), cached_prompt_tokens = 0 (a replay has no
+// cache), generated_tokens = tokens played. When the steps are exhausted the step fails with
+// "model.replay_exhausted".
+#pragma once
+
+#include "model/provider.h"
+
+namespace affordance::model {
+
+struct ReplayScript {
+  struct Step {
+    std::string text;
+    bool cut_off = false;  // "finish": "length": no end-of-turn token is appended
+  };
+  formats::ChatFormat format = formats::ChatFormat::kQwen3;
+  std::vector<Step> steps;
+};
+
+// Parses a replay script document. Errors: "model.replay_script" naming what is wrong and where.
+Result<ReplayScript> ParseReplayScript(std::string_view json);
+Result<ReplayScript> LoadReplayScript(const std::string& path);
+
+class ReplayProvider final : public Provider {
+ public:
+  // Errors: "model.replay_script" when the tokenizer lacks the format's end-of-turn token.
+  static Result<std::unique_ptr<ReplayProvider>> Create(
+      std::shared_ptr<const text::Tokenizer> tokenizer, ReplayScript script);
+
+  Status Stream(const StepRequest& request, const PartSink& sink,
+                const CancelToken& cancel) override;
+  std::string_view kind() const override { return "replay"; }
+
+  // Steps played so far.
+  size_t position() const { return next_; }
+
+ private:
+  ReplayProvider(std::shared_ptr<const text::Tokenizer> tokenizer, ReplayScript script,
+                 std::vector<text::TokenId> end_tokens);
+
+  std::shared_ptr<const text::Tokenizer> tokenizer_;
+  ReplayScript script_;
+  std::vector<text::TokenId> end_tokens_;  // [0] is appended; any of them ends a step's text
+  std::mutex mu_;
+  size_t next_ = 0;
+};
+
+}  // namespace affordance::model
