@@ -1,0 +1,23 @@
+// Private to src/connect: the outcome of running one operation (plus its fan-out) for
+// RunConnectorCommand.
+#pragma once
+
+#include "connect/result.h"
+#include "connect/road.h"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace affordance::connect {
+
+struct ConnectorRoad::Execution {
+  std::vector<nlohmann::json> rows;
+  bool source_truncated = false;  // the source stopped at its own row cap
+  bool partial = false;           // some fan-out reads (or the CLI, exit 6) failed
+  std::vector<LedgerEntry> ledger;
+  std::vector<QueryContract> contracts;
+  MirrorSnapshot snapshot;
+};
+
+}  // namespace affordance::connect

@@ -1,0 +1,111 @@
+// Connector manifests: what a connector is, where its data comes from, what it can do.
+//
+// A manifest is one JSON file (format in docs/CONNECTORS.md). ParseManifest validates it fully on
+// load: unknown keys, wrong types, unsupported JSON Schema keywords, operations that reference
+// missing operations, and source-specific requirements are all reported as one Error with code
+// "connect.manifest_invalid", a message naming the JSON pointer of the problem, and the file as
+// detail. A ConnectorManifest that exists is valid; nothing downstream re-checks it.
+#pragma once
+
+#include "base/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace affordance::connect {
+
+enum class SourceMode { kLive, kLocal, kAuto };
+enum class SourceKind { kSqlite, kPrintedCli, kIcs };
+enum class OperationKind { kList, kDetail, kSearch, kSql, kMutation };
+enum class Risk { kRead, kWrite, kDestructive };
+
+std::string ToString(SourceMode mode);
+std::string ToString(SourceKind kind);
+std::string ToString(OperationKind kind);
+std::string ToString(Risk risk);
+// Parses "live" | "local" | "auto"; error "connect.bad_mode" otherwise.
+Result<SourceMode> ParseSourceMode(const std::string& text);
+
+struct Operation {
+  std::string name;         // unique within the connector: [a-z][a-z0-9_]*
+  OperationKind kind = OperationKind::kList;
+  std::string description;
+  nlohmann::json args_schema;  // JSON Schema (object); validated by ValidateArgs
+  std::vector<std::string> served_fields;  // empty: whatever the source returns
+  Risk risk = Risk::kRead;
+  std::string handle;  // query handle name; defaults to "<slug>_<name>"
+  // SQLite / ics sources: a SELECT over the mirror with named parameters (:name) bound from args.
+  std::string query;
+  // Printed CLIs: the verb words (e.g. {"items","get"}); `positional` args follow in order, the
+  // other args become "--<name> <value>" flags.
+  std::vector<std::string> argv;
+  std::vector<std::string> positional;
+  // List operations: the detail operation that ID-only rows fan out to, and the ID field.
+  std::string detail_operation;
+  std::string id_field = "id";
+};
+
+struct MirrorColumn {
+  std::string name;
+  std::string type;  // SQLite declared type (TEXT, INTEGER, REAL, BLOB)
+};
+struct MirrorTable {
+  std::string name;
+  std::vector<MirrorColumn> columns;
+  std::string description;
+};
+
+struct SyncPolicy {
+  int64_t max_age_s = 3600;   // older than this: stale
+  int64_t past_days = 30;     // ics: expansion window before the sync time
+  int64_t future_days = 365;  // ics: expansion window after the sync time
+};
+
+struct SourceSpec {
+  SourceKind kind = SourceKind::kSqlite;
+  std::string path;                 // sqlite: the database (absolute after load)
+  std::vector<std::string> paths;   // ics: .ics files or folders of them (absolute after load)
+  std::string command;              // printed CLI: executable (absolute if it contains '/')
+  std::string mirror_path;          // printed CLI: its SQLite mirror (default: XDG data dir)
+  std::vector<std::string> verbs;   // printed CLI: optional verbs it has ("which", "sql", "sync")
+  int64_t timeout_ms = 30000;       // printed CLI: per invocation
+  int max_parallel = 8;             // fan-out width
+};
+
+struct ConnectorManifest {
+  std::string slug;
+  std::string title;
+  std::string description;
+  std::string file;  // where it was loaded from
+  SourceSpec source;
+  std::vector<SourceMode> modes;
+  std::vector<std::string> credential_env;  // environment variables that hold credentials
+  std::vector<MirrorTable> mirror_tables;
+  SyncPolicy sync;
+  std::vector<Operation> operations;
+
+  const Operation* FindOperation(const std::string& name) const;
+  bool Supports(SourceMode mode) const;
+  bool HasVerb(const std::string& verb) const;
+};
+
+// Parses and validates a manifest. `file` names the origin (for errors and for resolving relative
+// paths against its folder); pass "" for in-memory text (relative paths then stay relative).
+Result<ConnectorManifest> ParseManifest(const std::string& text, const std::string& file);
+
+// Loads every "*.json" in `dir` (sorted by name). A missing folder yields no manifests; an invalid
+// manifest or a duplicate slug is an error naming the file.
+Result<std::vector<ConnectorManifest>> LoadManifests(const std::string& dir);
+
+// Where manifests and mirrors live when not given explicitly (documented in docs/CONNECTORS.md):
+// $AFFORDANCE_CONNECTORS, else $XDG_CONFIG_HOME/affordance/connectors, else
+// ~/.config/affordance/connectors; mirrors: $AFFORDANCE_DATA, else
+// $XDG_DATA_HOME/affordance/connectors, else ~/.local/share/affordance/connectors.
+std::string DefaultManifestDir();
+std::string DefaultDataDir();
+
+}  // namespace affordance::connect

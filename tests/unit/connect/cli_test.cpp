@@ -1,0 +1,97 @@
+// `affordance connector ...` end to end: the real binary, the example manifests, real mirrors.
+#include "connect/process.h"
+#include "support.h"
+
+#include <gtest/gtest.h>
+
+namespace affordance::connect {
+namespace {
+
+using nlohmann::json;
+using testing::Source;
+using testing::TempDir;
+
+struct Cli {
+  TempDir data;
+  ProcessOutput Run(std::vector<std::string> args) {
+    std::vector<std::string> argv = {AFFORDANCE_CLI, "connector", "--connectors",
+                                     Source("examples/connectors"), "--data", data.path()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = RunProcess(argv, 60000);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().ToString());
+    return r.ok() ? r.value() : ProcessOutput{};
+  }
+};
+
+TEST(ConnectorCli, ListShowsTheExampleConnectors) {
+  Cli cli;
+  auto out = cli.Run({"list", "--json"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  json j = json::parse(out.out);
+  ASSERT_EQ(j["connectors"].size(), 2u);
+  EXPECT_EQ(j["connectors"][0]["slug"], "calendar");
+  EXPECT_EQ(j["connectors"][0]["freshness"], "empty");
+  EXPECT_EQ(j["connectors"][1]["source"], "printed_cli");
+  auto human = cli.Run({"list"});
+  EXPECT_NE(human.out.find("calendar         ics"), std::string::npos) << human.out;
+}
+
+TEST(ConnectorCli, SyncRunAndSqlOverTheCalendar) {
+  Cli cli;
+  auto sync = cli.Run({"sync", "calendar", "--json"});
+  ASSERT_EQ(sync.exit_code, 0) << sync.out << sync.err;
+  EXPECT_GT(json::parse(sync.out)["rows"].get<int>(), 5);
+  // Not a terminal: plain progress lines on stderr.
+  EXPECT_NE(sync.err.find("sync calendar: write 0/"), std::string::npos) << sync.err;
+
+  auto run = cli.Run({"run", "calendar", "--operation", "search_events", "--args",
+                      R"({"text":"dentist"})", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  json r = json::parse(run.out);
+  EXPECT_EQ(r["rows"].size(), 1u);
+  EXPECT_EQ(r["rows"][0]["summary"], "Dentist");
+  EXPECT_EQ(r["mirror_snapshot"]["serving_decision"], "mirror");
+
+  auto words = cli.Run({"run", "calendar", "what", "conflicts", "next", "week?", "--json"});
+  ASSERT_EQ(words.exit_code, 0) << words.out;
+  json w = json::parse(words.out);
+  EXPECT_EQ(w["status"], "unresolved");
+  EXPECT_EQ(w["candidates"].size(), 5u);
+
+  auto sql = cli.Run({"sql", "calendar", "SELECT count(*) AS n FROM events WHERE all_day = 1",
+                      "--json"});
+  ASSERT_EQ(sql.exit_code, 0) << sql.out;
+  EXPECT_EQ(json::parse(sql.out)["rows"][0]["n"], 1);
+}
+
+TEST(ConnectorCli, ErrorsAreJsonWithCodesAndExitStatus) {
+  Cli cli;
+  ASSERT_EQ(cli.Run({"sync", "calendar"}).exit_code, 0);
+  auto denied = cli.Run({"sql", "calendar", "DELETE FROM events", "--json"});
+  EXPECT_EQ(denied.exit_code, 1);
+  EXPECT_EQ(json::parse(denied.out)["error"]["code"], "connect.sql_denied");
+  auto unknown = cli.Run({"run", "nope", "anything", "--json"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(json::parse(unknown.out)["error"]["code"], "connect.unknown_connector");
+  auto bad_args = cli.Run({"run", "calendar", "--operation", "event_detail", "--args", "{",
+                           "--json"});
+  EXPECT_EQ(bad_args.exit_code, 2);
+  EXPECT_EQ(json::parse(bad_args.out)["error"]["code"], "connect.bad_args");
+  auto human = cli.Run({"sql", "calendar", "DROP TABLE events"});
+  EXPECT_EQ(human.exit_code, 1);
+  EXPECT_NE(human.err.find("[connect.sql_denied]"), std::string::npos) << human.err;
+
+  TempDir broken;
+  testing::WriteText(broken / "bad.json", R"({"slug": "x"})");
+  auto bad = RunProcess({AFFORDANCE_CLI, "connector", "--connectors", broken.path(), "list",
+                         "--json"}, 10000);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->exit_code, 1);
+  json e = json::parse(bad->out)["error"];
+  EXPECT_EQ(e["code"], "connect.manifest_invalid");
+  EXPECT_EQ(e["message"], "/title: is required");
+  EXPECT_EQ(e["detail"], broken / "bad.json");
+}
+
+}  // namespace
+}  // namespace affordance::connect
