@@ -1,0 +1,71 @@
+// What layout produces: token IDs with spans, and the tools projected from visible actions.
+//
+// A Block is immutable once built. asChatTools(children) returns one (as the opaque
+// view::Node::block of its `tree`); the top-level render of a view returns one for the whole
+// prompt. Offsets are token indices into `tokens`, half-open [begin, end). When an outer layout
+// places a block after its own tokens it copies the block's spans shifted by that offset (rebased),
+// so spans always index the tokens of the Block that holds them.
+#pragma once
+
+#include "text/tokenizer.h"
+#include "view/node.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace affordance::render {
+
+struct Span {
+  enum class Kind { kNode, kAction };
+  Kind kind = Kind::kNode;
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  std::string path;  // the element's component path (view::Node::path)
+  std::string type;  // intrinsic type ("box", "input", ...)
+  // kNode: some of the element's content was cut or hidden by a budget.
+  bool clipped = false;
+
+  // kAction only. `name` is the tool name for projected actions; timeout, interval and callback
+  // handlers are never projected and keep their harness name "<event>:<path>".
+  std::string name;
+  std::string event;              // "onChange", "onTimeout", ...
+  view::HandlerId handler = 0;    // 0 when the projection was made with callable: false
+  bool projected = false;         // declared as a tool
+};
+
+// One projected tool. `parameters` is a JSON Schema object; `handler` refers to the original
+// handler (0 with callable: false, in which case acting on it is an error).
+struct Tool {
+  std::string name;
+  nlohmann::json parameters;
+  std::string event;
+  std::string path;
+  view::HandlerId handler = 0;
+  bool callable = true;
+
+  // The OpenAI-style tool object: {"function": {"name", "parameters"}, "type": "function"}.
+  nlohmann::json ToJson() const;
+};
+
+struct Block {
+  std::vector<text::TokenId> tokens;
+  std::vector<Span> spans;  // node and action spans, in document order of their start
+  std::vector<Tool> tools;  // in document order
+  bool clipped = false;     // a budget cut or hid something
+
+  // {"tokens": [...], "spans": [...], "tools": [...]} (tools as OpenAI-style objects).
+  nlohmann::json ToJson() const;
+  nlohmann::json ToolsJson() const;
+  nlohmann::json SpansJson() const;
+};
+
+// Wraps a block for a view::Node of kind kBlock / view::ChatTools::block, and reads it back.
+// BlockOf returns nullptr for a pointer that was not made by WrapBlock.
+std::shared_ptr<const void> WrapBlock(std::shared_ptr<const Block> block);
+const Block* BlockOf(const std::shared_ptr<const void>& opaque);
+
+}  // namespace affordance::render

@@ -1,0 +1,104 @@
+#include "render/renderer.h"
+
+#include "render/layout.h"
+
+#include <fmt/format.h>
+
+namespace affordance::render {
+
+Renderer::Renderer(std::shared_ptr<const text::Tokenizer> tokenizer,
+                   std::unique_ptr<view::View> view)
+    : tokenizer_(std::move(tokenizer)), view_(std::move(view)), projection_cache_(*tokenizer_) {
+  view_->SetChatToolsHook([this](const std::vector<view::Node>& children,
+                                 const nlohmann::json& options) -> Result<view::ChatTools> {
+    auto layout_options = ProjectionOptions(options);
+    if (!layout_options.ok()) return layout_options.error();
+    layout_options->cache = use_projection_cache_ ? &projection_cache_ : nullptr;
+    auto block = Layout(children, *tokenizer_, *layout_options);
+    if (!block.ok()) return block.error();
+    auto shared = std::make_shared<const Block>(std::move(block).value());
+    nlohmann::json tools = shared->ToolsJson();
+    return view::ChatTools{WrapBlock(std::move(shared)), std::move(tools)};
+  });
+}
+
+Result<std::unique_ptr<Renderer>> Renderer::Load(const std::string& view_path,
+                                                 const std::string& entry,
+                                                 const std::string& model,
+                                                 view::ViewOptions options) {
+  auto tokenizer = text::LoadModel(model);
+  if (!tokenizer.ok()) return tokenizer.error();
+  return Load(view_path, entry, *tokenizer, model, std::move(options));
+}
+
+Result<std::unique_ptr<Renderer>> Renderer::Load(const std::string& view_path,
+                                                 const std::string& entry,
+                                                 std::shared_ptr<const text::Tokenizer> tokenizer,
+                                                 const std::string& model_name,
+                                                 view::ViewOptions options) {
+  auto view = view::View::Load(view_path, entry, view::Encoder{model_name, tokenizer},
+                               std::move(options));
+  if (!view.ok()) return view.error();
+  return std::unique_ptr<Renderer>(new Renderer(std::move(tokenizer), std::move(view).value()));
+}
+
+Result<Block> Renderer::LayOut(Result<std::vector<view::Node>> nodes, RunCache* outer) {
+  use_projection_cache_ = false;
+  if (!nodes.ok()) return nodes.error();
+  LayoutOptions options;
+  options.mode = LayoutOptions::Mode::kDocument;
+  options.cache = outer;
+  auto block = Layout(*nodes, *tokenizer_, options);
+  if (!block.ok()) return block.error();
+  last_ = *block;
+  rendered_ = true;
+  return block;
+}
+
+Result<Block> Renderer::Render(const nlohmann::json& props, RunCache* outer) {
+  use_projection_cache_ = outer != nullptr;
+  return LayOut(view_->Render(props), outer);
+}
+
+Result<Block> Renderer::Act(const nlohmann::json& call, RunCache* outer) {
+  if (!call.is_object() || !call.contains("name") || !call["name"].is_string()) {
+    return MakeError("render.invalid_call",
+                     "a call is an object {\"name\": string, \"arguments\": object}", call.dump());
+  }
+  const std::string name = call["name"].get<std::string>();
+  nlohmann::json arguments = call.value("arguments", nlohmann::json::object());
+  if (arguments.is_string()) {
+    // Chat APIs deliver arguments as a JSON string.
+    arguments = nlohmann::json::parse(arguments.get<std::string>(), nullptr, false);
+    if (arguments.is_discarded()) {
+      return MakeError("render.invalid_call", "the call's arguments string is not JSON", name);
+    }
+  }
+  if (!arguments.is_object()) {
+    return MakeError("render.invalid_call", "a call's arguments must be a JSON object", name);
+  }
+  if (!rendered_) {
+    return MakeError("render.not_rendered", "act needs a render first: nothing is projected yet");
+  }
+  const Tool* tool = nullptr;
+  std::string known;
+  for (const auto& t : last_.tools) {
+    if (t.name == name) tool = &t;
+    known += (known.empty() ? "" : ", ") + t.name;
+  }
+  if (tool == nullptr) {
+    return MakeError("render.unknown_tool",
+                     fmt::format("no projected tool is named {}; the tools are: {}", name,
+                                 known.empty() ? "(none)" : known));
+  }
+  if (!tool->callable || tool->handler == 0) {
+    return MakeError("render.not_callable",
+                     fmt::format("{} was projected with callable: false (a preview); the model "
+                                 "cannot call it",
+                                 name));
+  }
+  use_projection_cache_ = true;  // act reuses native runs
+  return LayOut(view_->Act(tool->handler, arguments), outer);
+}
+
+}  // namespace affordance::render
