@@ -5,6 +5,7 @@
 #include "view/view_impl.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace affordance::view {
 namespace {
@@ -35,7 +36,8 @@ JSValue HostSignature(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
   return JS_NewInt64(ctx, static_cast<int64_t>(impl->signatures_.size() - 1));
 }
 
-Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth);
+Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth,
+                              bool element_props = false);
 
 JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) {
   View::Impl* impl = ImplOf(ctx);
@@ -89,7 +91,9 @@ JSValue HostTokenId(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) 
   return JS_NewInt32(ctx, *id);
 }
 
-Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth) {
+// JSON of a JS value. Functions and undefined are skipped in objects (null in arrays). With
+// `element_props`, the top-level object is an element's props: `children` is skipped too.
+Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth, bool element_props) {
   if (depth > 64) {
     return MakeError("view.invalid_prop", "a prop value nests deeper than 64 levels (a cycle?)");
   }
@@ -149,17 +153,18 @@ Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth) {
   Result<nlohmann::json> failure = nlohmann::json();
   for (uint32_t i = 0; i < len; ++i) {
     if (failure.ok()) {
-      JsValue item(ctx, JS_GetProperty(ctx, v, tab[i].atom));
-      if (!JS_IsFunction(ctx, item.get()) && !item.IsUndefined()) {
+      const char* key = JS_AtomToCString(ctx, tab[i].atom);
+      bool skip = !key || (element_props && std::strcmp(key, "children") == 0);
+      JsValue item(ctx, skip ? JS_UNDEFINED : JS_GetProperty(ctx, v, tab[i].atom));
+      if (!skip && !JS_IsFunction(ctx, item.get()) && !item.IsUndefined()) {
         Result<nlohmann::json> j = ToJson(ctx, item.get(), depth + 1);
         if (!j.ok()) {
           failure = j.error();
         } else {
-          const char* key = JS_AtomToCString(ctx, tab[i].atom);
-          obj[key ? key : ""] = std::move(*j);
-          JS_FreeCString(ctx, key);
+          obj[key] = std::move(*j);
         }
       }
+      JS_FreeCString(ctx, key);
     }
     JS_FreeAtom(ctx, tab[i].atom);
   }
@@ -233,7 +238,7 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
   JsValue path(ctx_, JS_GetProperty(ctx_, v, atom_path_));
   node.path = path.ToString();
   JsValue props(ctx_, JS_GetProperty(ctx_, v, atom_props_));
-  Result<nlohmann::json> json = ToJson(ctx_, props.get(), 0);
+  Result<nlohmann::json> json = ToJson(ctx_, props.get(), 0, /*element_props=*/true);
   if (!json.ok()) {
     Error e = json.error();
     e.detail = node.path;

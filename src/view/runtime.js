@@ -29,13 +29,18 @@
   let currentInst = null;
   let hookIndex = 0;
 
+  // h takes over its props object (JSX always passes a fresh object literal): `key` is moved out
+  // of it and `children` set on it.
   function h(type, props) {
     let key = null;
-    const p = {};
-    if (props != null) {
-      for (const name in props) {
-        if (name === "key") key = props.key == null ? null : String(props.key);
-        else p[name] = props[name];
+    let p;
+    if (props == null) {
+      p = {};
+    } else {
+      p = props;
+      if (p.key !== undefined) {
+        key = p.key === null ? null : String(p.key);
+        delete p.key;
       }
     }
     const n = arguments.length - 2;
@@ -86,9 +91,11 @@
   }
 
   // Renders `child` (anything a component may return) into host nodes appended to `out`.
-  // `pos` is null for a single child, else its index string; `comp` is the path of the component
-  // whose output is being reconciled (elements it did not create are rooted at their creator).
-  function renderChild(child, parentPath, pos, comp, out) {
+  // `index` is -1 for a single child, else its index in the enclosing array, and `prefix` the
+  // positions of enclosing arrays ("2." for an array that is child 2); `comp` is the path of the
+  // component whose output is being reconciled (elements it did not create are rooted at their
+  // creator). Position strings are only built for elements.
+  function renderChild(child, parentPath, prefix, index, comp, out) {
     if (child == null || typeof child === "boolean") return;
     const t = typeof child;
     if (t === "string") {
@@ -100,9 +107,8 @@
       return;
     }
     if (Array.isArray(child)) {
-      for (let i = 0; i < child.length; i++) {
-        renderChild(child[i], parentPath, pos === null ? String(i) : pos + "." + i, comp, out);
-      }
+      const inner = index < 0 ? prefix : prefix + index + ".";
+      for (let i = 0; i < child.length; i++) renderChild(child[i], parentPath, inner, i, comp, out);
       return;
     }
     if (t !== "object" || child.$$typeof !== ELEMENT) {
@@ -118,13 +124,16 @@
     if (child.owner !== comp) {
       path = child.owner + "/" + name + (child.key !== null ? "#" + child.key : "");
     } else {
-      const seg = name + (child.key !== null ? "#" + child.key : pos === null ? "" : "[" + pos + "]");
+      const seg = name + (child.key !== null ? "#" + child.key
+                                             : index < 0 ? "" : "[" + prefix + index + "]");
       path = parentPath === "" ? seg : parentPath + "/" + seg;
     }
-    path = uniquePath(path);
+    // Positional paths are unique by construction (unique parent, distinct index); keyed and
+    // creator-rooted ones may repeat.
+    if (child.key !== null || child.owner !== comp) path = uniquePath(path);
     const type = child.type;
     if (typeof type === "string") renderHost(child, path, out);
-    else if (type === Fragment) renderChild(child.props.children, path, null, child.owner, out);
+    else if (type === Fragment) renderChild(child.props.children, path, "", -1, child.owner, out);
     else if (type.$$context) renderProvider(child, path, out);
     else renderComponent(child, path, out);
   }
@@ -137,7 +146,7 @@
     providerStack.push(ctx, ctx._value);
     ctx._value = el.props.value;
     try {
-      renderChild(el.props.children, path, null, el.owner, out);
+      renderChild(el.props.children, path, "", -1, el.owner, out);
     } finally {
       ctx._value = providerStack.pop();
       providerStack.pop();
@@ -174,36 +183,35 @@
       hookIndex = savedIndex;
       currentOwner = savedOwner;
     }
-    renderChild(result, path, null, path, out);
+    renderChild(result, path, "", -1, path, out);
     // Effects run children first, then parents (as in React).
     for (let i = 0; i < inst.pending.length; i++) effects.push(inst.pending[i]);
     inst.pending.length = 0;
   }
 
+  // The host node keeps the element's props object: C++ converts it to JSON and skips
+  // `children`, functions and undefined values.
   function renderHost(el, path, out) {
     const props = el.props;
-    const plain = {};
-    const handlers = [];
+    let handlers = NO_HANDLERS;
     for (const name in props) {
-      if (name === "children") continue;
       const v = props[name];
-      if (typeof v === "function") {
-        if (name.length > 2 && name.charCodeAt(0) === 111 && name.charCodeAt(1) === 110) {  // "on"
-          const hk = path + "\u0000" + name;
-          let id = handlerIds.get(hk);
-          if (id === undefined) id = nextHandlerId++;
-          stagedIds.set(hk, id);
-          stagedFns.set(id, v);
-          handlers.push(name, id, signatureOf(v));
-        }
-        continue;
+      if (typeof v === "function" && name.length > 2 && name.charCodeAt(0) === 111 &&
+          name.charCodeAt(1) === 110) {  // "on..."
+        const hk = path + "\u0000" + name;
+        let id = handlerIds.get(hk);
+        if (id === undefined) id = nextHandlerId++;
+        stagedIds.set(hk, id);
+        stagedFns.set(id, v);
+        if (handlers === NO_HANDLERS) handlers = [];
+        handlers.push(name, id, signatureOf(v));
       }
-      if (v !== undefined) plain[name] = v;
     }
     const children = [];
-    renderChild(props.children, path, null, el.owner, children);
-    out.push({ type: el.type, path, props: plain, handlers, children });
+    renderChild(props.children, path, "", -1, el.owner, children);
+    out.push({ type: el.type, path, props, handlers, children });
   }
+  const NO_HANDLERS = Object.freeze([]);
 
   function signatureOf(fn) {
     const src = Function.prototype.toString.call(fn);
@@ -334,7 +342,7 @@
     }
     const out = [];
     // "" is never a component path, so every element here is rooted at its creator.
-    renderChild(children, currentOwner, null, "\u0001", out);
+    renderChild(children, currentOwner, "", -1, "\u0001", out);
     const r = host.chatTools(out, options === undefined ? {} : options);
     const tree = { $$typeof: ELEMENT, type: BLOCK, key: null, props: {}, owner: currentOwner,
                    block: r.block };
@@ -420,9 +428,9 @@
     const out = [];
     const saved = currentOwner;
     currentOwner = "";
-    const root = h(entry, props);
+    const root = { $$typeof: ELEMENT, type: entry, key: null, props, owner: "" };
     currentOwner = saved;
-    renderChild(root, "", null, "", out);
+    renderChild(root, "", "", -1, "", out);
     return out;
   }
 
