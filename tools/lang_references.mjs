@@ -90,3 +90,48 @@ for (const name of fs.readdirSync(corpusDir).filter((f) => f.endsWith(".lang")).
                    JSON.stringify(out, null, 1) + "\n");
   console.log(`${name}: ${out.cases.length} cases`);
 }
+
+// ── System prompt goldens ───────────────────────────────────────────────────────────────────
+// A library defined the JavaScript way (Zod schemas), exported with toJSONSchema(); our C++
+// reads the exported document and must generate the same prompt as library.prompt().
+{
+  const { defineComponent, createLibrary, tagSchemaId } = await import("@openuidev/lang-core");
+  const { z } = await import("zod/v4");
+  const action = z.any();
+  tagSchemaId(action, "ActionExpression");
+  const Text = defineComponent({ name: "Text", description: "A paragraph",
+    props: z.object({ text: z.string(), size: z.enum(["s", "m", "l"]).optional() }), component: null });
+  const Btn = defineComponent({ name: "Btn", description: "A button",
+    props: z.object({ label: z.string(), action: action.optional() }), component: null });
+  const Item = defineComponent({ name: "Item", description: "",
+    props: z.object({ value: z.string(), count: z.number().optional(), on: z.boolean() }), component: null });
+  const List = defineComponent({ name: "List", description: "A list of items",
+    props: z.object({ items: z.array(Item.ref), title: z.string().optional(),
+                      meta: z.object({ a: z.string(), b: z.number().optional() }).optional() }),
+    component: null });
+  const Page = defineComponent({ name: "Page", description: "The page",
+    props: z.object({ children: z.array(z.union([Text.ref, List.ref, Btn.ref])),
+                      theme: z.enum(["light", "dark"]).optional() }), component: null });
+  const lib = createLibrary({ root: "Page", components: [Page, Text, Btn, List, Item],
+    componentGroups: [{ name: "Content", components: ["Text", "List", "Item"], notes: ["- Keep lists short."] }] });
+  const doc = { root: "Page", componentGroups: lib.componentGroups, ...lib.toJSONSchema() };
+  // toJSONSchema() drops prompt-only type tags; a JSON library names them with "title".
+  doc.$defs.Btn.properties.action.title = "ActionExpression";
+  const tools = [
+    "simple_tool",
+    { name: "list_tickets", description: "List tickets",
+      inputSchema: { type: "object", properties: { status: { type: "string", enum: ["open", "closed"] }, limit: { type: "number" } }, required: ["status"] },
+      outputSchema: { type: "object", properties: { rows: { type: "array", items: { type: "object", properties: { id: { type: "string" }, n: { type: "integer" } } } }, ok: { type: "boolean" } } } },
+    { name: "create_ticket", inputSchema: { type: "object", properties: {} }, outputSchema: { type: "object" } },
+  ];
+  const variants = {
+    plain: {},
+    tools: { tools },
+    edit_inline: { editMode: true, inlineMode: true, additionalRules: ["Be brief."], examples: ["root = Page([])"] },
+    bindings_only: { bindings: true },
+  };
+  const out = { generator: "@openuidev/lang-core 0.2.18", library: doc, tools, prompts: {} };
+  for (const [name, options] of Object.entries(variants)) out.prompts[name] = { options, prompt: lib.prompt(options) };
+  fs.writeFileSync(path.join(goldenDir, "prompt.json"), JSON.stringify(out, null, 1) + "\n");
+  console.log(`prompt.json: ${Object.keys(variants).length} prompts`);
+}

@@ -11,7 +11,7 @@ namespace affordance::surface::internal {
 
 // Bounds that keep a hostile program from exhausting the stack or memory (lang-core has none).
 inline constexpr size_t kMaxReferenceDepth = 400;
-inline constexpr size_t kMaxMaterializedNodes = 2'000'000;
+inline constexpr size_t kMaxMaterializedNodes = 50'000;
 
 struct MaterializeContext {
   std::unordered_map<std::string, const Statement*> syms;

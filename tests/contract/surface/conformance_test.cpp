@@ -3,6 +3,7 @@
 // docs/SURFACE.md) may be added to meta.errors; every lang-core error must still be there, in order.
 #include "surface/edit.h"
 #include "surface/program.h"
+#include "surface/prompt.h"
 #include "surface/stream.h"
 
 #include <gtest/gtest.h>
@@ -141,6 +142,36 @@ TEST(SurfaceConformance, EditMergeMatchesLangCore) {
     }
   }
   EXPECT_GT(checked, 10u);
+}
+
+// A library written with Zod in JavaScript, exported with toJSONSchema(), yields the same system
+// prompt here as library.prompt() does there, for each option set.
+TEST(SurfaceConformance, PromptMatchesLangCore) {
+  // Ordered: property order is positional order.
+  Json golden = Json::parse(
+      ReadFile(std::string(AFFORDANCE_SOURCE_DIR) + "/tests/golden/surface/golden/prompt.json"));
+  Result<Library> lib = Library::FromJson(golden["library"].dump());
+  ASSERT_TRUE(lib.ok()) << lib.error().ToString();
+  ASSERT_EQ(golden["prompts"].size(), 4u);
+  for (auto it = golden["prompts"].begin(); it != golden["prompts"].end(); ++it) {
+    const Json& o = it.value()["options"];
+    PromptOptions options;
+    if (o.contains("tools")) options.tools = o["tools"];
+    options.edit_mode = o.value("editMode", false);
+    options.inline_mode = o.value("inlineMode", false);
+    if (o.contains("bindings")) options.bindings = o["bindings"].get<bool>();
+    if (o.contains("toolCalls")) options.tool_calls = o["toolCalls"].get<bool>();
+    if (o.contains("examples")) options.examples = o["examples"].get<std::vector<std::string>>();
+    if (o.contains("additionalRules")) {
+      options.additional_rules = o["additionalRules"].get<std::vector<std::string>>();
+    }
+    const std::string ours = GeneratePrompt(*lib, options);
+    const std::string theirs = it.value()["prompt"].get<std::string>();
+    size_t at = 0;
+    while (at < ours.size() && at < theirs.size() && ours[at] == theirs[at]) ++at;
+    EXPECT_EQ(ours, theirs) << it.key() << ": first difference at byte " << at << ": ours «"
+                            << ours.substr(at, 80) << "» lang-core «" << theirs.substr(at, 80) << "»";
+  }
 }
 
 }  // namespace

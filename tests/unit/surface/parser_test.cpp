@@ -1,0 +1,178 @@
+// Parsing behaviour a user relies on (src/surface/program.h, syntax.h, edit.h).
+#include "surface/edit.h"
+#include "surface/program.h"
+#include "surface/syntax.h"
+
+#include <gtest/gtest.h>
+
+namespace affordance::surface {
+namespace {
+
+const Library& Lib() { return Library::Default(); }
+
+bool HasCode(const ParseResult& r, const std::string& code) {
+  for (const auto& e : r.errors) {
+    if (e.code == code) return true;
+  }
+  return false;
+}
+
+TEST(SurfaceParser, PositionalArgumentsMapToSchemaOrder) {
+  ParseResult r = Parse("root = Stack([a], \"row\", \"l\")\na = Callout(\"info\", \"Title\", \"Body\")\n", Lib());
+  ASSERT_TRUE(r.root.is_object());
+  EXPECT_EQ(r.root["typeName"], "Stack");
+  EXPECT_EQ(r.root["props"]["direction"], "row");
+  EXPECT_EQ(r.root["props"]["gap"], "l");
+  const Json& callout = r.root["props"]["children"][0];
+  EXPECT_EQ(callout["props"]["variant"], "info");
+  EXPECT_EQ(callout["props"]["description"], "Body");
+  EXPECT_EQ(callout["statementId"], "a");
+  EXPECT_FALSE(r.incomplete);
+  EXPECT_TRUE(r.errors.empty());
+}
+
+TEST(SurfaceParser, QueriesMutationsAndStateAreExtracted) {
+  ParseResult r = Parse(
+      "root = Stack([b])\n$q = \"x\"\nd = Query(\"search\", {q: $q}, {rows: []}, 30)\n"
+      "m = Mutation(\"save\", {v: $v})\nb = Button(\"Save\", Action([@Run(m), @Run(d)]))\n", Lib());
+  ASSERT_EQ(r.query_statements.size(), 1u);
+  EXPECT_EQ(r.query_statements[0]["statementId"], "d");
+  EXPECT_EQ(r.query_statements[0]["deps"], Json::array({"$q"}));
+  EXPECT_EQ(r.query_statements[0]["refreshAST"]["v"], 30);
+  ASSERT_EQ(r.mutation_statements.size(), 1u);
+  EXPECT_EQ(r.state_declarations["$q"], "x");
+  EXPECT_TRUE(r.state_declarations.contains("$v"));  // auto-declared
+  EXPECT_TRUE(r.state_declarations["$v"].is_null());
+  const Json& action = r.root["props"]["children"][0]["props"]["action"];
+  EXPECT_EQ(action["k"], "Comp");
+  EXPECT_EQ(action["args"][0]["els"][0]["args"][0]["k"], "RuntimeRef");
+}
+
+TEST(SurfaceParser, TernaryContinuesAcrossLines) {
+  ParseResult r = Parse("root = Stack([v])\nv = $a\n  ? TextContent(\"A\")\n  : TextContent(\"B\")\n", Lib());
+  EXPECT_EQ(r.statement_count, 2u);
+  EXPECT_EQ(r.root["props"]["children"][0]["k"], "Ternary");
+}
+
+TEST(SurfaceParser, MemberAccessAndPrecedence) {
+  ParseResult r = Parse("root = Stack([])\n$x = 1 + 2 * 3 == 7 && !false\n$y = rows.name[0]\n", Lib());
+  const Json& x = r.state_declarations["$x"];
+  EXPECT_EQ(x["op"], "&&");
+  EXPECT_EQ(x["left"]["op"], "==");
+  EXPECT_EQ(x["left"]["left"]["right"]["op"], "*");
+  EXPECT_EQ(r.state_declarations["$y"]["k"], "Index");
+  EXPECT_EQ(r.state_declarations["$y"]["obj"]["field"], "name");
+}
+
+TEST(SurfaceParser, FencesAndCommentsAreRemoved) {
+  ParseResult r = Parse("Sure!\n```openui-lang\nroot = Stack([a]) // hi\n# note\na = TextContent(\"x # y\")\n```\nBye", Lib());
+  EXPECT_EQ(r.statement_count, 2u);
+  EXPECT_EQ(r.root["props"]["children"][0]["props"]["text"], "x # y");
+  EXPECT_TRUE(r.errors.empty());
+}
+
+TEST(SurfaceParser, LangCoreErrorsCarryCodesMessagesAndStatements) {
+  ParseResult r = Parse("root = Stack([a, b, c, d])\na = Widget(1)\nb = CardHeader()\n"
+                        "c = TextContent(\"x\", \"small\", 3)\nd = TextContent(Query(\"t\", {}))\n", Lib());
+  ASSERT_GE(r.errors.size(), 4u);
+  EXPECT_EQ(r.errors[0].code, "unknown-component");
+  EXPECT_EQ(r.errors[0].statement_id, "a");
+  EXPECT_NE(r.errors[0].message.find("Available components: Stack"), std::string::npos);
+  EXPECT_EQ(r.errors[1].code, "missing-required");
+  EXPECT_EQ(r.errors[1].path, "/title");
+  EXPECT_EQ(r.errors[1].message,
+            "missing required field \"/title\" — signature: CardHeader(title*: string, subtitle: string)");
+  EXPECT_EQ(r.errors[2].code, "excess-args");
+  EXPECT_EQ(r.errors[2].message, "TextContent takes 2 arg(s), got 3 (1 excess dropped)");
+  EXPECT_EQ(r.errors[3].code, "inline-reserved");
+}
+
+TEST(SurfaceParser, TypeMismatchesAreReportedAndPruned) {
+  ParseResult r = Parse("root = Stack([TextContent(5), CardHeader(\"t\", 7)], \"diagonal\")\n", Lib());
+  std::vector<std::string> messages;
+  for (const auto& e : r.errors) messages.push_back(e.code + " " + e.path + " " + e.message);
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[0], "type-mismatch /text field \"/text\" expects string but got number");
+  EXPECT_EQ(messages[1], "type-mismatch /subtitle field \"/subtitle\" expects string but got number");
+  EXPECT_EQ(messages[2], "type-mismatch /direction field \"/direction\" expects one of [\"column\", \"row\"] but got \"diagonal\"");
+  // The required-prop violation drops TextContent; the optional one is pruned.
+  ASSERT_EQ(r.root["props"]["children"].size(), 1u);
+  EXPECT_FALSE(r.root["props"]["children"][0]["props"].contains("subtitle"));
+  EXPECT_FALSE(r.root["props"].contains("direction"));
+}
+
+TEST(SurfaceParser, NonStatementsAreReportedNotSkipped) {
+  ParseResult r = Parse("Here you go:\nroot = Stack([a])\na TextContent(\"x\")\n", Lib());
+  int count = 0;
+  for (const auto& e : r.errors) {
+    if (e.code != "non-statement") continue;
+    ++count;
+    EXPECT_NE(e.message.find("not a statement"), std::string::npos);
+  }
+  EXPECT_EQ(count, 2);
+  EXPECT_EQ(r.statement_count, 1u);
+}
+
+TEST(SurfaceParser, DuplicatesAndTrailingTokensAreReported) {
+  ParseResult r = Parse("root = Stack([a]) x\na = TextContent(\"1\")\na = TextContent(\"2\")\n", Lib());
+  EXPECT_TRUE(HasCode(r, "trailing-tokens"));
+  EXPECT_TRUE(HasCode(r, "duplicate-statement"));
+  EXPECT_EQ(r.root["props"]["children"][0]["props"]["text"], "2");  // last definition wins
+}
+
+TEST(SurfaceParser, TruncatedInputIsAutoClosedAndMarkedIncomplete) {
+  ParseResult r = Parse("root = Stack([TextContent(\"hel", Lib());
+  EXPECT_TRUE(r.incomplete);
+  EXPECT_EQ(r.root["props"]["children"][0]["props"]["text"], "hel");
+  EXPECT_TRUE(r.root["partial"].get<bool>());
+}
+
+TEST(SurfaceParser, EmptyAndGarbageInputNeverFail) {
+  EXPECT_TRUE(Parse("", Lib()).root.is_null());
+  EXPECT_TRUE(Parse("\x01\xff\xfe(((\"", Lib()).root.is_null());
+  ParseResult cyc = Parse("root = Stack([a])\na = Card([b])\nb = Card([a])\n", Lib());
+  EXPECT_EQ(cyc.unresolved, std::vector<std::string>{"a"});
+}
+
+TEST(SurfaceParser, HostileNestingIsBoundedAndReported) {
+  std::string deep = "root = Stack(" + std::string(5000, '[') + std::string(5000, ']') + ")\n";
+  EXPECT_TRUE(HasCode(Parse(deep, Lib()), "nesting-too-deep"));
+  std::string chain = "root = Stack([TextContent(\"a\"" ;
+  for (int i = 0; i < 3000; ++i) chain += " + \"b\"";
+  chain += ")])\n";
+  EXPECT_TRUE(HasCode(Parse(chain, Lib()), "nesting-too-deep"));
+  // Exponential expansion through references: a0 = [a1, a1], a1 = [a2, a2], ...
+  std::string blowup = "root = Stack([a0])\n";
+  for (int i = 0; i < 40; ++i) {
+    blowup += "a" + std::to_string(i) + " = Card([a" + std::to_string(i + 1) + ", a" + std::to_string(i + 1) + "])\n";
+  }
+  blowup += "a40 = TextContent(\"leaf\")\n";
+  EXPECT_TRUE(HasCode(Parse(blowup, Lib()), "expansion-too-large"));
+}
+
+TEST(SurfaceSyntax, NumbersPrintLikeJavaScript) {
+  EXPECT_EQ(JsNumberString(1), "1");
+  EXPECT_EQ(JsNumberString(0.5), "0.5");
+  EXPECT_EQ(JsNumberString(1e21), "1e+21");
+  EXPECT_EQ(JsNumberString(1e-7), "1e-7");
+  EXPECT_EQ(JsNumberString(123456789012345680000.0), "123456789012345680000");
+  EXPECT_EQ(JsNumberString(-1.5e-3), "-0.0015");
+}
+
+TEST(SurfaceEdit, PatchReplacesAppendsDeletesAndCollects) {
+  Result<std::string> m = MergeProgram(
+      "root = Stack([a, b])\n$s = 1\na = TextContent(\"a\")\nb = Card([c])\nc = TextContent(\"c\")",
+      "a = TextContent(\"A\")\nroot = Stack([a, d])\nd = TextContent(\"d\")\nb = null");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(*m, "root = Stack([a, d])\n$s = 1\na = TextContent(\"A\")\nd = TextContent(\"d\")");
+}
+
+TEST(SurfaceEdit, PatchWithoutProgramIsAnError) {
+  Result<std::string> m = MergeProgram("  \n", "root = Stack([])");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, "surface.patch_without_program");
+  EXPECT_EQ(m.error().message, "an edit patch needs an existing program to apply to");
+}
+
+}  // namespace
+}  // namespace affordance::surface

@@ -1,0 +1,61 @@
+// Streaming behaviour (src/surface/stream.h).
+#include "surface/stream.h"
+
+#include <gtest/gtest.h>
+
+namespace affordance::surface {
+namespace {
+
+const char kProgram[] =
+    "Here it is:\n```openui-lang\nroot = Stack([h, v, t])\nh = CardHeader(\"Hi\") // title\n"
+    "$mode = \"a\"\nv = $mode == \"a\"\n  ? TextContent(\"A\")\n  : TextContent(\"B\")\n"
+    "d = Query(\"rows\", {}, {rows: []})\nt = Table([Col(\"N\", d.rows.name)])\n```\nDone.";
+
+TEST(SurfaceStream, EveryChunkSizeGivesTheBatchResult) {
+  const Json expected = Parse(kProgram, Library::Default()).ToJson();
+  const std::string text = kProgram;
+  for (size_t chunk = 1; chunk <= 17; ++chunk) {
+    StreamParser p(Library::Default());
+    for (size_t i = 0; i < text.size(); i += chunk) p.Push(std::string_view(text).substr(i, chunk));
+    EXPECT_EQ(p.Result().ToJson(), expected) << "chunk size " << chunk;
+  }
+}
+
+TEST(SurfaceStream, CompletedStatementsAreCachedAndPendingNeverOverwrites) {
+  StreamParser p(Library::Default());
+  p.Push("root = Stack([a])\na = TextContent(\"done\")\nx = 1\n");
+  EXPECT_EQ(p.completed_statements(), 2u);  // "x = 1" waits for the next line
+  p.Push("a = TextCon");                    // a pending redefinition of a completed name
+  ParseResult r = p.Result();
+  EXPECT_EQ(r.root["props"]["children"][0]["props"]["text"], "done");
+  EXPECT_TRUE(r.incomplete == false);
+}
+
+TEST(SurfaceStream, TernaryContinuationIsNotCutByAChunkBoundary) {
+  StreamParser p(Library::Default());
+  p.Push("root = Stack([v])\nv = $a\n");
+  p.Push("  ? TextContent(\"A\")\n  : TextContent(\"B\")\n");
+  ParseResult r = p.Result();
+  EXPECT_EQ(r.root["props"]["children"][0]["k"], "Ternary");
+  EXPECT_EQ(r.statement_count, 2u);
+}
+
+TEST(SurfaceStream, PartialTailShowsWhileStreaming) {
+  StreamParser p(Library::Default());
+  p.Push("root = Stack([a, b])\na = TextContent(\"first\")\nb = TextContent(\"sec");
+  ParseResult r = p.Result();
+  EXPECT_TRUE(r.incomplete);
+  ASSERT_EQ(r.root["props"]["children"].size(), 2u);
+  EXPECT_EQ(r.root["props"]["children"][1]["props"]["text"], "sec");
+}
+
+TEST(SurfaceStream, ResetForgetsEverything) {
+  StreamParser p(Library::Default());
+  p.Push("root = Stack([])\n");
+  p.Reset();
+  EXPECT_TRUE(p.Result().root.is_null());
+  EXPECT_EQ(p.completed_statements(), 0u);
+}
+
+}  // namespace
+}  // namespace affordance::surface
