@@ -270,8 +270,9 @@ bool ValidateSchemaValue(Json& value, const Json& schema, const std::string& com
   }
   if (IsComposite(schema)) return false;
   auto t = schema.find("type");
-  if (t != schema.end() && *t == "object") return ValidateObject(value, schema, component, path, ctx);
-  if (t != schema.end() && *t == "array") return ValidateArray(value, schema, component, path, ctx);
+  const std::string* type = (t != schema.end() && t->is_string()) ? &t->get_ref<const std::string&>() : nullptr;
+  if (type && *type == "object") return ValidateObject(value, schema, component, path, ctx);
+  if (type && *type == "array") return ValidateArray(value, schema, component, path, ctx);
   return ValidateLeaf(value, schema, component, path, ctx);
 }
 
@@ -529,7 +530,9 @@ bool IsElementJson(const Json& value) {
   auto name = value.find("typeName");
   auto props = value.find("props");
   auto partial = value.find("partial");
-  return type != value.end() && *type == "element" && name != value.end() && name->is_string() &&
+  return type != value.end() && type->is_string() &&
+         type->get_ref<const std::string&>() == "element" && name != value.end() &&
+         name->is_string() &&
          props != value.end() && (props->is_object() || props->is_array()) &&
          partial != value.end() && partial->is_boolean();
 }
