@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <climits>
 #include <filesystem>
+#include <map>
 #include <string_view>
 
 namespace affordance::connect {
@@ -97,6 +99,95 @@ Status BindParams(sqlite3_stmt* stmt, const json& params) {
     }
   }
   return {};
+}
+
+// SQLite's printf('%.Nc', ...) runs for time linear in N inside one VM step, where neither the
+// progress handler nor the length limit can stop it. The guard's connection replaces printf and
+// format with this wrapper: any width or precision over the length limit is refused as too big,
+// everything else is delegated to the built-in printf on a private in-memory connection.
+struct PrintfDelegate {
+  sqlite3* mem = nullptr;
+  std::map<int, sqlite3_stmt*> by_arity;
+  int64_t limit = 0;
+  ~PrintfDelegate() {
+    for (auto& [n, st] : by_arity) sqlite3_finalize(st);
+    sqlite3_close(mem);
+  }
+};
+
+// The largest width or precision the format asks for (literal digits or '*' arguments).
+int64_t LargestField(const std::string& fmt, sqlite3_value** argv, int argc) {
+  int64_t largest = 0;
+  int arg = 1;
+  auto number = [&](size_t& i) -> int64_t {
+    if (i < fmt.size() && fmt[i] == '*') {
+      ++i;
+      int64_t v = arg < argc ? sqlite3_value_int64(argv[arg]) : 0;
+      ++arg;
+      return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
+    }
+    int64_t v = 0;
+    while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+      v = std::min<int64_t>(v * 10 + (fmt[i] - '0'), int64_t{1} << 40);
+      ++i;
+    }
+    return v;
+  };
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') continue;
+    ++i;
+    if (i < fmt.size() && fmt[i] == '%') continue;
+    while (i < fmt.size() && std::string_view("-+ 0#!,").find(fmt[i]) != std::string_view::npos) ++i;
+    largest = std::max(largest, number(i));
+    if (i < fmt.size() && fmt[i] == '.') {
+      ++i;
+      largest = std::max(largest, number(i));
+    }
+    while (i < fmt.size() && fmt[i] == 'l') ++i;
+    ++arg;  // the conversion's own argument
+  }
+  return largest;
+}
+
+void GuardedPrintf(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  auto* d = static_cast<PrintfDelegate*>(sqlite3_user_data(ctx));
+  if (argc < 1) return sqlite3_result_null(ctx);
+  const char* fmt = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  if (!fmt) return sqlite3_result_null(ctx);
+  if (LargestField(fmt, argv, argc) > d->limit) return sqlite3_result_error_toobig(ctx);
+  sqlite3_stmt*& st = d->by_arity[argc];
+  if (!st) {
+    std::string sql = "SELECT printf(";
+    for (int i = 1; i <= argc; ++i) sql += (i > 1 ? ",?" : "?") + std::to_string(i);
+    sql += ")";
+    if (sqlite3_prepare_v2(d->mem, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+      return sqlite3_result_error(ctx, sqlite3_errmsg(d->mem), -1);
+    }
+  }
+  sqlite3_reset(st);
+  for (int i = 0; i < argc; ++i) sqlite3_bind_value(st, i + 1, argv[i]);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
+  } else if ((rc & 0xff) == SQLITE_TOOBIG) {
+    sqlite3_result_error_toobig(ctx);
+  } else {
+    sqlite3_result_error(ctx, sqlite3_errmsg(d->mem), -1);
+  }
+  sqlite3_reset(st);
+}
+
+void InstallGuardedPrintf(sqlite3* db, int64_t limit) {
+  auto d = std::make_unique<PrintfDelegate>();
+  d->limit = limit;
+  sqlite3_open_v2(":memory:", &d->mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr);
+  sqlite3_limit(d->mem, SQLITE_LIMIT_LENGTH, static_cast<int>(limit));
+  PrintfDelegate* raw = d.release();
+  int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+  sqlite3_create_function_v2(db, "format", -1, flags, raw, GuardedPrintf, nullptr, nullptr,
+                             nullptr);
+  sqlite3_create_function_v2(db, "printf", -1, flags, raw, GuardedPrintf, nullptr, nullptr,
+                             [](void* p) { delete static_cast<PrintfDelegate*>(p); });
 }
 
 }  // namespace
@@ -191,6 +282,7 @@ Result<std::unique_ptr<SqlGuard>> SqlGuard::Open(const std::string& path, GuardL
   sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 100);
   sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, 100);
   sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 10000);
+  InstallGuardedPrintf(db, limits.max_value_bytes);
   sqlite3_set_authorizer(db, GuardAuthorizer, guard.get());
   sqlite3_progress_handler(db, 1000, GuardProgress, guard.get());
   // Read the schema once so a broken or non-SQLite file fails here, not at the first query.

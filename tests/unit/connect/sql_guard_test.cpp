@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 
 namespace affordance::connect {
@@ -63,7 +64,9 @@ TEST(SqlGuard, HostileCorpusIsRefusedOrBoundedAndNeverWrites) {
   for (const auto& entry : corpus) {
     std::string sql = entry["sql"];
     std::string expect = entry["expect"];
+    auto t0 = std::chrono::steady_clock::now();
     auto rows = (*guard)->Run(sql);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1)) << "slow: " << sql;
     if (expect == "bounded") {
       ASSERT_TRUE(rows.ok()) << sql << ": " << rows.error().ToString();
       EXPECT_TRUE(rows->truncated) << sql;
@@ -138,6 +141,20 @@ TEST(SqlGuard, DuplicateColumnsBlobsAndInvalidUtf8StaySerializable) {
   EXPECT_EQ(row["b"], json::parse(R"({"blob_bytes": 2, "hex": "00ff"})"));
   EXPECT_EQ(row["t"], "A\xEF\xBF\xBD" "B");
   EXPECT_NO_THROW((void)row.dump());
+}
+
+TEST(SqlGuard, PrintfKeepsItsBehaviourButRefusesHugeFields) {
+  TempDir dir;
+  auto guard = SqlGuard::Open(MakeMirror(dir));
+  ASSERT_TRUE(guard.ok());
+  auto rows = (*guard)->Run(
+      "SELECT printf('%05d|%.2f|%s|%q', 42, 3.14159, 'x', 'it''s') AS a, format('%-3s|', 'ab') AS b,"
+      " printf('%.*c', 3, 'z') AS c, printf(NULL) AS d");
+  ASSERT_TRUE(rows.ok()) << rows.error().ToString();
+  EXPECT_EQ(rows->rows[0], json::parse(R"({"a":"00042|3.14|x|it''s","b":"ab |","c":"zzz","d":null})"));
+  auto big = (*guard)->Run("SELECT printf('%.*c', 2000000, 'x')");
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().code, "connect.sql_too_big");
 }
 
 TEST(SqlGuard, RowLimitTruncatesAndTimeLimitNamesItself) {

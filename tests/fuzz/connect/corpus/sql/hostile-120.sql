@@ -1,0 +1,1 @@
+SELECT fts3_tokenizer('evil', x'0000000000000000')

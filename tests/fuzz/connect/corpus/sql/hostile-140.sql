@@ -1,0 +1,1 @@
+SELECT zeroblob(2000000000)

@@ -1,0 +1,1 @@
+CREATE VIEW evil_v AS SELECT 1

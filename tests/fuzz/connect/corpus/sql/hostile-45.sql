@@ -1,0 +1,1 @@
+ATTACH DATABASE '/tmp/affordance-evil.db' AS evil

@@ -1,0 +1,1 @@
+SELECT * FROM events WHERE start_ts > :from ORDER BY start_ts LIMIT 5

@@ -1,0 +1,1 @@
+SELECT a.summary, b.summary FROM events a JOIN events b ON a.id < b.id AND a.start_ts < b.end_ts AND b.start_ts < a.end_ts
