@@ -105,7 +105,8 @@ void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
   finished_ = true;
   reasoning_.CloseContent(out);
   content_->Finish(out);
-  for (auto& [index, call] : calls_) {
+  for (auto& entry : calls_) {
+    Call& call = entry.second;
     if (call.id.empty()) call.id = options_.id_prefix + "call-" + std::to_string(generated_ids_++);
     auto fail = [&](std::string why) {
       StreamPart e = StreamPart::Of(PartType::kToolInputError, call.id);
