@@ -1,0 +1,36 @@
+// Renders one golden case of tests/golden/adapters/*.json through the real wrappers: the case's
+// app body (a small tree of text runs and intrinsic elements) becomes JSX with fixed handler
+// shapes, wrapped by Qwen3App or Llama31App with the case's system, question, history and date.
+import { Qwen3App } from "../../../../views/adapters/qwen3.tsx";
+import { Llama31App } from "../../../../views/adapters/llama31.tsx";
+
+const handlers: Record<string, Function> = {
+  onChange: ({ value }: { value: string }) => value,
+  onClick: () => undefined,
+  onSubmit: ({ text, mode = "append" }: { text: string; mode?: string }) => [text, mode],
+};
+
+function build(node: any): any {
+  if (typeof node === "string") return node;
+  if (Array.isArray(node)) return node.map(build);
+  const props: Record<string, unknown> = { ...(node.props ?? {}) };
+  for (const event of node.handlers ?? []) props[event] = handlers[event];
+  return h(node.type, props, ...(node.children ?? []).map(build));
+}
+
+function history(c: any) {
+  return (c.history ?? []).map((t: any) =>
+    t.role === "assistant" ? { role: "assistant", tokens: t.tokens } : { role: t.role, content: t.content });
+}
+
+export function GoldenQwen({ c }: { c: any }) {
+  return <Qwen3App system={c.system} question={c.question} history={history(c)}>{build(c.body)}</Qwen3App>;
+}
+
+export function GoldenLlama({ c }: { c: any }) {
+  return (
+    <Llama31App system={c.system} question={c.question} history={history(c)} date={c.date}>
+      {build(c.body)}
+    </Llama31App>
+  );
+}

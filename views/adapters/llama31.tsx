@@ -1,0 +1,66 @@
+// Llama31App: the Llama 3.1 Instruct chat format around a native app.
+//
+// It lays out its children with asChatTools, then writes what the official 3.1 template writes
+// (tools in the first user turn, tools_in_user_message's default):
+//   <|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n[Environment: ipython\n]
+//   Cutting Knowledge Date: December 2023\nToday Date: {date}\n\n{system}<|eot_id|>
+//   <|start_header_id|>user<|end_header_id|>\n\n[tool instructions + tojson(indent=4) per tool]
+//   {question}<|eot_id|>
+//   history: user turns; assistant turns from their sampled IDs; tool results as ipython turns
+//            (JSON-quoted, as the template's tojson does)
+//   <|start_header_id|>user<|end_header_id|>\n\n{app tree IDs}<|eot_id|>
+//   <|start_header_id|>assistant<|end_header_id|>\n\n
+// `date` is the "Today Date" (default "26 Jul 2024", the template's). Unlike the template, no
+// message is trimmed: the app's native whitespace is kept (docs/ADAPTERS.md).
+import { asChatTools } from "affordance";
+import { pyJson } from "@lib/json";
+import { checkHistory, type ChatAppProps } from "@lib/chat";
+
+const TOOLS_INTRO =
+  "Given the following functions, please respond with a JSON for a function call " +
+  "with its proper arguments that best answers the given prompt.\n\n" +
+  'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.' +
+  "Do not use variables.\n\n";
+
+const tok = (name: string) => <token name={name} />;
+const header = (role: string) => [tok("<|start_header_id|>"), role, tok("<|end_header_id|>")];
+
+export interface Llama31AppProps extends ChatAppProps {
+  date?: string;
+}
+
+export function Llama31App({ system, question, history, callable, date, children }: Llama31AppProps) {
+  const turns = checkHistory(history);
+  const { tree, tools } = asChatTools(children, { callable: callable !== false });
+  const toolText = tools.length > 0 ? TOOLS_INTRO + tools.map((t) => pyJson(t, 4) + "\n\n").join("") : "";
+  let toolsPending = tools.length > 0;
+  // The first user turn carries the tool section.
+  const userHead = () => {
+    const head = "\n\n" + (toolsPending ? toolText : "");
+    toolsPending = false;
+    return head;
+  };
+  const out: unknown[] = [
+    tok("<|begin_of_text|>"), ...header("system"),
+    "\n\n" + (tools.length > 0 ? "Environment: ipython\n" : "") +
+      "Cutting Knowledge Date: December 2023\nToday Date: " + (date ?? "26 Jul 2024") + "\n\n" +
+      (system ?? ""),
+    tok("<|eot_id|>"),
+  ];
+  if (question !== undefined) out.push(...header("user"), userHead() + question, tok("<|eot_id|>"));
+  for (const turn of turns) {
+    if (turn.role === "tool") {
+      const content = typeof turn.content === "number" || typeof turn.content === "boolean"
+        ? String(turn.content) : pyJson(turn.content);
+      out.push(...header("ipython"), "\n\n" + content, tok("<|eot_id|>"));
+    } else if (turn.role === "assistant" && "tokens" in turn) {
+      out.push(...header("assistant"), "\n\n", <ids value={turn.tokens} />, tok("<|eot_id|>"));
+    } else if (turn.role === "user") {
+      out.push(...header("user"), userHead() + turn.content, tok("<|eot_id|>"));
+    } else {
+      out.push(...header("assistant"), "\n\n" + turn.content, tok("<|eot_id|>"));
+    }
+  }
+  out.push(...header("user"), userHead(), tree, tok("<|eot_id|>"), ...header("assistant"), "\n\n");
+  return <>{out}</>;
+}

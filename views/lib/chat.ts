@@ -1,0 +1,43 @@
+// Props shared by the chat-format wrappers (views/adapters/*.tsx).
+import type { Node } from "affordance";
+
+/** One turn of history, oldest first. */
+export type HistoryTurn =
+  /** What the model sampled, re-emitted from its original token IDs (never re-serialized). */
+  | { role: "assistant"; tokens: number[] }
+  /** Assistant text written by the app (encoded as one run). */
+  | { role: "assistant"; content: string }
+  /** A tool result (a string, or JSON for structured results). */
+  | { role: "tool"; content: unknown }
+  | { role: "user"; content: string };
+
+export interface ChatAppProps {
+  /** The system prompt text (optional). */
+  system?: string;
+  /** The user's question: a user turn before the history. */
+  question?: string;
+  history?: HistoryTurn[];
+  /** false: a preview; tools are declared but the model cannot call them. */
+  callable?: boolean;
+  /** The app: laid out by asChatTools and emitted as the last user turn. */
+  children?: Node;
+}
+
+export function checkHistory(history: unknown): HistoryTurn[] {
+  if (history === undefined || history === null) return [];
+  if (!Array.isArray(history)) throw new TypeError("history must be an array of turns");
+  history.forEach((t, i) => {
+    const ok =
+      t !== null && typeof t === "object" &&
+      ((t.role === "assistant" && (Array.isArray(t.tokens) || typeof t.content === "string")) ||
+        (t.role === "user" && typeof t.content === "string") ||
+        (t.role === "tool" && t.content !== undefined));
+    if (!ok) {
+      throw new TypeError(
+        `history[${i}] must be {role:"assistant", tokens:number[]}, {role:"assistant"|"user", ` +
+          `content:string} or {role:"tool", content}`,
+      );
+    }
+  });
+  return history as HistoryTurn[];
+}
