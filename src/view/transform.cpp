@@ -100,30 +100,6 @@ class Transformer {
   JSValue fn_ = JS_UNDEFINED;
 };
 
-int DecodeVlq(std::string_view s, size_t* i, bool* ok) {
-  int result = 0;
-  int shift = 0;
-  while (*i < s.size()) {
-    char c = s[(*i)++];
-    int digit;
-    if (c >= 'A' && c <= 'Z') digit = c - 'A';
-    else if (c >= 'a' && c <= 'z') digit = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') digit = c - '0' + 52;
-    else if (c == '+') digit = 62;
-    else if (c == '/') digit = 63;
-    else break;
-    result += (digit & 31) << shift;
-    shift += 5;
-    if (!(digit & 32)) {
-      *ok = true;
-      return (result & 1) ? -(result >> 1) : (result >> 1);
-    }
-    if (shift > 30) break;
-  }
-  *ok = false;
-  return 0;
-}
-
 std::string CacheKey(std::string_view source) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_128bits_reset(state);
@@ -173,55 +149,6 @@ void WriteEntry(const std::string& dir, const std::string& file, const Transform
 }
 
 }  // namespace
-
-SourceMap SourceMap::Decode(std::string_view mappings) {
-  SourceMap map;
-  map.lines_.emplace_back();
-  int source_line = 0, source_column = 0, source_index = 0;
-  size_t i = 0;
-  int generated_column = 0;
-  while (i < mappings.size()) {
-    char c = mappings[i];
-    if (c == ';') {
-      map.lines_.emplace_back();
-      generated_column = 0;
-      ++i;
-      continue;
-    }
-    if (c == ',') {
-      ++i;
-      continue;
-    }
-    int fields[5] = {0, 0, 0, 0, 0};
-    int n = 0;
-    while (i < mappings.size() && mappings[i] != ',' && mappings[i] != ';' && n < 5) {
-      bool ok = false;
-      fields[n++] = DecodeVlq(mappings, &i, &ok);
-      if (!ok) return SourceMap{};
-    }
-    generated_column += fields[0];
-    if (n >= 4) {
-      source_index += fields[1];
-      source_line += fields[2];
-      source_column += fields[3];
-      map.lines_.back().push_back({generated_column, source_line, source_column});
-    }
-  }
-  return map;
-}
-
-SourcePosition SourceMap::Original(SourcePosition generated) const {
-  if (generated.line < 1 || generated.line > static_cast<int>(lines_.size())) return generated;
-  const auto& segments = lines_[generated.line - 1];
-  const Segment* best = nullptr;
-  for (const Segment& s : segments) {
-    if (s.generated_column <= generated.column - 1) best = &s;
-    else break;
-  }
-  if (!best) return generated;
-  return {best->source_line + 1, best->source_column + 1 + (generated.column - 1 -
-                                                            best->generated_column)};
-}
 
 std::string_view TransformerIdentity() { return kIdentity; }
 

@@ -24,7 +24,7 @@ JSModuleDef* LoaderThunk(JSContext* ctx, const char* name, void*) {
 }
 
 int InterruptThunk(JSRuntime*, void* opaque) {
-  return static_cast<View::Impl*>(opaque)->Interrupted() ? 1 : 0;
+  return static_cast<const View::Impl*>(opaque)->Interrupted() ? 1 : 0;
 }
 
 std::string DefaultLibRoot(const std::string& entry_path) {
@@ -70,14 +70,14 @@ View::Impl::~Impl() {
   if (rt_) JS_FreeRuntime(rt_);
 }
 
-void View::Impl::Enter() {
+void View::Impl::Enter() const {
   timed_out_ = false;
   pending_error_.reset();
   deadline_ = std::chrono::steady_clock::now() + options_.time_budget;
   JS_UpdateStackTop(rt_);
 }
 
-bool View::Impl::Interrupted() {
+bool View::Impl::Interrupted() const {
   if (std::chrono::steady_clock::now() > deadline_) {
     timed_out_ = true;
     return true;
@@ -282,6 +282,7 @@ Result<std::vector<Node>> View::Impl::Act(HandlerId id, const nlohmann::json& ar
 
 ViewStats View::Impl::Stats() const {
   ViewStats s;
+  Enter();
   JsValue counts(ctx_, JS_Call(ctx_, stats_fn_.get(), JS_UNDEFINED, 0, nullptr));
   if (!counts.IsException()) {
     int64_t handlers = 0, components = 0;

@@ -55,8 +55,8 @@ class View::Impl {
   Result<std::vector<Node>> ToNodes(JSValueConst array);
   JSValue ToJs(const nlohmann::json& value);
 
-  void Enter();  // starts the time budget of one call
-  bool Interrupted();
+  void Enter() const;  // starts the time budget of one call
+  bool Interrupted() const;
 
   Encoder encoder_;
   ViewOptions options_;
@@ -73,7 +73,7 @@ class View::Impl {
   std::string cache_dir_;
   std::string lib_root_;
   std::map<std::string, ModuleRecord> modules_;
-  std::optional<Error> pending_error_;  // first loader error of the current load
+  mutable std::optional<Error> pending_error_;  // first loader error of the current load
   size_t transforms_from_cache_ = 0;
   size_t transforms_run_ = 0;
 
@@ -81,8 +81,8 @@ class View::Impl {
   std::unordered_map<int64_t, std::shared_ptr<const void>> blocks_;
   int64_t next_block_ = 1;
 
-  std::chrono::steady_clock::time_point deadline_;
-  bool timed_out_ = false;
+  mutable std::chrono::steady_clock::time_point deadline_;
+  mutable bool timed_out_ = false;
 
   JSAtom atom_type_, atom_path_, atom_props_, atom_handlers_, atom_children_, atom_block_,
       atom_length_;

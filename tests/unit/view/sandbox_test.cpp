@@ -99,7 +99,7 @@ TEST(ViewSandbox, ViewsAreIsolatedFromEachOther) {
   ASSERT_TRUE(ta.ok());
   EXPECT_NE(Text(*ta).find("renders=2"), std::string::npos) << Text(*ta);
   // Module state and globals of `a` are invisible to `b`, and so is its hook state.
-  a->Act(HandlerOf(*ta, "inc"), json::object());
+  ASSERT_TRUE(a->Act(HandlerOf(*ta, "inc"), json::object()).ok());
   auto tb = b->Render({{"mode", "ok"}});
   ASSERT_TRUE(tb.ok());
   EXPECT_EQ(Text(*tb), "n=0 renders=1 shared=undefined");
