@@ -3,11 +3,15 @@
 // shapes, wrapped by Qwen3App or Llama31App with the case's system, question, history and date.
 import { Qwen3App } from "../../../../views/adapters/qwen3.tsx";
 import { Llama31App } from "../../../../views/adapters/llama31.tsx";
+import { asChatTools } from "affordance";
 
 const handlers: Record<string, Function> = {
   onChange: ({ value }: { value: string }) => value,
   onClick: () => undefined,
   onSubmit: ({ text, mode = "append" }: { text: string; mode?: string }) => [text, mode],
+  onReset: () => {
+    throw new Error("reset is broken");
+  },
 };
 
 function build(node: any): any {
@@ -24,7 +28,7 @@ function history(c: any) {
 }
 
 export function GoldenQwen({ c }: { c: any }) {
-  return <Qwen3App system={c.system} question={c.question} history={history(c)}>{build(c.body)}</Qwen3App>;
+  return <Qwen3App system={c.system} question={c.question} history={history(c)} callable={c.callable}>{build(c.body)}</Qwen3App>;
 }
 
 export function GoldenLlama({ c }: { c: any }) {
@@ -33,4 +37,10 @@ export function GoldenLlama({ c }: { c: any }) {
       {build(c.body)}
     </Llama31App>
   );
+}
+
+// A wrapper that wrongly crops the projected tree from outside asChatTools.
+export function CroppingWrapper({ c }: { c: any }) {
+  const { tree } = asChatTools(build(c.body));
+  return <box budget={c.crop}>{"header\n"}{tree}</box>;
 }

@@ -1,0 +1,194 @@
+// The wrappers through the real view runtime: rebased spans, visible-action projection under app
+// budgets, act (closures and setters), act errors, the outer-crop error, ModelContext with lazily
+// resolved protocol tokens, and the run caches.
+#include "render/renderer.h"
+
+#include <gtest/gtest.h>
+
+namespace affordance::render {
+namespace {
+
+const std::string kRoot = AFFORDANCE_SOURCE_DIR;
+constexpr const char* kQwen = "Qwen__Qwen3-4B-Instruct-2507";
+constexpr const char* kLlama = "meta-llama__Llama-3.1-8B-Instruct";
+
+view::ViewOptions Options() {
+  view::ViewOptions o;
+  o.lib_root = kRoot + "/views/lib";
+  o.cache_dir = "-";
+  return o;
+}
+
+std::unique_ptr<Renderer> Load(const std::string& file, const std::string& entry,
+                               const char* model = kQwen) {
+  auto r = Renderer::Load(kRoot + "/" + file, entry, model, Options());
+  EXPECT_TRUE(r.ok()) << r.error().code << ": " << r.error().ToString();
+  return r.ok() ? std::move(r).value() : nullptr;
+}
+
+std::string Decode(const Renderer& r, const Block& b, const Span& s) {
+  std::vector<text::TokenId> ids(b.tokens.begin() + s.begin, b.tokens.begin() + s.end);
+  auto text = r.tokenizer().Decode(ids);
+  return text.ok() ? *text : "?";
+}
+
+const Span* Action(const Block& b, const std::string& name) {
+  for (const auto& s : b.spans) {
+    if (s.kind == Span::Kind::kAction && s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+nlohmann::json Numbers(int n) {
+  nlohmann::json a = nlohmann::json::array();
+  for (int i = 0; i < n; ++i) a.push_back(i * 37 % 1000);
+  return a;
+}
+
+TEST(WrapperContract, NotebookChatProjectsVisibleActionsWithRebasedSpans) {
+  auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  ASSERT_NE(r, nullptr);
+  auto b = r->Render({{"numbers", Numbers(200)}, {"question", "Sum the numbers."}});
+  ASSERT_TRUE(b.ok()) << b.error().ToString();
+  std::vector<std::string> names;
+  for (const auto& t : b->tools) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"scroll__numbers", "change__notes"}));
+  const Span* notes = Action(*b, "change__notes");
+  ASSERT_NE(notes, nullptr);
+  EXPECT_EQ(Decode(*r, *b, *notes), "notes: ");
+  EXPECT_GT(notes->begin, 100u);  // after the system/tool section and the question
+  const Span* scroll = Action(*b, "scroll__numbers");
+  ASSERT_NE(scroll, nullptr);
+  EXPECT_EQ(scroll->end - scroll->begin, 48u);  // the app's budget, marker included
+  EXPECT_EQ(Decode(*r, *b, *scroll).substr(0, 4), "0\n37");
+}
+
+TEST(WrapperContract, NativeAndWrappedAppTokensAreTheSame) {
+  auto native = Load("views/demo/notebook_app.tsx", "Notebook");
+  auto wrapped = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  ASSERT_TRUE(native && wrapped);
+  auto n = native->Render({{"numbers", Numbers(200)}});
+  auto w = wrapped->Render({{"numbers", Numbers(200)}, {"question", "q"}});
+  ASSERT_TRUE(n.ok() && w.ok());
+  EXPECT_TRUE(n->tools.empty());  // no asChatTools: nothing projected
+  const auto& tail = w->tokens;
+  // The app is the last user turn: <|im_start|>user\n{app}<|im_end|>\n<|im_start|>assistant\n.
+  const size_t suffix = 5;  // <|im_end|> \n <|im_start|> assistant \n
+  ASSERT_GT(tail.size(), n->tokens.size() + suffix);
+  EXPECT_TRUE(std::equal(n->tokens.begin(), n->tokens.end(), tail.end() - suffix - n->tokens.size()));
+}
+
+TEST(WrapperContract, OnlyRowsThatFitTheAppBudgetBecomeTools) {
+  auto r = Load("tests/contract/adapters/data/golden_view.tsx", "GoldenQwen");
+  ASSERT_NE(r, nullptr);
+  nlohmann::json rows = nlohmann::json::array();
+  for (int i = 0; i < 100; ++i) {
+    rows.push_back({{"type", "button"}, {"props", {{"label", "row" + std::to_string(i)}}},
+                    {"handlers", {"onClick"}}});
+  }
+  nlohmann::json c = {{"question", "Pick a row."},
+                      {"body", {{{"type", "scroll"}, {"props", {{"budget", 12}}}, {"children", rows}}}}};
+  auto b = r->Render({{"c", c}});
+  ASSERT_TRUE(b.ok()) << b.error().ToString();
+  ASSERT_FALSE(b->tools.empty());
+  EXPECT_LT(b->tools.size(), 12u);
+  for (size_t i = 0; i < b->tools.size(); ++i) {
+    EXPECT_EQ(b->tools[i].name, "click__row" + std::to_string(i));
+    EXPECT_EQ(Decode(*r, *b, *Action(*b, b->tools[i].name)), "[row" + std::to_string(i) + "]");
+  }
+}
+
+TEST(WrapperContract, ActDispatchesThroughTheProjectedHandlerAndReRenders) {
+  auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  ASSERT_NE(r, nullptr);
+  RunCache outer(r->tokenizer());
+  ASSERT_TRUE(r->Render({{"numbers", Numbers(200)}, {"question", "q"}}, &outer).ok());
+  auto b = r->Act({{"name", "change__notes"}, {"arguments", {{"value", "sum is 42"}}}});
+  ASSERT_TRUE(b.ok()) << b.error().ToString();
+  EXPECT_EQ(Decode(*r, *b, *Action(*b, "change__notes")), "notes: sum is 42");
+  // Chat APIs send arguments as a JSON string.
+  b = r->Act({{"name", "scroll__numbers"}, {"arguments", R"({"offset": 190})"}});
+  ASSERT_TRUE(b.ok()) << b.error().ToString();
+  EXPECT_EQ(Decode(*r, *b, *Action(*b, "scroll__numbers")).substr(0, 4), "30\n6");  // 190*37%1000
+  EXPECT_EQ(Decode(*r, *b, *Action(*b, "change__notes")), "notes: sum is 42");  // state kept
+  // act reuses native runs: the projection cache answered most runs of the re-render.
+  EXPECT_GT(r->projection_cache_stats().hits, 0u);
+}
+
+TEST(WrapperContract, ActErrorsAreClear) {
+  auto r = Load("tests/contract/adapters/data/golden_view.tsx", "GoldenQwen");
+  ASSERT_NE(r, nullptr);
+  auto before = r->Act({{"name", "click__x"}, {"arguments", nlohmann::json::object()}});
+  EXPECT_EQ(before.error().code, "render.not_rendered");
+  nlohmann::json body = {{{"type", "button"}, {"props", {{"label", "reset"}}}, {"handlers", {"onReset"}}}};
+  ASSERT_TRUE(r->Render({{"c", {{"question", "q"}, {"body", body}}}}).ok());
+  auto unknown = r->Act({{"name", "click__nope"}, {"arguments", nlohmann::json::object()}});
+  EXPECT_EQ(unknown.error().code, "render.unknown_tool");
+  EXPECT_NE(unknown.error().message.find("reset__reset"), std::string::npos);
+  auto throws = r->Act({{"name", "reset__reset"}, {"arguments", nlohmann::json::object()}});
+  EXPECT_EQ(throws.error().code, "view.handler");
+  EXPECT_EQ(r->Act({{"arguments", 1}}).error().code, "render.invalid_call");
+  EXPECT_EQ(r->Act({{"name", "reset__reset"}, {"arguments", "{not json"}}).error().code,
+            "render.invalid_call");
+  // callable: false keeps the tool declared but refuses the call.
+  ASSERT_TRUE(r->Render({{"c", {{"question", "q"}, {"body", body}, {"callable", false}}}}).ok());
+  ASSERT_EQ(r->last().tools.size(), 1u);
+  auto preview = r->Act({{"name", "reset__reset"}, {"arguments", nlohmann::json::object()}});
+  EXPECT_EQ(preview.error().code, "render.not_callable");
+}
+
+TEST(WrapperContract, CroppingTheProjectedTreeFromOutsideIsAnError) {
+  auto r = Load("tests/contract/adapters/data/golden_view.tsx", "CroppingWrapper");
+  ASSERT_NE(r, nullptr);
+  nlohmann::json body = {"Notebook\n", {{"type", "input"}, {"props", {{"label", "notes"}, {"value", "x"}}},
+                                        {"handlers", {"onChange"}}}};
+  auto b = r->Render({{"c", {{"body", body}, {"crop", 4}}}});
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error().code, "render.outer_crop");
+  EXPECT_NE(b.error().message.find("move that budget inside asChatTools"), std::string::npos);
+  EXPECT_TRUE(r->Render({{"c", {{"body", body}, {"crop", 1000}}}}).ok());
+}
+
+TEST(WrapperContract, ModelContextPicksTheTemplateAndUnusedTokensNeverError) {
+  auto llama = Load("tests/contract/adapters/data/model_view.tsx", "ByBinding", kLlama);
+  ASSERT_NE(llama, nullptr);
+  auto b = llama->Render({{"numbers", Numbers(3)}, {"question", "q"}});
+  ASSERT_TRUE(b.ok()) << b.error().ToString();
+  EXPECT_EQ(b->tokens.front(), *llama->tokenizer().TokenIdOf("<|begin_of_text|>"));
+  auto qwen = Load("tests/contract/adapters/data/model_view.tsx", "ByBinding", kQwen);
+  ASSERT_NE(qwen, nullptr);
+  auto q = qwen->Render({{"numbers", Numbers(3)}, {"question", "q"}});
+  ASSERT_TRUE(q.ok()) << q.error().ToString();
+  EXPECT_EQ(q->tokens.front(), *qwen->tokenizer().TokenIdOf("<|im_start|>"));
+  // The Qwen template rendered with the Llama encoder: its tokens error when used.
+  auto wrong = Load("tests/contract/adapters/data/model_view.tsx", "AlwaysQwen", kLlama);
+  ASSERT_NE(wrong, nullptr);
+  auto e = wrong->Render({{"numbers", Numbers(3)}, {"question", "q"}});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, "render.unknown_token");
+  EXPECT_NE(e.error().message.find("<|im_start|>"), std::string::npos);
+}
+
+TEST(WrapperContract, ProjectionCacheIsUsedOnlyWhenTheOuterCacheIsOnAndCountsApart) {
+  auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  ASSERT_NE(r, nullptr);
+  const nlohmann::json state = {{"numbers", Numbers(200)}, {"question", "q"}};
+  auto cold = r->Render(state);
+  ASSERT_TRUE(cold.ok());
+  EXPECT_EQ(r->projection_cache_stats().hits + r->projection_cache_stats().misses, 0u);
+  RunCache outer(r->tokenizer());
+  auto first = r->Render(state, &outer);
+  auto warm = r->Render(state, &outer);
+  ASSERT_TRUE(first.ok() && warm.ok());
+  EXPECT_EQ(warm->tokens, cold->tokens);
+  const auto& p = r->projection_cache_stats();
+  EXPECT_GT(p.misses, 0u);
+  EXPECT_GE(p.hits, p.misses);  // the second render hit every run the first one missed
+  EXPECT_GT(p.bytes, 0u);
+  // The outer cache saw only the wrapper's own runs, counted separately.
+  EXPECT_GT(outer.stats().hits, 0u);
+  EXPECT_NE(outer.stats().misses, p.misses);
+}
+
+}  // namespace
+}  // namespace affordance::render
