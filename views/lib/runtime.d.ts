@@ -40,13 +40,30 @@ interface IntrinsicCommon {
   children?: AffordanceNode;
 }
 
+/**
+ * Props of the containers (layout rules: docs/RUNTIME.md "## render"). `budget` caps the
+ * container's tokens (clipped in document order at a token boundary); `marker` is text shown,
+ * inside the budget, when something was cut; `label` names its actions' tools (onX on
+ * label="rows" becomes x__rows); any on* handler there becomes a tool when the container is
+ * wholly visible.
+ */
+interface ContainerProps extends IntrinsicCommon {
+  budget?: number;
+  marker?: string;
+  label?: string | number;
+  onClick?: (...args: any[]) => unknown;
+  onScroll?: (...args: any[]) => unknown;
+  onSelect?: (...args: any[]) => unknown;
+  onSubmit?: (...args: any[]) => unknown;
+}
+
 interface AffordanceIntrinsics {
   /** Block container; `budget` caps its tokens. */
-  box: IntrinsicCommon & { budget?: number };
+  box: ContainerProps;
   /** A list: its children are the items. */
-  list: IntrinsicCommon & { budget?: number };
-  /** A window of items starting at `offset`. */
-  scroll: IntrinsicCommon & { offset?: number; budget?: number };
+  list: ContainerProps;
+  /** A window of items starting at `offset` (items before it are hidden). */
+  scroll: ContainerProps & { offset?: number };
   /** A text input; onChange becomes the tool change__<label>. */
   input: IntrinsicCommon & {
     label: string;
