@@ -1,0 +1,108 @@
+// `affordance render` / `affordance act` as a user runs them: the built binary, real files.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Ran {
+  int status;
+  std::string out;
+};
+
+Ran Cli(const std::string& args, const std::string& stdin_text = "") {
+  std::string cmd = std::string("cd '") + AFFORDANCE_SOURCE_DIR + "' && ";
+  if (!stdin_text.empty()) cmd += "printf '%s' '" + stdin_text + "' | ";
+  cmd += std::string("'") + AFFORDANCE_BINARY_DIR + "/affordance' " + args + " 2>/dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+const std::string kNotebook =
+    "--model Qwen__Qwen3-4B-Instruct-2507 --view views/demo/notebook_chat.tsx "
+    "--entry NotebookChat ";
+
+TEST(CliRender, JsonWritesTokensSpansAndToolsWithoutDecoding) {
+  Ran r = Cli("render " + kNotebook + "--state views/demo/notebook_state.json --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["tokens"].is_array());
+  EXPECT_EQ(j["tokens"][0], 151644);  // <|im_start|>
+  EXPECT_EQ(j["tools"].size(), 2u);
+  EXPECT_EQ(j["tools"][1]["function"]["name"], "change__notes");
+  bool found = false;
+  for (const auto& s : j["spans"]) {
+    if (s["kind"] == "action" && s["name"] == "change__notes") found = s["end"] > s["begin"];
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CliRender, WithoutJsonPrintsTheDecodedPrompt) {
+  Ran r = Cli("render " + kNotebook + "--state views/demo/notebook_state.json");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("<|im_start|>system\n# Tools", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("notes: <|im_end|>\n<|im_start|>assistant\n"), std::string::npos);
+}
+
+TEST(CliRender, StateFromStdinBatchAndCache) {
+  Ran one = Cli("render " + kNotebook + "--state - --json", R"({"numbers":[1,2,3],"question":"q"})");
+  ASSERT_EQ(one.status, 0) << one.out;
+  Ran batch = Cli("render " + kNotebook + "--state - --batch --cache --json",
+                  R"([{"numbers":[1,2,3],"question":"q"},{"numbers":[4],"question":"r"}])");
+  ASSERT_EQ(batch.status, 0) << batch.out;
+  auto j = nlohmann::json::parse(batch.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["tokens"], nlohmann::json::parse(one.out)["tokens"]);
+  EXPECT_NE(j[1]["tokens"], j[0]["tokens"]);
+}
+
+TEST(CliRender, BadInputAndRenderFailuresExitNonZeroWithAnErrorObject) {
+  Ran bad_json = Cli("render " + kNotebook + "--state - --json", "{nope");
+  EXPECT_EQ(bad_json.status, 2);
+  EXPECT_EQ(nlohmann::json::parse(bad_json.out)["error"]["code"], "cli.bad_state");
+  Ran not_array = Cli("render " + kNotebook + "--state - --batch --json", R"({"numbers":[]})");
+  EXPECT_EQ(not_array.status, 2);
+  Ran missing = Cli("render " + kNotebook + "--state /nonexistent.json --json");
+  EXPECT_NE(missing.status, 0);
+  EXPECT_TRUE(nlohmann::json::parse(missing.out).contains("error"));
+  Ran no_view = Cli("render --model Qwen__Qwen3-4B-Instruct-2507 --view views/demo/none.tsx "
+                    "--entry X --state - --json", "{}");
+  EXPECT_NE(no_view.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(no_view.out)["error"]["code"].get<std::string>().rfind("view.", 0), 0u);
+  // A render failure: numbers is not an array, so the app throws.
+  Ran throws = Cli("render " + kNotebook + "--state - --json", R"({"numbers":5,"question":"q"})");
+  EXPECT_EQ(throws.status, 1);
+  EXPECT_TRUE(nlohmann::json::parse(throws.out)["error"].contains("message"));
+  // Llama's encoder lacks Qwen's protocol tokens.
+  Ran wrong_model = Cli("render --model meta-llama__Llama-3.1-8B-Instruct --view views/demo/notebook_chat.tsx "
+                        "--entry NotebookChat --state views/demo/notebook_state.json --json");
+  EXPECT_EQ(wrong_model.status, 1);
+  EXPECT_EQ(nlohmann::json::parse(wrong_model.out)["error"]["code"], "render.unknown_token");
+}
+
+TEST(CliAct, DispatchesOneCallAndPrintsTheReRender) {
+  Ran r = Cli("act " + kNotebook + "--state views/demo/notebook_state.json --json "
+              "--call '{\"name\":\"change__notes\",\"arguments\":{\"value\":\"done\"}}'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  Ran decoded = Cli("act " + kNotebook + "--state views/demo/notebook_state.json "
+                    "--call '{\"name\":\"change__notes\",\"arguments\":{\"value\":\"done\"}}'");
+  EXPECT_NE(decoded.out.find("notes: done<|im_end|>"), std::string::npos) << decoded.out;
+  Ran unknown = Cli("act " + kNotebook + "--state views/demo/notebook_state.json --json "
+                    "--call '{\"name\":\"click__nothing\",\"arguments\":{}}'");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_EQ(nlohmann::json::parse(unknown.out)["error"]["code"], "render.unknown_tool");
+  Ran bad_call = Cli("act " + kNotebook + "--state views/demo/notebook_state.json --json --call 'nope'");
+  EXPECT_EQ(bad_call.status, 2);
+  EXPECT_EQ(nlohmann::json::parse(bad_call.out)["error"]["code"], "cli.bad_call");
+}
+
+}  // namespace
