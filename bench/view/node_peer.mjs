@@ -1,6 +1,6 @@
 // Side-by-side peer for bench/view/view_bench: the SAME runtime library (src/view/runtime.js) and
 // the SAME transformed notebook view, run in Node (V8) instead of QuickJS. Measures render and
-// act + re-render in JavaScript only (no conversion to C++ nodes, no sandbox).
+// act + re-render in JavaScript only (no conversion to C++ nodes, no sandbox), in CPU time.
 // Run: node bench/view/node_peer.mjs            (V8 with JIT)
 //      node --jitless bench/view/node_peer.mjs  (V8 interpreter only)
 import { readFileSync } from "node:fs";
@@ -42,12 +42,14 @@ function find(nodes, label) {
   return 0;
 }
 
+// CPU time per call (user + system), like the CPU column of view_bench.
 function time(name, iterations, fn) {
-  for (let i = 0; i < Math.min(200, iterations); i++) fn(i);
-  const start = process.hrtime.bigint();
+  for (let i = 0; i < Math.min(500, iterations); i++) fn(i);
+  const start = process.cpuUsage();
   for (let i = 0; i < iterations; i++) fn(i);
-  const us = Number(process.hrtime.bigint() - start) / 1e3 / iterations;
-  console.log(`${name.padEnd(28)} ${us.toFixed(1)} us`);
+  const used = process.cpuUsage(start);
+  const us = (used.user + used.system) / iterations;
+  console.log(`${name.padEnd(28)} ${us.toFixed(1)} us CPU`);
 }
 
 const numbers = Array.from({ length: 40 }, (_, i) => i * 1.5 + 0.25);

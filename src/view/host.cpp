@@ -219,8 +219,9 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
     JS_FreeCString(ctx_, s);
     return node;
   }
-  JsValue block(ctx_, JS_GetProperty(ctx_, v, atom_block_));
-  if (!block.IsUndefined()) {
+  JsValue type(ctx_, JS_GetProperty(ctx_, v, atom_type_));
+  if (type.IsUndefined()) {  // { block: id }, from an asChatTools tree
+    JsValue block(ctx_, JS_GetProperty(ctx_, v, atom_block_));
     int64_t id = 0;
     JS_ToInt64(ctx_, &id, block.get());
     auto it = blocks_.find(id);
@@ -233,7 +234,6 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
     return node;
   }
   node.kind = Node::Kind::kElement;
-  JsValue type(ctx_, JS_GetProperty(ctx_, v, atom_type_));
   node.type = type.ToString();
   JsValue path(ctx_, JS_GetProperty(ctx_, v, atom_path_));
   node.path = path.ToString();

@@ -31,7 +31,7 @@
 
   // h takes over its props object (JSX always passes a fresh object literal): `key` is moved out
   // of it and `children` set on it.
-  function h(type, props) {
+  function h(type, props, ...children) {
     let key = null;
     let p;
     if (props == null) {
@@ -43,9 +43,9 @@
         delete p.key;
       }
     }
-    const n = arguments.length - 2;
-    if (n === 1) p.children = arguments[2];
-    else if (n > 1) p.children = Array.prototype.slice.call(arguments, 2);
+    const n = children.length;
+    if (n === 1) p.children = children[0];
+    else if (n > 1) p.children = children;
     return { $$typeof: ELEMENT, type, key, props: p, owner: currentOwner };
   }
 
