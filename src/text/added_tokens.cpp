@@ -4,7 +4,9 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 
 namespace affordance::text {
 namespace {
@@ -41,20 +43,54 @@ char32_t LastChar(std::string_view s) {
 
 void AddedTokenMatcher::Add(std::string pattern, const AddedToken& token) {
   if (pattern.empty()) return;
-  unsigned char first = static_cast<unsigned char>(pattern[0]);
-  by_first_byte_[first].push_back(static_cast<uint32_t>(patterns_.size()));
+  first_byte_[static_cast<unsigned char>(pattern[0])] = true;
   patterns_.push_back(
       Pattern{std::move(pattern), token.id, token.single_word, token.lstrip, token.rstrip});
 }
 
+void AddedTokenMatcher::Seal() {
+  // Build the trie breadth-first so every node's edges are contiguous and sorted.
+  struct Build {
+    std::map<unsigned char, uint32_t> children;
+    int32_t terminal = -1;
+  };
+  std::vector<Build> nodes(1);
+  for (size_t i = 0; i < patterns_.size(); ++i) {
+    uint32_t n = 0;
+    for (unsigned char b : patterns_[i].text) {
+      auto it = nodes[n].children.find(b);
+      if (it == nodes[n].children.end()) {
+        nodes.emplace_back();
+        it = nodes[n].children.emplace(b, static_cast<uint32_t>(nodes.size() - 1)).first;
+      }
+      n = it->second;
+    }
+    if (nodes[n].terminal < 0) nodes[n].terminal = static_cast<int32_t>(i);  // first one wins
+  }
+  first_edge_.assign(nodes.size() + 1, 0);
+  edges_.clear();
+  terminal_.assign(nodes.size(), -1);
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    first_edge_[n] = static_cast<uint32_t>(edges_.size());
+    for (auto [b, child] : nodes[n].children) edges_.push_back(Edge{b, child});
+    terminal_[n] = nodes[n].terminal;
+  }
+  first_edge_[nodes.size()] = static_cast<uint32_t>(edges_.size());
+}
+
 const AddedTokenMatcher::Pattern* AddedTokenMatcher::LongestAt(std::string_view text,
                                                                size_t pos) const {
+  if (!first_byte_[static_cast<unsigned char>(text[pos])]) return nullptr;
   const Pattern* best = nullptr;
-  for (uint32_t index : by_first_byte_[static_cast<unsigned char>(text[pos])]) {
-    const Pattern& p = patterns_[index];
-    if (p.text.size() > text.size() - pos) continue;
-    if (best && p.text.size() <= best->text.size()) continue;
-    if (std::memcmp(text.data() + pos, p.text.data(), p.text.size()) == 0) best = &p;
+  uint32_t n = 0;
+  for (size_t i = pos; i < text.size(); ++i) {
+    unsigned char b = static_cast<unsigned char>(text[i]);
+    const Edge* lo = edges_.data() + first_edge_[n];
+    const Edge* hi = edges_.data() + first_edge_[n + 1];
+    const Edge* e = std::lower_bound(lo, hi, b, [](const Edge& x, unsigned char v) { return x.byte < v; });
+    if (e == hi || e->byte != b) break;
+    n = e->node;
+    if (terminal_[n] >= 0) best = &patterns_[static_cast<size_t>(terminal_[n])];
   }
   return best;
 }
@@ -62,6 +98,10 @@ const AddedTokenMatcher::Pattern* AddedTokenMatcher::LongestAt(std::string_view 
 void AddedTokenMatcher::Split(std::string_view text, std::vector<AddedSplit>& out) const {
   size_t start_offset = 0;
   size_t pos = 0;
+  if (patterns_.empty()) {
+    if (!text.empty()) out.push_back({0, text.size(), std::nullopt});
+    return;
+  }
   while (pos < text.size()) {
     const Pattern* p = LongestAt(text, pos);
     if (!p) {

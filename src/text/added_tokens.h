@@ -33,6 +33,8 @@ class AddedTokenMatcher {
  public:
   // `patterns` are the spellings to look for (a token's content, or its normalized content).
   void Add(std::string pattern, const AddedToken& token);
+  // Builds the matching index; call once after the last Add().
+  void Finish() { Seal(); }
   bool empty() const { return patterns_.empty(); }
 
   // Splits `text` the way the reference's AddedVocabulary::find_matches does.
@@ -47,8 +49,19 @@ class AddedTokenMatcher {
   // Longest pattern starting at `pos`, or nullptr.
   const Pattern* LongestAt(std::string_view text, size_t pos) const;
 
+  // A byte trie over the patterns: node n's children are edges_[first_edge_[n] ..
+  // first_edge_[n + 1]) sorted by byte (built lazily, see Seal()); terminal_[n] is a pattern
+  // index or -1.
+  struct Edge {
+    unsigned char byte;
+    uint32_t node;
+  };
+  void Seal();
   std::vector<Pattern> patterns_;
-  std::array<std::vector<uint32_t>, 256> by_first_byte_;
+  std::array<bool, 256> first_byte_{};
+  std::vector<uint32_t> first_edge_;
+  std::vector<Edge> edges_;
+  std::vector<int32_t> terminal_;
 };
 
 }  // namespace affordance::text

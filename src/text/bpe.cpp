@@ -32,6 +32,15 @@ Bpe::Bpe(Vocabulary vocab, BpeSettings settings)
     byte_token_[b] = vocab_.Find(spelled).value_or(-1);
     fallback_token_[b] = vocab_.Find(fmt::format("<0x{:02X}>", b)).value_or(-1);
   }
+  if (settings_.ignore_merges) {
+    std::string raw;
+    for (size_t id = 0; id < vocab_.IdLimit(); ++id) {
+      auto s = vocab_.StringOf(static_cast<TokenId>(id));
+      raw.clear();
+      if (s && byte_level::UnspellInto(*s, raw)) raw_words_.Add(raw, static_cast<TokenId>(id));
+    }
+    raw_words_.Seal();
+  }
 }
 
 Status Bpe::AddMerge(std::string_view left, std::string_view right, uint32_t rank) {
@@ -58,7 +67,7 @@ Status Bpe::AddMerge(std::string_view left, std::string_view right, uint32_t ran
 
 void Bpe::Seal() {
   size_t cap = 16;
-  while (cap < pending_.size() * 2) cap <<= 1;
+  while (cap < pending_.size() + pending_.size() / 2) cap <<= 1;  // load factor <= 2/3
   merges_.assign(cap, Merge{kEmptyKey, 0, 0});
   mask_ = cap - 1;
   for (const Merge& m : pending_) {
@@ -101,16 +110,13 @@ void Bpe::InitialSymbols(std::string_view bytes, std::vector<TokenId>& symbols) 
 void Bpe::EncodeWord(std::string_view bytes, std::vector<TokenId>& out) const {
   if (bytes.empty()) return;
   if (settings_.ignore_merges) {
-    std::string spelled;
-    spelled.reserve(bytes.size() * 2);
-    byte_level::Spell(bytes, spelled);
-    if (auto id = vocab_.Find(spelled)) {
+    if (auto id = raw_words_.Find(bytes)) {
       out.push_back(*id);
       return;
     }
   }
-  std::vector<TokenId> symbols;
-  symbols.reserve(bytes.size());
+  thread_local std::vector<TokenId> symbols;
+  symbols.clear();
   InitialSymbols(bytes, symbols);
   if (symbols.size() <= 256) {
     MergeShort(symbols);

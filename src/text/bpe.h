@@ -31,6 +31,7 @@ class Bpe {
   // Registers merge number `rank` of the pair (left, right) (vocabulary strings). Errors when a
   // side or the merged token is not in the vocabulary ("tokenizer.unknown_merge_token").
   Status AddMerge(std::string_view left, std::string_view right, uint32_t rank);
+  void ReserveMerges(size_t n) { pending_.reserve(n); }
   // Builds the merge index; call once after the last AddMerge().
   void Seal();
 
@@ -54,6 +55,9 @@ class Bpe {
   void MergeLong(std::vector<TokenId>& symbols) const;
 
   Vocabulary vocab_;
+  // With ignore_merges: the tokens spelled wholly in the byte alphabet, keyed by their raw bytes,
+  // so a word is looked up without spelling it first.
+  Vocabulary raw_words_;
   BpeSettings settings_;
   std::array<TokenId, 256> byte_token_{};     // -1 when the byte's character is not in the vocab
   std::array<TokenId, 256> fallback_token_{};  // <0xXX>, -1 when missing

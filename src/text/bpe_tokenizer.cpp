@@ -55,6 +55,8 @@ BpeTokenizer::BpeTokenizer(TokenizerParts parts)
       raw_matcher_.Add(t.content, t);
     }
   }
+  raw_matcher_.Finish();
+  normalized_matcher_.Finish();
   kinds_.assign(vocab_size_, 0);
   offsets_.assign(vocab_size_ + 1, 0);
   bytes_.reserve(vocab.IdLimit() * 8);
@@ -68,7 +70,7 @@ BpeTokenizer::BpeTokenizer(TokenizerParts parts)
     } else if ((s = vocab.StringOf(static_cast<TokenId>(id)))) {
       kinds_[id] = 1;
     }
-    if (s) bytes_ += byte_level::Unspell(*s);
+    if (s) byte_level::UnspellInto(*s, bytes_);
   }
   offsets_[vocab_size_] = static_cast<uint32_t>(bytes_.size());
 }

@@ -46,14 +46,24 @@ void Spell(std::string_view bytes, std::string& out) {
 
 std::string Unspell(std::string_view token) {
   std::string bytes;
-  bytes.reserve(token.size());
+  UnspellInto(token, bytes);
+  return bytes;
+}
+
+bool UnspellInto(std::string_view token, std::string& out) {
+  const Alphabet& a = GetAlphabet();
+  size_t start = out.size();
   size_t i = 0;
   while (i < token.size()) {
-    auto b = ByteOf(utf8::Next(token, i));
-    if (!b) return std::string(token);
-    bytes.push_back(static_cast<char>(*b));
+    char32_t cp = utf8::Next(token, i);
+    if (cp >= a.byte_of.size() || a.byte_of[cp] < 0) {
+      out.resize(start);
+      out.append(token);
+      return false;
+    }
+    out.push_back(static_cast<char>(a.byte_of[cp]));
   }
-  return bytes;
+  return true;
 }
 
 }  // namespace affordance::text::byte_level

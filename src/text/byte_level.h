@@ -24,5 +24,7 @@ void Spell(std::string_view bytes, std::string& out);
 // character mapped back to its byte, or, when any character is outside the alphabet, the string's
 // own UTF-8 bytes unchanged.
 std::string Unspell(std::string_view token);
+// Appends Unspell(token) to `out`; returns false when it fell back to the raw UTF-8 bytes.
+bool UnspellInto(std::string_view token, std::string& out);
 
 }  // namespace affordance::text::byte_level

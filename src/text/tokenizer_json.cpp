@@ -1,6 +1,7 @@
 // Tokenizer::FromJson: reads a Hugging Face tokenizer.json into the pipeline stages. Every
 // component is checked against what we implement; anything else is refused by name.
 #include "text/bpe_tokenizer.h"
+#include "text/json_reader.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -202,7 +203,8 @@ Status ReadAddedTokens(const json& root, std::vector<AddedToken>& out) {
   return {};
 }
 
-Result<std::unique_ptr<Bpe>> ReadModel(const json& root) {
+Result<std::unique_ptr<Bpe>> ReadModel(const TokenizerDocument& doc) {
+  const json& root = doc.root;
   auto it = root.find("model");
   if (it == root.end() || !it->is_object()) return Invalid("tokenizer.json has no model object");
   const json& m = *it;
@@ -226,15 +228,15 @@ Result<std::unique_ptr<Bpe>> ReadModel(const json& root) {
   settings.byte_fallback = *fallback;
   settings.fuse_unk = *fuse;
 
-  auto vocab_json = m.find("vocab");
-  if (vocab_json == m.end() || !vocab_json->is_object())
-    return Invalid("model.vocab must be an object of token -> id");
+  if (!doc.has_vocab) return Invalid("model.vocab must be an object of token -> id");
+  if (!doc.vocab_ids_are_integers)
+    return Invalid(fmt::format("model.vocab ids must be integers in 0..{}", kMaxId - 1),
+                   doc.first_bad_vocab_key);
   Vocabulary vocab;
-  for (auto v = vocab_json->begin(); v != vocab_json->end(); ++v) {
-    if (!v.value().is_number_integer() || v.value().get<int64_t>() < 0 ||
-        v.value().get<int64_t>() >= kMaxId)
-      return Invalid(fmt::format("model.vocab ids must be integers in 0..{}", kMaxId - 1), v.key());
-    vocab.Add(v.key(), v.value().get<TokenId>());
+  for (const auto& [token, id] : doc.vocab) {
+    if (id < 0 || id >= kMaxId)
+      return Invalid(fmt::format("model.vocab ids must be integers in 0..{}", kMaxId - 1), token);
+    vocab.Add(token, static_cast<TokenId>(id));
   }
   vocab.Seal();
   if (auto unk = m.find("unk_token"); unk != m.end() && !unk->is_null()) {
@@ -245,41 +247,30 @@ Result<std::unique_ptr<Bpe>> ReadModel(const json& root) {
   }
   auto bpe = std::make_unique<Bpe>(std::move(vocab), settings);
 
-  auto merges = m.find("merges");
-  if (merges == m.end() || !merges->is_array()) return Invalid("model.merges must be an array");
+  if (!doc.has_merges) return Invalid("model.merges must be an array");
+  if (doc.merge_error >= 0) {
+    return Invalid("a merge must be \"a b\" (one space) or [\"a\", \"b\"]",
+                   fmt::format("merge {}", doc.merge_error));
+  }
+  bpe->ReserveMerges(doc.merges.size());
   uint32_t rank = 0;
-  for (const json& merge : *merges) {
-    Status s;
-    if (merge.is_string()) {
-      const std::string& line = merge.get_ref<const std::string&>();
-      size_t space = line.find(' ');
-      if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
-        return Invalid("a merge must be two tokens separated by one space",
-                       fmt::format("merge {}: \"{}\"", rank, line));
-      s = bpe->AddMerge(std::string_view(line).substr(0, space),
-                        std::string_view(line).substr(space + 1), rank);
-    } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() &&
-               merge[1].is_string()) {
-      s = bpe->AddMerge(merge[0].get_ref<const std::string&>(),
-                        merge[1].get_ref<const std::string&>(), rank);
-    } else {
-      return Invalid("a merge must be \"a b\" or [\"a\", \"b\"]", fmt::format("merge {}", rank));
-    }
-    if (!s.ok()) return s.error();
+  for (const auto& [left, right] : doc.merges) {
+    if (Status s = bpe->AddMerge(left, right, rank); !s.ok()) return s.error();
     ++rank;
   }
   bpe->Seal();
   return bpe;
 }
 
-Result<std::unique_ptr<Tokenizer>> Build(const json& root) {
+Result<std::unique_ptr<Tokenizer>> Build(const TokenizerDocument& doc) {
+  const json& root = doc.root;
   if (!root.is_object()) return Invalid("tokenizer.json must be a JSON object");
   for (const char* key : {"truncation", "padding"}) {
     auto it = root.find(key);
     if (it != root.end() && !it->is_null()) return Unsupported(key);
   }
   TokenizerParts parts;
-  auto bpe = ReadModel(root);
+  auto bpe = ReadModel(doc);
   if (!bpe.ok()) return bpe.error();
   parts.bpe = std::move(bpe.value());
   if (Status s = ReadAddedTokens(root, parts.added); !s.ok()) return s.error();
@@ -304,25 +295,15 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::FromJson(std::string_view tokenize
                                                        std::string_view tokenizer_config_json) {
   if (tokenizer_json.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return MakeError("tokenizer.empty", "tokenizer.json is empty");
-  json root = json::parse(tokenizer_json, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) {
-    // Parse again with exceptions only to learn where it failed (error path, not the hot path).
-    std::string where;
-    try {
-      auto ignored = json::parse(tokenizer_json);
-      (void)ignored;
-    } catch (const json::parse_error& e) {
-      where = fmt::format("byte {}: {}", e.byte, e.what());
-    }
-    return MakeError("tokenizer.malformed_json", "tokenizer.json is not valid JSON", where);
-  }
+  auto doc = ReadTokenizerDocument(tokenizer_json);
+  if (!doc.ok()) return doc.error();
   if (!tokenizer_config_json.empty()) {
     json config = json::parse(tokenizer_config_json, nullptr, false);
     if (config.is_discarded() || !config.is_object())
       return MakeError("tokenizer.malformed_json", "tokenizer_config.json is not a JSON object");
   }
   try {
-    return Build(root);
+    return Build(*doc);
   } catch (const json::exception& e) {
     return Invalid("tokenizer.json has an unexpected shape", e.what());
   }

@@ -21,28 +21,33 @@ bool Vocabulary::Add(std::string_view token, TokenId id) {
 void Vocabulary::Seal() {
   size_t cap = 16;
   while (cap < count_ * 2) cap <<= 1;
-  slots_.assign(cap, -1);
+  slots_.assign(cap, Slot{0, -1});
   mask_ = cap - 1;
   for (size_t id = 0; id < by_id_.size(); ++id) {
     if (!by_id_[id].present) continue;
     std::string_view s = View(by_id_[id]);
-    for (uint64_t h = Hash(s) & mask_;; h = (h + 1) & mask_) {
-      int32_t slot = slots_[h];
-      if (slot < 0) {
-        slots_[h] = static_cast<int32_t>(id);
+    uint64_t hash = Hash(s);
+    uint32_t tag = static_cast<uint32_t>(hash >> 32);
+    for (uint64_t h = hash & mask_;; h = (h + 1) & mask_) {
+      Slot& slot = slots_[h];
+      if (slot.id < 0) {
+        slot = Slot{tag, static_cast<int32_t>(id)};
         break;
       }
-      if (View(by_id_[static_cast<size_t>(slot)]) == s) break;  // duplicate string: first id wins
+      // A duplicate string keeps its first id.
+      if (slot.tag == tag && View(by_id_[static_cast<size_t>(slot.id)]) == s) break;
     }
   }
 }
 
 std::optional<TokenId> Vocabulary::Find(std::string_view token) const {
   if (slots_.empty()) return std::nullopt;
-  for (uint64_t h = Hash(token) & mask_;; h = (h + 1) & mask_) {
-    int32_t slot = slots_[h];
-    if (slot < 0) return std::nullopt;
-    if (View(by_id_[static_cast<size_t>(slot)]) == token) return slot;
+  uint64_t hash = Hash(token);
+  uint32_t tag = static_cast<uint32_t>(hash >> 32);
+  for (uint64_t h = hash & mask_;; h = (h + 1) & mask_) {
+    const Slot& slot = slots_[h];
+    if (slot.id < 0) return std::nullopt;
+    if (slot.tag == tag && View(by_id_[static_cast<size_t>(slot.id)]) == token) return slot.id;
   }
 }
 

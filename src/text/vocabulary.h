@@ -16,6 +16,10 @@ class Vocabulary {
  public:
   // Adds `token` with `id`. A token string already present keeps its first id; returns false then.
   bool Add(std::string_view token, TokenId id);
+  void Reserve(size_t count, size_t bytes) {
+    by_id_.reserve(count);
+    arena_.reserve(bytes);
+  }
   // Builds the lookup index; call once after the last Add().
   void Seal();
 
@@ -37,7 +41,11 @@ class Vocabulary {
 
   std::string arena_;
   std::vector<Entry> by_id_;
-  std::vector<int32_t> slots_;  // -1 = empty, else an id
+  struct Slot {
+    uint32_t tag;  // high bits of the hash, checked before touching the string
+    int32_t id;    // -1 = empty
+  };
+  std::vector<Slot> slots_;
   uint64_t mask_ = 0;
   size_t count_ = 0;
 };

@@ -1,0 +1,106 @@
+// Tokenizer benchmarks (Google Benchmark), single thread:
+//   Encode/<model>   encode throughput over the >= 5 MB corpus (bytes/s = input bytes)
+//   Decode/<model>   decode throughput (bytes/s = output bytes)
+//   Load/<model>     Tokenizer::LoadDirectory (read + parse tokenizer.json), with the resident
+//                    memory the process gained for one loaded tokenizer (rss_delta_MiB)
+// Ratios against the reference: node bench/text/compare.mjs (runs this binary and the reference
+// on the same corpus in the same run).
+#include "text/tokenizer.h"
+
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+using namespace affordance::text;
+
+const char* kModels[] = {"Qwen__Qwen3-4B-Instruct-2507", "meta-llama__Llama-3.1-8B-Instruct"};
+
+const std::vector<std::string>& Corpus() {
+  static const std::vector<std::string> chunks = [] {
+    const char* env = std::getenv("AFFORDANCE_TEXT_BENCH_CORPUS");
+    std::ifstream in(env && *env ? env : AFFORDANCE_TEXT_BENCH_CORPUS);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return nlohmann::json::parse(ss.str()).get<std::vector<std::string>>();
+  }();
+  return chunks;
+}
+
+size_t CorpusBytes() {
+  size_t n = 0;
+  for (const auto& c : Corpus()) n += c.size();
+  return n;
+}
+
+double RssMiB() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
+void Encode(benchmark::State& state) {
+  auto t = LoadModel(kModels[state.range(0)]);
+  if (!t.ok()) return state.SkipWithError(t.error().ToString().c_str());
+  const auto& chunks = Corpus();
+  EncodeOptions options;
+  options.match_special = state.range(1) != 0;
+  std::vector<TokenId> ids;
+  size_t tokens = 0;
+  for (auto _ : state) {
+    tokens = 0;
+    for (const auto& c : chunks) {
+      ids.clear();
+      if (!(*t)->EncodeInto(c, ids, options).ok()) return state.SkipWithError("encode failed");
+      tokens += ids.size();
+    }
+    benchmark::DoNotOptimize(ids.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * CorpusBytes()));
+  state.counters["corpus_MiB"] = static_cast<double>(CorpusBytes()) / (1 << 20);
+  state.counters["tokens"] = static_cast<double>(tokens);
+}
+BENCHMARK(Encode)->ArgNames({"model", "special"})->Args({0, 0})->Args({1, 0})->Args({0, 1})->Args({1, 1})
+    ->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+void Decode(benchmark::State& state) {
+  auto t = LoadModel(kModels[state.range(0)]);
+  if (!t.ok()) return state.SkipWithError(t.error().ToString().c_str());
+  std::vector<std::vector<TokenId>> encoded;
+  size_t bytes = 0;
+  for (const auto& c : Corpus()) {
+    encoded.push_back(*(*t)->Encode(c));
+    bytes += (*(*t)->Decode(encoded.back())).size();
+  }
+  for (auto _ : state) {
+    for (const auto& ids : encoded) {
+      auto text = (*t)->Decode(ids);
+      benchmark::DoNotOptimize(text->data());
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(Decode)->ArgName("model")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void Load(benchmark::State& state) {
+  std::string dir = std::string(AFFORDANCE_MODELS_DIR) + "/" + kModels[state.range(0)];
+  double before = RssMiB(), after = before;
+  for (auto _ : state) {
+    auto t = Tokenizer::LoadDirectory(dir);
+    if (!t.ok()) return state.SkipWithError(t.error().ToString().c_str());
+    state.PauseTiming();
+    after = RssMiB();
+    state.ResumeTiming();
+  }
+  state.counters["rss_delta_MiB"] = after - before;
+  state.counters["rss_MiB"] = after;
+}
+BENCHMARK(Load)->ArgName("model")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+}  // namespace
+
+BENCHMARK_MAIN();
