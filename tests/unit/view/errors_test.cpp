@@ -160,3 +160,57 @@ TEST(ViewModules, SourceMapDecodesSucraseMappings) {
 
 }  // namespace
 }  // namespace affordance::view
+
+namespace affordance::view {
+namespace {
+
+TEST(ViewProps, PlainPropsBecomeJsonAndFunctionsDoNot) {
+  auto view = testing::MustLoad("props.tsx", "Props");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"mode", "ok"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  const Node& box = (*tree)[0];
+  EXPECT_EQ(box.props, nlohmann::json::parse(R"({
+    "data": {"list": [1, 2.5, true, null, null, "s"], "nested": {"deep": [{"x": 1}]}},
+    "big": 1152921504606846976, "neg": -3, "flag": false})"));
+  EXPECT_TRUE(box.handlers.empty());  // onRender is undefined; helper is not an on* prop
+  const Node& ids = box.children.back();
+  EXPECT_EQ(ids.type, "ids");
+  EXPECT_EQ(ids.props["value"], nlohmann::json({151644, 872}));
+}
+
+TEST(ViewProps, HostRunHandlersGoThroughAct) {
+  auto view = testing::MustLoad("props.tsx", "Props");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"mode", "ok"}});
+  ASSERT_TRUE(tree.ok());
+  const Node* clock = testing::FindLabel(*tree, "clock");
+  ASSERT_NE(clock, nullptr);
+  ASSERT_EQ(clock->handlers.size(), 1u);
+  EXPECT_EQ(clock->handlers[0].event, "onTimeout");
+  EXPECT_EQ(clock->props["timeout"], 1000);
+  tree = view->Act(clock->handlers[0].id, nlohmann::json::object());
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(testing::Text(*tree), "ticks=1");
+}
+
+TEST(ViewProps, ValuesThatAreNotNodesAndOtherMisuseAreClearErrors) {
+  auto view = testing::MustLoad("props.tsx", "Props");
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->Act(1, {}).error().code, "view.not_rendered");
+  auto bad = view->Render({{"mode", "object"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "view.render");
+  EXPECT_NE(bad.error().message.find("cannot render a plain object"), std::string::npos)
+      << bad.error().message;
+  auto token = view->Render({{"mode", "token"}});
+  ASSERT_FALSE(token.ok());
+  EXPECT_EQ(token.error().code, "view.unknown_token");
+  EXPECT_EQ(token.error().detail, testing::DataPath("props.tsx") + ":7:45");
+  auto tree = view->Render({{"mode", "ok"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(view->Act(999999, {}).error().code, "view.unknown_handler");
+}
+
+}  // namespace
+}  // namespace affordance::view
