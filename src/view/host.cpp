@@ -219,11 +219,9 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
     JS_FreeCString(ctx_, s);
     return node;
   }
-  JsValue type(ctx_, JS_GetProperty(ctx_, v, atom_type_));
-  if (type.IsUndefined()) {  // { block: id }, from an asChatTools tree
-    JsValue block(ctx_, JS_GetProperty(ctx_, v, atom_block_));
+  if (JS_IsNumber(v)) {  // an asChatTools tree
     int64_t id = 0;
-    JS_ToInt64(ctx_, &id, block.get());
+    JS_ToInt64(ctx_, &id, v);
     auto it = blocks_.find(id);
     if (it == blocks_.end()) {
       return MakeError("view.render",
@@ -233,11 +231,11 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
     node.block = it->second;
     return node;
   }
+  // [type, path, props, handlers | null, children]
   node.kind = Node::Kind::kElement;
-  node.type = type.ToString();
-  JsValue path(ctx_, JS_GetProperty(ctx_, v, atom_path_));
-  node.path = path.ToString();
-  JsValue props(ctx_, JS_GetProperty(ctx_, v, atom_props_));
+  node.type = JsValue(ctx_, JS_GetPropertyUint32(ctx_, v, 0)).ToString();
+  node.path = JsValue(ctx_, JS_GetPropertyUint32(ctx_, v, 1)).ToString();
+  JsValue props(ctx_, JS_GetPropertyUint32(ctx_, v, 2));
   Result<nlohmann::json> json = ToJson(ctx_, props.get(), 0, /*element_props=*/true);
   if (!json.ok()) {
     Error e = json.error();
@@ -245,23 +243,25 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
     return e;
   }
   node.props = std::move(*json);
-  JsValue handlers(ctx_, JS_GetProperty(ctx_, v, atom_handlers_));
-  JsValue hl(ctx_, JS_GetProperty(ctx_, handlers.get(), atom_length_));
-  int64_t hn = 0;
-  JS_ToInt64(ctx_, &hn, hl.get());
-  for (int64_t i = 0; i + 2 < hn; i += 3) {
-    Handler h;
-    h.event = handlers.At(static_cast<uint32_t>(i)).ToString();
-    int64_t id = 0, sig = 0;
-    JsValue idv = handlers.At(static_cast<uint32_t>(i + 1));
-    JsValue sigv = handlers.At(static_cast<uint32_t>(i + 2));
-    JS_ToInt64(ctx_, &id, idv.get());
-    JS_ToInt64(ctx_, &sig, sigv.get());
-    h.id = static_cast<HandlerId>(id);
-    if (sig >= 0 && static_cast<size_t>(sig) < signatures_.size()) h.signature = signatures_[sig];
-    node.handlers.push_back(std::move(h));
+  JsValue handlers(ctx_, JS_GetPropertyUint32(ctx_, v, 3));
+  if (!JS_IsNull(handlers.get())) {
+    JsValue hl(ctx_, JS_GetProperty(ctx_, handlers.get(), atom_length_));
+    int64_t hn = 0;
+    JS_ToInt64(ctx_, &hn, hl.get());
+    for (int64_t i = 0; i + 2 < hn; i += 3) {
+      Handler h;
+      h.event = handlers.At(static_cast<uint32_t>(i)).ToString();
+      int64_t id = 0, sig = 0;
+      JsValue idv = handlers.At(static_cast<uint32_t>(i + 1));
+      JsValue sigv = handlers.At(static_cast<uint32_t>(i + 2));
+      JS_ToInt64(ctx_, &id, idv.get());
+      JS_ToInt64(ctx_, &sig, sigv.get());
+      h.id = static_cast<HandlerId>(id);
+      if (sig >= 0 && static_cast<size_t>(sig) < signatures_.size()) h.signature = signatures_[sig];
+      node.handlers.push_back(std::move(h));
+    }
   }
-  JsValue children(ctx_, JS_GetProperty(ctx_, v, atom_children_));
+  JsValue children(ctx_, JS_GetPropertyUint32(ctx_, v, 4));
   Result<std::vector<Node>> kids = ToNodes(children.get());
   if (!kids.ok()) return kids.error();
   node.children = std::move(*kids);

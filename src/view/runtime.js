@@ -1,6 +1,10 @@
 // The view runtime inside each View's QuickJS context: JSX runtime (h, Fragment), hooks, and the
 // reconciler that turns a component tree into host nodes for C++ (src/view/tree.cpp).
 //
+// Host nodes (what render() returns, converted by src/view/host.cpp): a string is a text run, a
+// number an asChatTools block id, an array [type, path, props, handlers|null, children] an
+// intrinsic element, handlers being flat [event, id, signature index, ...].
+//
 // Evaluated once per View as a classic script (compiled to bytecode at build time). It reads the
 // native bindings from globalThis.__affordance_host (then deletes it) and its completion value is
 // the internal API object { exports, render, act, stats }.
@@ -116,7 +120,7 @@
                           " as a child (use a string, a number, an element or an array)");
     }
     if (child.type === BLOCK) {
-      out.push({ block: child.block });
+      out.push(child.block);  // a number: the C++ block id
       return;
     }
     const name = typeName(child.type);
@@ -193,7 +197,7 @@
   // `children`, functions and undefined values.
   function renderHost(el, path, out) {
     const props = el.props;
-    let handlers = NO_HANDLERS;
+    let handlers = null;
     for (const name in props) {
       const v = props[name];
       if (typeof v === "function" && name.length > 2 && name.charCodeAt(0) === 111 &&
@@ -203,15 +207,14 @@
         if (id === undefined) id = nextHandlerId++;
         stagedIds.set(hk, id);
         stagedFns.set(id, v);
-        if (handlers === NO_HANDLERS) handlers = [];
+        if (handlers === null) handlers = [];
         handlers.push(name, id, signatureOf(v));
       }
     }
     const children = [];
     renderChild(props.children, path, "", -1, el.owner, children);
-    out.push({ type: el.type, path, props, handlers, children });
+    out.push([el.type, path, props, handlers, children]);
   }
-  const NO_HANDLERS = Object.freeze([]);
 
   function signatureOf(fn) {
     const src = Function.prototype.toString.call(fn);

@@ -61,10 +61,7 @@ View::Impl::~Impl() {
   entry_fn_.Reset();
   last_props_.Reset();
   if (ctx_) {
-    for (JSAtom a : {atom_type_, atom_path_, atom_props_, atom_handlers_, atom_children_,
-                     atom_block_, atom_length_}) {
-      JS_FreeAtom(ctx_, a);
-    }
+    JS_FreeAtom(ctx_, atom_length_);
     JS_FreeContext(ctx_);
   }
   if (rt_) JS_FreeRuntime(rt_);
@@ -96,12 +93,6 @@ Status View::Impl::Start() {
   ctx_ = JS_NewContext(rt_);
   if (!ctx_) return MakeError("view.memory", "cannot create a JavaScript context");
   JS_SetContextOpaque(ctx_, this);
-  atom_type_ = JS_NewAtom(ctx_, "type");
-  atom_path_ = JS_NewAtom(ctx_, "path");
-  atom_props_ = JS_NewAtom(ctx_, "props");
-  atom_handlers_ = JS_NewAtom(ctx_, "handlers");
-  atom_children_ = JS_NewAtom(ctx_, "children");
-  atom_block_ = JS_NewAtom(ctx_, "block");
   atom_length_ = JS_NewAtom(ctx_, "length");
 
   Enter();

@@ -84,8 +84,7 @@ class View::Impl {
   mutable std::chrono::steady_clock::time_point deadline_;
   mutable bool timed_out_ = false;
 
-  JSAtom atom_type_, atom_path_, atom_props_, atom_handlers_, atom_children_, atom_block_,
-      atom_length_;
+  JSAtom atom_length_ = JS_ATOM_NULL;
 };
 
 // Installs the native bindings the runtime library reads (globalThis.__affordance_host).

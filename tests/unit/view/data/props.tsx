@@ -1,11 +1,10 @@
 // Prop conversion, host-run handlers, and values that are not nodes.
-import { useState, tokenId, asChatTools } from "affordance";
+import { useState, tokenId } from "affordance";
 
 export function Props({ mode }: { mode: string }) {
   const [ticks, setTicks] = useState(0);
   if (mode === "object") return <box>{{ not: "a node" } as any}</box>;
   if (mode === "token") return <box>{tokenId("<|nope|>")}</box>;
-  if (mode === "outside") return <box>{String(typeof asChatTools)}</box>;
   return (
     <box data={{ list: [1, 2.5, true, null, NaN, "s"], nested: { deep: [{ x: 1 }] }, skip: undefined }}
          big={2 ** 60} neg={-3} flag={false} onRender={undefined} helper={() => 1}>
@@ -15,5 +14,3 @@ export function Props({ mode }: { mode: string }) {
     </box>
   );
 }
-
-export const lateCall = () => asChatTools("x");
