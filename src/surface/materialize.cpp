@@ -19,8 +19,8 @@ const char* KindName(NodeKind k) {
 
 Json NumberJson(double v) {
   // Integral values print as integers, like JSON.stringify.
-  if (v == static_cast<double>(static_cast<int64_t>(v)) && v > -9007199254740992.0 &&
-      v < 9007199254740992.0) {
+  // Range first: converting an out-of-range double to an integer is undefined behaviour.
+  if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == std::trunc(v)) {
     return Json(static_cast<int64_t>(v));
   }
   return Json(v);  // NaN and Infinity dump as null, like JSON.stringify
