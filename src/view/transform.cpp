@@ -40,8 +40,16 @@ constexpr char kTransformFunction[] = R"((function (source, path) {
 class Transformer {
  public:
   static Transformer& Instance() {
-    static Transformer* instance = new Transformer();  // lives for the process
-    return *instance;
+    static Transformer instance;  // lives until exit
+    return instance;
+  }
+
+  ~Transformer() {
+    if (ctx_) {
+      JS_FreeValue(ctx_, fn_);
+      JS_FreeContext(ctx_);
+    }
+    if (rt_) JS_FreeRuntime(rt_);
   }
 
   Result<TransformedModule> Run(std::string_view source, const std::string& path) {
@@ -78,6 +86,10 @@ class Transformer {
 
  private:
   Status Init() {
+    this->~Transformer();  // a previous failed start
+    ctx_ = nullptr;
+    rt_ = nullptr;
+    fn_ = JS_UNDEFINED;
     rt_ = JS_NewRuntime();
     ctx_ = JS_NewContext(rt_);
     JS_SetMaxStackSize(rt_, 4u << 20);
