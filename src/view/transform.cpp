@@ -44,13 +44,7 @@ class Transformer {
     return instance;
   }
 
-  ~Transformer() {
-    if (ctx_) {
-      JS_FreeValue(ctx_, fn_);
-      JS_FreeContext(ctx_);
-    }
-    if (rt_) JS_FreeRuntime(rt_);
-  }
+  ~Transformer() { Release(); }
 
   Result<TransformedModule> Run(std::string_view source, const std::string& path) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -85,11 +79,19 @@ class Transformer {
   }
 
  private:
-  Status Init() {
-    this->~Transformer();  // a previous failed start
+  void Release() {
+    if (ctx_) {
+      JS_FreeValue(ctx_, fn_);
+      JS_FreeContext(ctx_);
+    }
+    if (rt_) JS_FreeRuntime(rt_);
     ctx_ = nullptr;
     rt_ = nullptr;
     fn_ = JS_UNDEFINED;
+  }
+
+  Status Init() {
+    Release();  // a previous failed start
     rt_ = JS_NewRuntime();
     ctx_ = JS_NewContext(rt_);
     JS_SetMaxStackSize(rt_, 4u << 20);
