@@ -1,6 +1,6 @@
 // View runtime benchmarks (docs/BENCHMARKS.md, "## view"):
 //   cold load (transform + compile, no disk cache), cached load, sucrase start-up, render of a
-//   200-node tree, act + re-render of the notebook view.
+//   200-node tree, act + re-render of the notebook view and of the shipped notebook demo.
 // Run: build-<dir>/bench/view/view_bench --benchmark_min_time=0.5
 #include "view/view.h"
 
@@ -8,6 +8,8 @@
 #include <quickjs.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
 
 extern "C" {
 extern const unsigned long affordance_sucrase_bytecode_size;
@@ -127,6 +129,50 @@ void BM_NotebookActAndRerender(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_NotebookActAndRerender)->Unit(benchmark::kMicrosecond);
+
+// The shipped demo (views/demo/notebook_chat.tsx: Notebook inside Qwen3App) with the state file's
+// 200 numbers. The ChatToolsHook stands in for layout without tokenizing: it declares one tool per
+// handler and returns no block, so the time is the view runtime's alone.
+void BM_DemoNotebookChatActAndRerender(benchmark::State& state) {
+  std::string root = AFFORDANCE_SOURCE_DIR;
+  auto view = View::Load(root + "/views/demo/notebook_chat.tsx", "NotebookChat", {},
+                         Options(CacheDir()));
+  if (!view.ok()) {
+    state.SkipWithError(view.error().ToString().c_str());
+    return;
+  }
+  std::vector<Node> app;
+  (*view)->SetChatToolsHook([&app](const std::vector<Node>& children, const json&)
+                                -> affordance::Result<affordance::view::ChatTools> {
+    app = children;
+    affordance::view::ChatTools out;
+    std::function<void(const std::vector<Node>&)> walk = [&](const std::vector<Node>& ns) {
+      for (const Node& n : ns) {
+        for (const auto& h : n.handlers) out.tools.push_back({{"name", h.event}, {"id", h.id}});
+        walk(n.children);
+      }
+    };
+    walk(children);
+    return out;
+  });
+  std::ifstream in(root + "/views/demo/notebook_state.json");
+  json props = json::parse(in);
+  auto tree = (*view)->Render(props);
+  if (!tree.ok()) {
+    state.SkipWithError(tree.error().ToString().c_str());
+    return;
+  }
+  HandlerId notes = Find(app, "notes", "onChange");
+  HandlerId scroll = Find(app, "numbers", "onScroll");
+  int i = 0;
+  for (auto _ : state) {
+    auto next = (i % 2) ? (*view)->Act(notes, {{"value", "sum " + std::to_string(i)}})
+                        : (*view)->Act(scroll, {{"offset", i % 50}});
+    ++i;
+    benchmark::DoNotOptimize(next);
+  }
+}
+BENCHMARK(BM_DemoNotebookChatActAndRerender)->Unit(benchmark::kMicrosecond);
 
 void BM_NotebookRender(benchmark::State& state) {
   auto view = View::Load(Notebook(), "Notebook", {}, Options(CacheDir()));
