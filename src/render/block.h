@@ -68,4 +68,8 @@ struct Block {
 std::shared_ptr<const void> WrapBlock(std::shared_ptr<const Block> block);
 const Block* BlockOf(const std::shared_ptr<const void>& opaque);
 
+// True while any wrapped block with a projected action is alive (in any thread). When false no
+// tree can hold such a block, so layout skips walking hidden nodes for the outer-crop check.
+bool AnyLiveBlockHasActions();
+
 }  // namespace affordance::render

@@ -55,16 +55,18 @@ class Layouter {
     for (; i < nodes.size() && !Hidden(); ++i) {
       if (auto st = NodeAt(nodes[i]); !st.ok()) return st;
     }
-    // A block hidden after a clip point still owes the outer-crop check.
-    for (; i < nodes.size(); ++i) {
-      if (auto st = CheckHiddenBlocks(nodes[i], frames_[clip_owners_.back()].path); !st.ok()) {
-        return st;
-      }
-    }
+    // A block hidden after a clip point still owes the outer-crop check (done once, in Finish,
+    // so a container laid out twice for its marker does not walk its hidden rows twice).
+    if (i < nodes.size()) hidden_.push_back(HiddenRange{&nodes, i, frames_[clip_owners_.back()].path});
     return {};
   }
 
   Result<Block> Finish() && {
+    for (const auto& h : AnyLiveBlockHasActions() ? hidden_ : std::vector<HiddenRange>{}) {
+      for (size_t i = h.first; i < std::min(h.end, h.nodes->size()); ++i) {
+        if (auto st = CheckHiddenBlocks((*h.nodes)[i], h.owner); !st.ok()) return st.error();
+      }
+    }
     if (options_.mode == LayoutOptions::Mode::kProjection) {
       if (auto st = Project(actions_, options_.callable, block_); !st.ok()) return st.error();
     }
@@ -79,8 +81,15 @@ class Layouter {
     std::string path;  // the container that owns this budget
   };
   struct Snapshot {
-    size_t tokens, spans, tools, actions, clips;
+    size_t tokens, spans, tools, actions, clips, hidden;
     std::vector<Frame> frames;
+  };
+  // Siblings nodes[first..] that a budget or scroll window hid; `owner` names that container.
+  struct HiddenRange {
+    const std::vector<view::Node>* nodes;
+    size_t first;
+    std::string owner;
+    size_t end = SIZE_MAX;  // exclusive; SIZE_MAX: to the end
   };
 
   bool Hidden() const { return frames_.back().clipped; }
@@ -196,9 +205,7 @@ class Layouter {
     auto marker = TextProp(e, "marker");
     if (!marker.ok()) return marker.error();
     const size_t first = static_cast<size_t>(std::min<int64_t>(*offset, e.children.size()));
-    for (size_t i = 0; i < first; ++i) {
-      if (auto st = CheckHiddenBlocks(e.children[i], e.path); !st.ok()) return st;
-    }
+    if (first > 0) hidden_.push_back(HiddenRange{&e.children, 0, e.path, first});
     if (*budget < 0) return Nodes(e.children, first);
 
     frames_.push_back(Frame{*budget, false, e.path});
@@ -225,7 +232,7 @@ class Layouter {
 
   Snapshot Save() const {
     return Snapshot{block_.tokens.size(), block_.spans.size(), block_.tools.size(),
-                    actions_.size(),      clip_owners_.size(), frames_};
+                    actions_.size(),      clip_owners_.size(), hidden_.size(), frames_};
   }
   void Restore(const Snapshot& s) {
     block_.tokens.resize(s.tokens);
@@ -233,6 +240,7 @@ class Layouter {
     block_.tools.resize(s.tools);
     actions_.resize(s.actions);
     clip_owners_.resize(s.clips);
+    hidden_.resize(s.hidden);
     frames_ = s.frames;
   }
 
@@ -350,6 +358,7 @@ class Layouter {
   std::vector<Frame> frames_;
   std::vector<size_t> clip_owners_;  // for every cut: index of the frame whose budget made it
   std::vector<VisibleAction> actions_;
+  std::vector<HiddenRange> hidden_;
 };
 
 }  // namespace
