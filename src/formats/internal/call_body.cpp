@@ -60,6 +60,13 @@ void CallBody::Append(std::string_view text, std::vector<StreamPart>& out) {
 }
 
 void CallBody::TryPrefix(std::vector<StreamPart>& out) {
+  // The canonical prefix is short; past this size stop re-scanning it (bounded work per token)
+  // and parse the call only when it closes.
+  constexpr size_t kMaxPrefix = 512;
+  if (raw_.size() > kMaxPrefix) {
+    phase_ = Phase::kBuffered;
+    return;
+  }
   Cursor c{raw_};
   std::string_view name_literal;
   Match m = c.Char('{');
