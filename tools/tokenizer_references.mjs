@@ -9,12 +9,16 @@
 //              which is our default EncodeOptions{}),
 //     special: added tokens matched as the reference does (match_special = true),
 //     bos:     as special plus the post-processor (add_special_tokens = true);
-//   {"model": ..., "mode": "decode", "ids": [...], "text": ...}   reference decode (UTF-8 lossy).
+//   {"model": ..., "mode": "decode", "ids": [...], "text": ...}   reference decode (UTF-8 lossy);
+//   {"mode": "variant", "name": ..., "tokenizer": <tokenizer.json text>, "texts": [...],
+//    "special": [[ids]...], "plain": [[ids]...], "bos": [[ids]...]}: small tokenizers exercising
+//    every supported component option (tools/tokenizer_variants.mjs).
 import { writeFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSeed, generateDocuments } from './tokenizer_corpus.mjs';
+import { variants, variantTexts } from './tokenizer_variants.mjs';
 
 const require = createRequire(import.meta.url);
 const { Tokenizer } = require('@anush008/tokenizers');
@@ -78,6 +82,19 @@ for (const [name, t] of Object.entries(loaded)) {
     }
     lines.push({ model: name, mode: 'decode', ids, text: await t.full.decode(ids, false) });
   }
+}
+const llamaJson = JSON.parse(readFileSync(MODELS.llama, 'utf8'));
+const texts = variantTexts(docs);
+for (const v of variants(llamaJson)) {
+  const text = JSON.stringify(v.json);
+  const full = Tokenizer.fromString(text);
+  const plain = Tokenizer.fromString(JSON.stringify({ ...v.json, added_tokens: [] }));
+  const ids = async (t, addSpecialTokens) =>
+    (await Promise.all(texts.map((x) => t.encode(x, null, { addSpecialTokens })))).map((e) => e.getIds());
+  lines.push({
+    mode: 'variant', name: v.name, tokenizer: text, texts,
+    special: await ids(full, false), plain: await ids(plain, false), bos: await ids(full, true),
+  });
 }
 writeFileSync(out, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 console.log(`wrote ${lines.length} cases over ${docs.length} documents ` +

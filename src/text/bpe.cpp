@@ -52,9 +52,8 @@ Status Bpe::AddMerge(std::string_view left, std::string_view right, uint32_t ran
                      fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right,
                                  !l ? left : right));
   }
-  std::string joined;
-  joined.reserve(left.size() + right.size());
-  joined.append(left).append(right);
+  thread_local std::string joined;  // reused: loading runs this for every merge
+  joined.assign(left).append(right);
   auto m = vocab_.Find(joined);
   if (!m) {
     return MakeError("tokenizer.unknown_merge_token",

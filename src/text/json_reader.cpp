@@ -196,7 +196,8 @@ class Reader {
         doc.vocab_ids_are_integers = false;
         continue;
       }
-      doc.vocab.emplace_back(key, id);
+      doc.vocab.emplace_back(std::move(key), id);
+      key = std::string();
     } while (Eat(','));
     if (!Eat('}')) return Fail("expected ',' or '}'");
     return {};
@@ -213,7 +214,10 @@ class Reader {
         if (Status st = String(a); !st.ok()) return st;
         size_t space = a.find(' ');
         if (space != std::string::npos && a.find(' ', space + 1) == std::string::npos) {
-          doc.merges.emplace_back(a.substr(0, space), a.substr(space + 1));
+          doc.merges.emplace_back(std::string(a, space + 1), std::string());
+          a.resize(space);
+          doc.merges.back().second.swap(doc.merges.back().first);
+          doc.merges.back().first.swap(a);
           ok = true;
         }
       } else if (Peek('[')) {
@@ -224,7 +228,7 @@ class Reader {
           if (Eat(',') && Peek('"')) {
             if (Status st = String(b); !st.ok()) return st;
             if (Eat(']')) {
-              doc.merges.emplace_back(a, b);
+              doc.merges.emplace_back(std::move(a), std::move(b));
               ok = true;
             }
           }

@@ -23,11 +23,13 @@ constexpr const char* kRegisteredModels[] = {"Qwen__Qwen3-4B-Instruct-2507",
                                              "meta-llama__Llama-3.1-8B-Instruct"};
 
 Result<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return MakeError("tokenizer.read_failed", "cannot read a tokenizer file", path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string data(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(data.data(), static_cast<std::streamsize>(data.size())))
+    return MakeError("tokenizer.read_failed", "cannot read a tokenizer file", path.string());
+  return data;
 }
 
 fs::path ModelsRoot() {

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace affordance::text {
 namespace {
 
@@ -262,6 +265,42 @@ Result<std::unique_ptr<Bpe>> ReadModel(const TokenizerDocument& doc) {
   return bpe;
 }
 
+// The reference ignores the ids written in added_tokens and assigns them as
+// AddedVocabulary::add_tokens does: a spelling already in the model vocabulary keeps that id, a
+// repeated spelling keeps its first id, any other gets the next id after the vocabulary. For real
+// tokenizer.json files this reproduces the written ids.
+std::vector<AddedToken> AssignAddedIds(std::vector<AddedToken> tokens, const Vocabulary& vocab) {
+  std::vector<AddedToken> out;
+  std::unordered_map<std::string, size_t> index;  // content -> position in `out`
+  const int64_t model_size = static_cast<int64_t>(vocab.size());
+  int64_t max_added = -1;
+  for (AddedToken& t : tokens) {
+    if (t.content.empty()) continue;
+    TokenId id;
+    if (auto it = index.find(t.content); it != index.end()) {
+      id = out[it->second].id;
+    } else if (auto v = vocab.Find(t.content)) {
+      id = *v;
+    } else if (max_added < 0) {
+      id = static_cast<TokenId>(model_size);
+    } else {
+      id = static_cast<TokenId>(max_added >= model_size || model_size == 0 ? max_added + 1
+                                                                          : model_size);
+    }
+    max_added = std::max<int64_t>(max_added, id);
+    t.id = id;
+    if (auto it = index.find(t.content); it != index.end()) {
+      bool special = out[it->second].special || t.special;
+      out[it->second] = std::move(t);  // the later entry's flags win, as in the reference
+      out[it->second].special = special;
+    } else {
+      index.emplace(t.content, out.size());
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
 Result<std::unique_ptr<Tokenizer>> Build(const TokenizerDocument& doc) {
   const json& root = doc.root;
   if (!root.is_object()) return Invalid("tokenizer.json must be a JSON object");
@@ -274,6 +313,7 @@ Result<std::unique_ptr<Tokenizer>> Build(const TokenizerDocument& doc) {
   if (!bpe.ok()) return bpe.error();
   parts.bpe = std::move(bpe.value());
   if (Status s = ReadAddedTokens(root, parts.added); !s.ok()) return s.error();
+  parts.added = AssignAddedIds(std::move(parts.added), parts.bpe->vocab());
   if (Status s = ReadNormalizer(root.value("normalizer", json()), parts.normalizer); !s.ok())
     return s.error();
   bool saw_byte_level = false;

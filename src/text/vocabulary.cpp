@@ -2,6 +2,9 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
+#include <cstring>
+
 namespace affordance::text {
 
 uint64_t Vocabulary::Hash(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
@@ -18,10 +21,17 @@ bool Vocabulary::Add(std::string_view token, TokenId id) {
   return true;
 }
 
+bool Vocabulary::Matches(const Slot& slot, uint32_t tag, std::string_view s) const {
+  if (slot.tag != tag) return false;
+  if (s.size() <= kInline)
+    return slot.length == s.size() && std::memcmp(slot.inline_bytes, s.data(), s.size()) == 0;
+  return View(by_id_[static_cast<size_t>(slot.id)]) == s;
+}
+
 void Vocabulary::Seal() {
   size_t cap = 16;
   while (cap < count_ * 2) cap <<= 1;
-  slots_.assign(cap, Slot{0, -1});
+  slots_.assign(cap, Slot{0, -1, 0, {}});
   mask_ = cap - 1;
   for (size_t id = 0; id < by_id_.size(); ++id) {
     if (!by_id_[id].present) continue;
@@ -31,11 +41,12 @@ void Vocabulary::Seal() {
     for (uint64_t h = hash & mask_;; h = (h + 1) & mask_) {
       Slot& slot = slots_[h];
       if (slot.id < 0) {
-        slot = Slot{tag, static_cast<int32_t>(id)};
+        slot = Slot{tag, static_cast<int32_t>(id), 0, {}};
+        slot.length = static_cast<uint8_t>(std::min<size_t>(s.size(), 255));
+        if (s.size() <= kInline) std::memcpy(slot.inline_bytes, s.data(), s.size());
         break;
       }
-      // A duplicate string keeps its first id.
-      if (slot.tag == tag && View(by_id_[static_cast<size_t>(slot.id)]) == s) break;
+      if (Matches(slot, tag, s)) break;  // a duplicate string keeps its first id
     }
   }
 }
@@ -47,7 +58,7 @@ std::optional<TokenId> Vocabulary::Find(std::string_view token) const {
   for (uint64_t h = hash & mask_;; h = (h + 1) & mask_) {
     const Slot& slot = slots_[h];
     if (slot.id < 0) return std::nullopt;
-    if (slot.tag == tag && View(by_id_[static_cast<size_t>(slot.id)]) == token) return slot.id;
+    if (Matches(slot, tag, token)) return slot.id;
   }
 }
 

@@ -41,10 +41,15 @@ class Vocabulary {
 
   std::string arena_;
   std::vector<Entry> by_id_;
+  // 16 bytes; a token of up to kInline bytes is compared inside the slot (one cache miss).
+  static constexpr size_t kInline = 7;
   struct Slot {
     uint32_t tag;  // high bits of the hash, checked before touching the string
     int32_t id;    // -1 = empty
+    uint8_t length;
+    char inline_bytes[kInline];
   };
+  bool Matches(const Slot& slot, uint32_t tag, std::string_view s) const;
   std::vector<Slot> slots_;
   uint64_t mask_ = 0;
   size_t count_ = 0;

@@ -18,6 +18,31 @@ struct Tally {
   size_t cases = 0, bytes = 0, mismatches = 0;
 };
 
+// A small tokenizer.json exercising component options, with the reference's IDs for many texts.
+void CheckVariant(const nlohmann::json& c, Tally& k) {
+  const std::string name = c["name"];
+  auto t = Tokenizer::FromJson(c["tokenizer"].get<std::string>());
+  ASSERT_TRUE(t.ok()) << name << ": " << t.error().ToString();
+  const auto& texts = c["texts"];
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string text = texts[i];
+    for (const char* mode : {"plain", "special", "bos"}) {
+      EncodeOptions options;
+      options.match_special = std::string(mode) != "plain";
+      options.add_special_tokens = std::string(mode) == "bos";
+      auto got = (*t)->Encode(text, options);
+      ASSERT_TRUE(got.ok());
+      ++k.cases;
+      k.bytes += text.size();
+      auto want = c[mode][i].get<std::vector<TokenId>>();
+      if (*got != want && ++k.mismatches <= 5) {
+        ADD_FAILURE() << "variant " << name << "/" << mode << " " << nlohmann::json(text).dump()
+                      << "\n got " << nlohmann::json(*got) << "\nwant " << nlohmann::json(want);
+      }
+    }
+  }
+}
+
 TEST(TokenizerGolden, MatchesReferenceOnEveryCase) {
   std::ifstream in(AFFORDANCE_TEXT_GOLDENS);
   ASSERT_TRUE(in) << "missing goldens " << AFFORDANCE_TEXT_GOLDENS
@@ -30,6 +55,10 @@ TEST(TokenizerGolden, MatchesReferenceOnEveryCase) {
   std::vector<TokenId> got;
   while (std::getline(in, line)) {
     auto c = nlohmann::json::parse(line);
+    if (c["mode"] == "variant") {
+      CheckVariant(c, tally["variants"]);
+      continue;
+    }
     const std::string model = c["model"], mode = c["mode"];
     const Tokenizer& t = *models.at(model);
     Tally& k = tally[model + "/" + mode];
@@ -67,6 +96,7 @@ TEST(TokenizerGolden, MatchesReferenceOnEveryCase) {
       EXPECT_GE(k.bytes, 1000000u) << model << "/" << mode << ": the corpus must be >= 1 MB";
     }
   }
+  EXPECT_GE(tally["variants"].cases, 17u * 3 * 100) << "every component variant must be checked";
   for (auto& [name, k] : tally) {
     EXPECT_EQ(k.mismatches, 0u) << name;
     std::cout << fmt::format("{:16} {:6} cases {:9} bytes {} mismatches\n", name, k.cases, k.bytes,
