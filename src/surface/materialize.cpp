@@ -314,7 +314,7 @@ bool ContainsDynamic(const Json& v) {
 
 Json MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope);
 
-Json Placeholder(const std::string& name) { return Json{{"k", "Ph"}, {"n", name}}; }
+Json Placeholder(const std::string& name) { return Obj("k", "Ph", "n", name); }
 
 // resolveRef(): inline the named statement; Query/Mutation become RuntimeRef.
 Json ResolveRef(const std::string& name, MaterializeContext& ctx, bool value_mode) {
@@ -328,9 +328,8 @@ Json ResolveRef(const std::string& name, MaterializeContext& ctx, bool value_mod
   const Statement& target = *sym->second;
   ctx.unreached.erase(name);
   if (target.expr.kind == NodeKind::kComp && IsReservedCall(target.expr.text)) {
-    return Json{{"k", "RuntimeRef"},
-                {"n", name},
-                {"refType", target.expr.text == "Mutation" ? "mutation" : "query"}};
+    return Obj("k", "RuntimeRef", "n", name, "refType",
+               target.expr.text == "Mutation" ? "mutation" : "query");
   }
   if (ctx.visited.size() >= kMaxReferenceDepth) {
     if (!ctx.reported_depth) {
@@ -368,11 +367,11 @@ std::optional<Json> MaterializeLazy(const Node& node, MaterializeContext& ctx, c
   for (size_t i = 0; i < node.kids.size(); ++i) {
     args.push_back(i == 1 ? AstToJson(node.kids[i]) : MaterializeExpr(node.kids[i], ctx, inner));
   }
-  return Json{{"k", "Comp"}, {"name", node.text}, {"args", std::move(args)}};
+  return Obj("k", "Comp", "name", node.text, "args", std::move(args));
 }
 
 Json MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope) {
-  if (!Spend(ctx)) return Json{{"k", "Null"}};
+  if (!Spend(ctx)) return Obj("k", "Null");
   switch (node.kind) {
     case NodeKind::kRef:
       return InScope(scope, node.text) ? AstToJson(node) : ResolveRef(node.text, ctx, false);
@@ -380,7 +379,7 @@ Json MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& sco
       if (auto lazy = MaterializeLazy(node, ctx, scope)) return std::move(*lazy);
       Json args = Json::array();
       for (const Node& a : node.kids) args.push_back(MaterializeExpr(a, ctx, scope));
-      Json out{{"k", "Comp"}, {"name", node.text}};
+      Json out = Obj("k", "Comp", "name", node.text);
       if (IsBuiltin(node.text) || IsReservedCall(node.text)) {
         out["args"] = std::move(args);
         return out;
@@ -401,41 +400,42 @@ Json MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& sco
     case NodeKind::kArr: {
       Json els = Json::array();
       for (const Node& e : node.kids) els.push_back(MaterializeExpr(e, ctx, scope));
-      return Json{{"k", "Arr"}, {"els", std::move(els)}};
+      return Obj("k", "Arr", "els", std::move(els));
     }
     case NodeKind::kObj: {
       Json entries = Json::array();
       for (size_t i = 0; i < node.kids.size(); ++i) {
         entries.push_back(Json::array({node.keys[i], MaterializeExpr(node.kids[i], ctx, scope)}));
       }
-      return Json{{"k", "Obj"}, {"entries", std::move(entries)}};
+      return Obj("k", "Obj", "entries", std::move(entries));
     }
-    case NodeKind::kBinOp:
-      return Json{{"k", "BinOp"}, {"op", node.text},
-                  {"left", MaterializeExpr(node.kids[0], ctx, scope)},
-                  {"right", MaterializeExpr(node.kids[1], ctx, scope)}};
+    case NodeKind::kBinOp: {
+      Json left = MaterializeExpr(node.kids[0], ctx, scope);  // left before right
+      Json right = MaterializeExpr(node.kids[1], ctx, scope);
+      return Obj("k", "BinOp", "op", node.text, "left", std::move(left), "right", std::move(right));
+    }
     case NodeKind::kUnaryOp:
-      return Json{{"k", "UnaryOp"}, {"op", node.text},
-                  {"operand", MaterializeExpr(node.kids[0], ctx, scope)}};
+      return Obj("k", "UnaryOp", "op", node.text, "operand",
+                 MaterializeExpr(node.kids[0], ctx, scope));
     case NodeKind::kTernary: {
-      Json out{{"k", "Ternary"}};
+      Json out = Obj("k", "Ternary");
       out["cond"] = MaterializeExpr(node.kids[0], ctx, scope);
       out["then"] = MaterializeExpr(node.kids[1], ctx, scope);
       out["else"] = MaterializeExpr(node.kids[2], ctx, scope);
       return out;
     }
     case NodeKind::kMember:
-      return Json{{"k", "Member"}, {"obj", MaterializeExpr(node.kids[0], ctx, scope)},
-                  {"field", node.text}};
+      return Obj("k", "Member", "obj", MaterializeExpr(node.kids[0], ctx, scope), "field",
+                 node.text);
     case NodeKind::kIndex: {
-      Json out{{"k", "Index"}};
+      Json out = Obj("k", "Index");
       out["obj"] = MaterializeExpr(node.kids[0], ctx, scope);
       out["index"] = MaterializeExpr(node.kids[1], ctx, scope);
       return out;
     }
     case NodeKind::kAssign:
-      return Json{{"k", "Assign"}, {"target", node.text},
-                  {"value", MaterializeExpr(node.kids[0], ctx, scope)}};
+      return Obj("k", "Assign", "target", node.text, "value",
+                 MaterializeExpr(node.kids[0], ctx, scope));
     default:
       return AstToJson(node);
   }
@@ -447,7 +447,7 @@ Json MaterializeComponent(const Node& node, MaterializeContext& ctx) {
     if (auto lazy = MaterializeLazy(node, ctx, Scope{})) return std::move(*lazy);
     Json args = Json::array();
     for (const Node& a : node.kids) args.push_back(MaterializeExpr(a, ctx, Scope{}));
-    return Json{{"k", "Comp"}, {"name", name}, {"args", std::move(args)}};
+    return Obj("k", "Comp", "name", name, "args", std::move(args));
   }
   if (IsReservedCall(name)) {
     Push(ctx, name, "", "inline-reserved",
@@ -502,13 +502,8 @@ Json MaterializeComponent(const Node& node, MaterializeContext& ctx) {
   }
   if (drop) return nullptr;
   const bool dynamic = ContainsDynamic(props);
-  Json element = Json::object();
-  element["type"] = "element";
-  element["typeName"] = name;
-  element["props"] = std::move(props);
-  element["partial"] = ctx.partial;
-  element["hasDynamicProps"] = dynamic;
-  return element;
+  return Obj("type", "element", "typeName", name, "props", std::move(props), "partial",
+             ctx.partial, "hasDynamicProps", dynamic);
 }
 
 }  // namespace
@@ -566,7 +561,7 @@ Json MaterializeValue(const Node& node, MaterializeContext& ctx) {
 }
 
 Json AstToJson(const Node& node) {
-  Json out{{"k", KindName(node.kind)}};
+  Json out = Obj("k", KindName(node.kind));
   switch (node.kind) {
     case NodeKind::kComp: {
       out["name"] = node.text;

@@ -27,6 +27,21 @@ struct MaterializeContext {
   bool reported_depth = false;
 };
 
+// A JSON object built in place: Obj("k", "Str", "v", text). Avoids the temporary arrays that
+// nlohmann's initializer-list constructor allocates for every key/value pair.
+inline void PutFields(Json&) {}
+template <class V, class... Rest>
+void PutFields(Json& o, const char* key, V&& value, Rest&&... rest) {
+  o.get_ref<Json::object_t&>().emplace_back(key, Json(std::forward<V>(value)));
+  PutFields(o, std::forward<Rest>(rest)...);
+}
+template <class... Args>
+Json Obj(Args&&... args) {
+  Json o(Json::value_t::object);
+  o.get_ref<Json::object_t&>().reserve(sizeof...(Args) / 2);
+  PutFields(o, std::forward<Args>(args)...);
+  return o;
+}
 // materializeValue(): literals become plain values, catalog components become element nodes
 // with named props (validated against their schema), runtime expressions stay AST nodes.
 Json MaterializeValue(const Node& node, MaterializeContext& ctx);
