@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <queue>
 
 namespace affordance::text {
@@ -64,12 +66,61 @@ Status Bpe::AddMerge(std::string_view left, std::string_view right, uint32_t ran
   return {};
 }
 
+Status Bpe::MergeError(std::string_view left, std::string_view right, uint32_t rank, bool l,
+                       bool r, std::string_view joined) const {
+  if (!l || !r) {
+    return MakeError("tokenizer.unknown_merge_token",
+                     "a merge names a token that is not in the vocabulary",
+                     fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right,
+                                 !l ? left : right));
+  }
+  return MakeError("tokenizer.unknown_merge_token",
+                   "a merge produces a token that is not in the vocabulary",
+                   fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right, joined));
+}
+
+Status Bpe::AddMerges(const std::vector<std::pair<std::string_view, std::string_view>>& merges) {
+  // Loading is dominated by cache misses in the vocabulary index, so the lookups for merge
+  // i + kAhead are hashed and prefetched while merge i is resolved.
+  constexpr size_t kAhead = 8;
+  struct Stage {
+    std::string joined;
+    uint64_t h[3];
+  };
+  std::array<Stage, kAhead> ring;
+  auto stage = [&](size_t i) {
+    Stage& s = ring[i % kAhead];
+    const auto& [left, right] = merges[i];
+    s.joined.assign(left).append(right);
+    s.h[0] = Vocabulary::Hash(left);
+    s.h[1] = Vocabulary::Hash(right);
+    s.h[2] = Vocabulary::Hash(s.joined);
+    for (uint64_t h : s.h) vocab_.Prefetch(h);
+  };
+  pending_.reserve(pending_.size() + merges.size());
+  for (size_t i = 0; i < std::min(kAhead, merges.size()); ++i) stage(i);
+  for (size_t i = 0; i < merges.size(); ++i) {
+    Stage& s = ring[i % kAhead];
+    const auto& [left, right] = merges[i];
+    auto l = vocab_.FindHashed(left, s.h[0]);
+    auto r = vocab_.FindHashed(right, s.h[1]);
+    auto m = vocab_.FindHashed(s.joined, s.h[2]);
+    if (!l || !r || !m) return MergeError(left, right, static_cast<uint32_t>(i), l.has_value(),
+                                          r.has_value(), s.joined);
+    pending_.push_back(Merge{PairKey(*l, *r), static_cast<uint32_t>(i), *m});
+    if (i + kAhead < merges.size()) stage(i + kAhead);
+  }
+  return {};
+}
+
 void Bpe::Seal() {
   size_t cap = 16;
   while (cap < pending_.size() + pending_.size() / 2) cap <<= 1;  // load factor <= 2/3
   merges_.assign(cap, Merge{kEmptyKey, 0, 0});
   mask_ = cap - 1;
-  for (const Merge& m : pending_) {
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    const Merge& m = pending_[i];
+    if (i + 8 < pending_.size()) __builtin_prefetch(&merges_[Mix(pending_[i + 8].key) & mask_], 1);
     for (uint64_t h = Mix(m.key) & mask_;; h = (h + 1) & mask_) {
       if (merges_[h].key == kEmptyKey || merges_[h].key == m.key) {
         merges_[h] = m;  // a repeated pair keeps its last rank, as the reference's map does

@@ -32,6 +32,8 @@ class Bpe {
   // side or the merged token is not in the vocabulary ("tokenizer.unknown_merge_token").
   Status AddMerge(std::string_view left, std::string_view right, uint32_t rank);
   void ReserveMerges(size_t n) { pending_.reserve(n); }
+  // AddMerge for every pair in rank order (0, 1, ...), with the vocabulary lookups pipelined.
+  Status AddMerges(const std::vector<std::pair<std::string_view, std::string_view>>& merges);
   // Builds the merge index; call once after the last AddMerge().
   void Seal();
 
@@ -50,6 +52,8 @@ class Bpe {
   static constexpr uint32_t kNoRank = ~uint32_t{0};
 
   const Merge* FindMerge(TokenId left, TokenId right) const;
+  Status MergeError(std::string_view left, std::string_view right, uint32_t rank, bool l, bool r,
+                    std::string_view joined) const;
   void InitialSymbols(std::string_view bytes, std::vector<TokenId>& symbols) const;
   void MergeShort(std::vector<TokenId>& symbols) const;
   void MergeLong(std::vector<TokenId>& symbols) const;

@@ -38,6 +38,29 @@ class Reader {
     return pos_ >= s_.size();
   }
 
+  // Reads a string as a view: into the text when it has no escapes, else into `doc.decoded`.
+  Status View(TokenizerDocument& doc, std::string_view& out) {
+    if (!Peek('"')) return Fail("expected a string");
+    size_t start = pos_ + 1, stop = start;
+    while (stop < s_.size() && s_[stop] != '"' && s_[stop] != '\\' &&
+           static_cast<unsigned char>(s_[stop]) >= 0x20)
+      ++stop;
+    if (stop < s_.size() && s_[stop] == '"') {
+      out = s_.substr(start, stop - start);
+      if (utf8::FirstInvalid(out) != utf8::kValid) {
+        pos_ = start;
+        return Fail("string is not valid UTF-8");
+      }
+      pos_ = stop + 1;
+      return {};
+    }
+    std::string decoded;
+    if (Status st = String(decoded); !st.ok()) return st;
+    doc.decoded.push_back(std::move(decoded));
+    out = doc.decoded.back();
+    return {};
+  }
+
   // Reads a string into `out`. Fast path: no escapes.
   Status String(std::string& out) {
     if (!Eat('"')) return Fail("expected a string");
@@ -184,20 +207,19 @@ class Reader {
     ++pos_;  // '{'
     doc.has_vocab = true;
     if (Eat('}')) return {};
-    std::string key;
+    std::string_view key;
     do {
-      if (Status st = String(key); !st.ok()) return st;
+      if (Status st = View(doc, key); !st.ok()) return st;
       if (!Eat(':')) return Fail("expected ':'");
       int64_t id;
       if (!Integer(id)) {
         json ignored;
         if (Status st = Value(ignored); !st.ok()) return st;
-        if (doc.vocab_ids_are_integers) doc.first_bad_vocab_key = key;
+        if (doc.vocab_ids_are_integers) doc.first_bad_vocab_key = std::string(key);
         doc.vocab_ids_are_integers = false;
         continue;
       }
-      doc.vocab.emplace_back(std::move(key), id);
-      key = std::string();
+      doc.vocab.emplace_back(key, id);
     } while (Eat(','));
     if (!Eat('}')) return Fail("expected ',' or '}'");
     return {};
@@ -207,28 +229,25 @@ class Reader {
     ++pos_;  // '['
     doc.has_merges = true;
     if (Eat(']')) return {};
-    std::string a, b;
+    std::string_view a, b;
     do {
       bool ok = false;
       if (Peek('"')) {
-        if (Status st = String(a); !st.ok()) return st;
+        if (Status st = View(doc, a); !st.ok()) return st;
         size_t space = a.find(' ');
         if (space != std::string::npos && a.find(' ', space + 1) == std::string::npos) {
-          doc.merges.emplace_back(std::string(a, space + 1), std::string());
-          a.resize(space);
-          doc.merges.back().second.swap(doc.merges.back().first);
-          doc.merges.back().first.swap(a);
+          doc.merges.emplace_back(a.substr(0, space), a.substr(space + 1));
           ok = true;
         }
       } else if (Peek('[')) {
         size_t save = pos_;
         ++pos_;
         if (Peek('"')) {
-          if (Status st = String(a); !st.ok()) return st;
+          if (Status st = View(doc, a); !st.ok()) return st;
           if (Eat(',') && Peek('"')) {
-            if (Status st = String(b); !st.ok()) return st;
+            if (Status st = View(doc, b); !st.ok()) return st;
             if (Eat(']')) {
-              doc.merges.emplace_back(std::move(a), std::move(b));
+              doc.merges.emplace_back(a, b);
               ok = true;
             }
           }
@@ -300,8 +319,6 @@ class Reader {
 
 Result<TokenizerDocument> ReadTokenizerDocument(std::string_view text) {
   TokenizerDocument doc;
-  doc.vocab.reserve(text.size() / 40);
-  doc.merges.reserve(text.size() / 40);
   Reader reader(text);
   if (Status st = reader.Document(doc); !st.ok()) return st.error();
   return doc;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,13 +15,16 @@
 
 namespace affordance::text {
 
+// Views point into the parsed text (which must outlive the document) or, for strings with escapes,
+// into `decoded`. Nothing is copied for the common case, which keeps loading fast.
 struct TokenizerDocument {
   nlohmann::json root;  // the document without model.vocab and model.merges
   bool has_vocab = false, has_merges = false;
-  std::vector<std::pair<std::string, int64_t>> vocab;  // in document order
+  std::vector<std::pair<std::string_view, int64_t>> vocab;  // in document order
   // Each merge as (left, right); `merge_error` >= 0 names the first merge that was neither
   // "a b" (one space) nor ["a", "b"].
-  std::vector<std::pair<std::string, std::string>> merges;
+  std::vector<std::pair<std::string_view, std::string_view>> merges;
+  std::deque<std::string> decoded;
   int64_t merge_error = -1;
   bool vocab_ids_are_integers = true;
   std::string first_bad_vocab_key;

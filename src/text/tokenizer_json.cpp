@@ -238,7 +238,8 @@ Result<std::unique_ptr<Bpe>> ReadModel(const TokenizerDocument& doc) {
   Vocabulary vocab;
   for (const auto& [token, id] : doc.vocab) {
     if (id < 0 || id >= kMaxId)
-      return Invalid(fmt::format("model.vocab ids must be integers in 0..{}", kMaxId - 1), token);
+      return Invalid(fmt::format("model.vocab ids must be integers in 0..{}", kMaxId - 1),
+                     std::string(token));
     vocab.Add(token, static_cast<TokenId>(id));
   }
   vocab.Seal();
@@ -255,12 +256,7 @@ Result<std::unique_ptr<Bpe>> ReadModel(const TokenizerDocument& doc) {
     return Invalid("a merge must be \"a b\" (one space) or [\"a\", \"b\"]",
                    fmt::format("merge {}", doc.merge_error));
   }
-  bpe->ReserveMerges(doc.merges.size());
-  uint32_t rank = 0;
-  for (const auto& [left, right] : doc.merges) {
-    if (Status s = bpe->AddMerge(left, right, rank); !s.ok()) return s.error();
-    ++rank;
-  }
+  if (Status s = bpe->AddMerges(doc.merges); !s.ok()) return s.error();
   bpe->Seal();
   return bpe;
 }

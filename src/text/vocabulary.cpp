@@ -30,7 +30,7 @@ bool Vocabulary::Matches(const Slot& slot, uint32_t tag, std::string_view s) con
 
 void Vocabulary::Seal() {
   size_t cap = 16;
-  while (cap < count_ * 2) cap <<= 1;
+  while (cap < count_ + count_ / 2) cap <<= 1;  // load factor <= 2/3
   slots_.assign(cap, Slot{0, -1, 0, {}});
   mask_ = cap - 1;
   for (size_t id = 0; id < by_id_.size(); ++id) {
@@ -52,8 +52,11 @@ void Vocabulary::Seal() {
 }
 
 std::optional<TokenId> Vocabulary::Find(std::string_view token) const {
+  return FindHashed(token, Hash(token));
+}
+
+std::optional<TokenId> Vocabulary::FindHashed(std::string_view token, uint64_t hash) const {
   if (slots_.empty()) return std::nullopt;
-  uint64_t hash = Hash(token);
   uint32_t tag = static_cast<uint32_t>(hash >> 32);
   for (uint64_t h = hash & mask_;; h = (h + 1) & mask_) {
     const Slot& slot = slots_[h];

@@ -24,6 +24,12 @@ class Vocabulary {
   void Seal();
 
   std::optional<TokenId> Find(std::string_view token) const;
+  // Find with a precomputed Hash(token), and a prefetch of its slot, for batched lookups.
+  static uint64_t Hash(std::string_view s);
+  std::optional<TokenId> FindHashed(std::string_view token, uint64_t hash) const;
+  void Prefetch(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
+  }
   // The string of `id`, or nullopt when no token has that id.
   std::optional<std::string_view> StringOf(TokenId id) const;
   // One past the largest id.
@@ -36,7 +42,6 @@ class Vocabulary {
     uint32_t length = 0;
     bool present = false;
   };
-  static uint64_t Hash(std::string_view s);
   std::string_view View(const Entry& e) const { return {arena_.data() + e.offset, e.length}; }
 
   std::string arena_;
