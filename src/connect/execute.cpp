@@ -36,6 +36,12 @@ std::vector<json> RowsOf(const json& results, const Operation& op) {
   return rows;
 }
 
+// The `query` argument of a sql operation ("" when absent or not a string; the guard refuses it).
+std::string QueryArg(const json& args) {
+  auto it = args.find("query");
+  return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 int64_t ParseTime(const json& v) {
   if (v.is_number_integer()) return v.get<int64_t>();
   if (!v.is_string()) return 0;
@@ -89,7 +95,8 @@ Result<ConnectorRoad::Execution> ConnectorRoad::Execute(const ConnectorManifest&
 
 Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManifest& m,
                                                             const Operation& op, const json& args,
-                                                            SourceMode mode, int64_t max_rows) {
+                                                            SourceMode mode, int64_t max_rows,
+                                                            SqlGuard* shared) {
   Execution ex;
   LedgerEntry entry;
   entry.command = op.name;
@@ -100,7 +107,7 @@ Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManif
     Result<CliReply> reply = MakeError("connect.cli_failed", "not run");
     if (op.kind == OperationKind::kSql) {
       // The statement must pass our guard against the CLI's mirror before the CLI sees it.
-      std::string query = args.value("query", "");
+      std::string query = QueryArg(args);
       auto guard = SqlGuard::Open(PrintedCliMirrorPath(m.source), options_.guard);
       if (!guard) return guard.error();
       if (auto s = (*guard)->Check(query); !s) return s.error();
@@ -137,13 +144,17 @@ Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManif
     }
     columns.assign(keys.begin(), keys.end());
   } else {
-    GuardLimits limits = options_.guard;
-    limits.max_rows = max_rows;
-    auto guard = SqlGuard::Open(MirrorPath(m), limits);
-    if (!guard) return guard.error();
+    std::unique_ptr<SqlGuard> own;
+    if (!shared) {
+      GuardLimits limits = options_.guard;
+      limits.max_rows = max_rows;
+      auto opened = SqlGuard::Open(MirrorPath(m), limits);
+      if (!opened) return opened.error();
+      own = std::move(opened.value());
+    }
+    SqlGuard* guard = shared ? shared : own.get();
     bool sql = op.kind == OperationKind::kSql;
-    auto rows = (*guard)->Run(sql ? args.value("query", "") : op.query,
-                              sql ? json::object() : args);
+    auto rows = guard->Run(sql ? QueryArg(args) : op.query, sql ? json::object() : args);
     if (!rows) return rows.error();
     ex.rows = std::move(rows->rows);
     ex.source_truncated = rows->truncated;
@@ -196,8 +207,14 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
   std::atomic<size_t> next{0};
   size_t width = std::min<size_t>(static_cast<size_t>(m.source.max_parallel), ids.size());
   auto worker = [&] {
+    // Mirror sources: one read-only connection per worker, reused for all its reads.
+    std::unique_ptr<SqlGuard> guard;
+    if (m.source.kind != SourceKind::kPrintedCli) {
+      auto opened = SqlGuard::Open(MirrorPath(m), options_.guard);
+      if (opened) guard = std::move(opened.value());
+    }
     for (size_t i; (i = next.fetch_add(1)) < ids.size();) {
-      reads[i] = ExecuteOnce(m, *detail, json{{list.id_field, ids[i]}}, mode, 1000);
+      reads[i] = ExecuteOnce(m, *detail, json{{list.id_field, ids[i]}}, mode, 1000, guard.get());
     }
   };
   std::vector<std::thread> threads;

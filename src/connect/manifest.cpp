@@ -180,11 +180,13 @@ SourceSpec ParseSource(const json& j, const std::string& ptr, const std::string&
                              {"ics", SourceKind::kIcs}});
   switch (s.kind) {
     case SourceKind::kSqlite:
-      OnlyKeys(j, ptr, {"kind", "path"});
+      OnlyKeys(j, ptr, {"kind", "path", "max_parallel"});
       s.path = Resolve(base, String(j, "path", ptr, true));
+      s.max_parallel = static_cast<int>(Integer(j, "max_parallel", ptr, 1, 1, 64));
       break;
     case SourceKind::kIcs:
-      OnlyKeys(j, ptr, {"kind", "paths"});
+      OnlyKeys(j, ptr, {"kind", "paths", "max_parallel"});
+      s.max_parallel = static_cast<int>(Integer(j, "max_parallel", ptr, 1, 1, 64));
       s.paths = Strings(j, "paths", ptr);
       if (s.paths.empty()) Fail(ptr + "/paths", "needs at least one .ics file or folder");
       for (auto& p : s.paths) p = Resolve(base, p);

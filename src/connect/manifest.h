@@ -73,7 +73,10 @@ struct SourceSpec {
   std::string mirror_path;          // printed CLI: its SQLite mirror (default: XDG data dir)
   std::vector<std::string> verbs;   // printed CLI: optional verbs it has ("which", "sql", "sync")
   int64_t timeout_ms = 30000;       // printed CLI: per invocation
-  int max_parallel = 8;             // fan-out width
+  // Fan-out width. Default 8 for printed CLIs (one process per read: 7.3x faster than one at a
+  // time) and 1 for mirror sources (an indexed read takes microseconds; threads only add
+  // contention: 0.44x). See docs/BENCHMARKS.md `## connect`.
+  int max_parallel = 8;
 };
 
 struct ConnectorManifest {

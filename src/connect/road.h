@@ -116,8 +116,11 @@ class ConnectorRoad {
   struct Execution;  // one operation run: rows + ledger entry + contract
   Result<Execution> Execute(const ConnectorManifest& m, const Operation& op,
                             const nlohmann::json& args, SourceMode mode, int64_t limit);
+  // `guard`, when given, is an open guard on this connector's mirror to reuse (fan-out workers
+  // open one each instead of one per read).
   Result<Execution> ExecuteOnce(const ConnectorManifest& m, const Operation& op,
-                                const nlohmann::json& args, SourceMode mode, int64_t max_rows);
+                                const nlohmann::json& args, SourceMode mode, int64_t max_rows,
+                                SqlGuard* guard = nullptr);
   Status FanOut(const ConnectorManifest& m, const Operation& list, SourceMode mode, int64_t limit,
                 Execution& exec);
   Result<std::string> Serve(const ConnectorManifest& m, SourceMode mode);
