@@ -33,10 +33,16 @@ void Vocabulary::Seal() {
   while (cap < count_ + count_ / 2) cap <<= 1;  // load factor <= 2/3
   slots_.assign(cap, Slot{0, -1, 0, {}});
   mask_ = cap - 1;
+  // Hash everything first, then insert with the slot of entry id + 8 prefetched: the table is
+  // larger than the cache and loading time is mostly these misses.
+  std::vector<uint64_t> hashes(by_id_.size());
+  for (size_t id = 0; id < by_id_.size(); ++id)
+    if (by_id_[id].present) hashes[id] = Hash(View(by_id_[id]));
   for (size_t id = 0; id < by_id_.size(); ++id) {
+    if (id + 8 < by_id_.size()) __builtin_prefetch(&slots_[hashes[id + 8] & mask_], 1);
     if (!by_id_[id].present) continue;
     std::string_view s = View(by_id_[id]);
-    uint64_t hash = Hash(s);
+    uint64_t hash = hashes[id];
     uint32_t tag = static_cast<uint32_t>(hash >> 32);
     for (uint64_t h = hash & mask_;; h = (h + 1) & mask_) {
       Slot& slot = slots_[h];
