@@ -4,13 +4,30 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 namespace affordance::render {
+namespace {
+
+uint64_t Now() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace
 
 Renderer::Renderer(std::shared_ptr<const text::Tokenizer> tokenizer,
                    std::unique_ptr<view::View> view)
     : tokenizer_(std::move(tokenizer)), view_(std::move(view)), projection_cache_(*tokenizer_) {
   view_->SetChatToolsHook([this](const std::vector<view::Node>& children,
                                  const nlohmann::json& options) -> Result<view::ChatTools> {
+    const uint64_t start = Now();
+    struct Charge {
+      RenderProfile& p;
+      uint64_t start;
+      ~Charge() { p.projection_ns += Now() - start; }
+    } charge{profile_, start};
     auto layout_options = ProjectionOptions(options);
     if (!layout_options.ok()) return layout_options.error();
     layout_options->cache = use_projection_cache_ ? &projection_cache_ : nullptr;
@@ -48,7 +65,9 @@ Result<Block> Renderer::LayOut(Result<std::vector<view::Node>> nodes, RunCache* 
   LayoutOptions options;
   options.mode = LayoutOptions::Mode::kDocument;
   options.cache = outer;
+  const uint64_t start = Now();
   auto block = Layout(*nodes, *tokenizer_, options);
+  profile_.layout_ns = Now() - start;
   if (!block.ok()) return block.error();
   last_ = *block;
   rendered_ = true;
@@ -57,7 +76,11 @@ Result<Block> Renderer::LayOut(Result<std::vector<view::Node>> nodes, RunCache* 
 
 Result<Block> Renderer::Render(const nlohmann::json& props, RunCache* outer) {
   use_projection_cache_ = outer != nullptr;
-  return LayOut(view_->Render(props), outer);
+  profile_ = {};
+  const uint64_t start = Now();
+  auto nodes = view_->Render(props);
+  profile_.view_ns = Now() - start - profile_.projection_ns;
+  return LayOut(std::move(nodes), outer);
 }
 
 Result<Block> Renderer::Act(const nlohmann::json& call, RunCache* outer) {
@@ -98,7 +121,11 @@ Result<Block> Renderer::Act(const nlohmann::json& call, RunCache* outer) {
                                  name));
   }
   use_projection_cache_ = true;  // act reuses native runs
-  return LayOut(view_->Act(tool->handler, arguments), outer);
+  profile_ = {};
+  const uint64_t start = Now();
+  auto nodes = view_->Act(tool->handler, arguments);
+  profile_.view_ns = Now() - start - profile_.projection_ns;
+  return LayOut(std::move(nodes), outer);
 }
 
 }  // namespace affordance::render

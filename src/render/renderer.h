@@ -28,6 +28,15 @@
 
 namespace affordance::render {
 
+// Where the last Render/Act spent its time (wall clock, nanoseconds): the view runtime (JS
+// components, hooks, tree conversion), layout + projection inside asChatTools, and the document
+// layout of the entry's output.
+struct RenderProfile {
+  uint64_t view_ns = 0;        // View::Render/Act minus the asChatTools layouts inside it
+  uint64_t projection_ns = 0;  // asChatTools layouts (the hook)
+  uint64_t layout_ns = 0;      // document layout
+};
+
 class Renderer {
  public:
   // Loads the tokenizer `model` (a registered name or a folder, see text::LoadModel) and the view.
@@ -59,6 +68,7 @@ class Renderer {
   view::View& view() { return *view_; }
   // The last successful render's result (empty before the first).
   const Block& last() const { return last_; }
+  const RenderProfile& profile() const { return profile_; }
 
  private:
   Renderer(std::shared_ptr<const text::Tokenizer> tokenizer, std::unique_ptr<view::View> view);
@@ -70,6 +80,7 @@ class Renderer {
   bool use_projection_cache_ = false;  // for the render in progress
   Block last_;
   bool rendered_ = false;
+  RenderProfile profile_;
 };
 
 }  // namespace affordance::render

@@ -1,0 +1,220 @@
+// adapter_bench: the notebook demo (views/demo) rendered native and wrapped in Qwen3App with the
+// real Qwen3 tokenizer. Measures cold render (loaded view, no caches), warm render (outer RunCache
+// on, so the view's projection cache too), act + re-render, and load + first render. Checks IDs:
+// the native app's tokens are the wrapped prompt's last user turn, and the wrapped prompt equals
+// what the official template rendered by @huggingface/jinja and tokenized by the HF tokenizer
+// gives for the same conversation, which this program also times (bench/adapters/jinja_peer.mjs,
+// same run) and compares as a ratio. Timings exclude model inference. CPU time is compared
+// (the machine is shared).
+//
+//   ./build/bench/adapters/adapter_bench [--benchmark_filter=...]
+#include "render/renderer.h"
+
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace affordance::render {
+namespace {
+
+const std::string kRoot = AFFORDANCE_SOURCE_DIR;
+const char* kModel = "Qwen__Qwen3-4B-Instruct-2507";
+
+nlohmann::json State() {
+  std::ifstream in(kRoot + "/views/demo/notebook_state.json");
+  std::stringstream s;
+  s << in.rdbuf();
+  return nlohmann::json::parse(s.str());
+}
+
+std::unique_ptr<Renderer> Load(const std::string& file, const std::string& entry) {
+  view::ViewOptions o;
+  o.lib_root = kRoot + "/views/lib";
+  auto r = Renderer::Load(kRoot + "/" + file, entry, kModel, o);
+  if (!r.ok()) {
+    fprintf(stderr, "load %s: %s\n", file.c_str(), r.error().ToString().c_str());
+    std::exit(1);
+  }
+  return std::move(r).value();
+}
+
+void Check(const Result<Block>& b) {
+  if (!b.ok()) {
+    fprintf(stderr, "render: %s\n", b.error().ToString().c_str());
+    std::exit(1);
+  }
+}
+
+void BM_NativeCold(benchmark::State& state) {
+  auto r = Load("views/demo/notebook_app.tsx", "Notebook");
+  const auto props = State();
+  for (auto _ : state) {
+    auto b = r->Render(props);
+    Check(b);
+    benchmark::DoNotOptimize(b);
+  }
+}
+BENCHMARK(BM_NativeCold)->Unit(benchmark::kMicrosecond);
+
+void BM_WrappedCold(benchmark::State& state) {
+  auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  const auto props = State();
+  for (auto _ : state) {
+    auto b = r->Render(props);
+    Check(b);
+    benchmark::DoNotOptimize(b);
+  }
+}
+BENCHMARK(BM_WrappedCold)->Unit(benchmark::kMicrosecond);
+
+void BM_WrappedWarm(benchmark::State& state) {
+  auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  const auto props = State();
+  RunCache outer(r->tokenizer());
+  Check(r->Render(props, &outer));
+  for (auto _ : state) {
+    auto b = r->Render(props, &outer);
+    Check(b);
+    benchmark::DoNotOptimize(b);
+  }
+  const auto& p = r->projection_cache_stats();
+  state.counters["proj_hit%"] = 100.0 * p.hits / std::max<uint64_t>(1, p.hits + p.misses);
+  // Share of the last render's wall time by stage (src/view vs src/render).
+  const auto& t = r->profile();
+  const double total = static_cast<double>(t.view_ns + t.projection_ns + t.layout_ns);
+  state.counters["view%"] = 100.0 * t.view_ns / total;
+  state.counters["projection%"] = 100.0 * t.projection_ns / total;
+  state.counters["layout%"] = 100.0 * t.layout_ns / total;
+}
+BENCHMARK(BM_WrappedWarm)->Unit(benchmark::kMicrosecond);
+
+void BM_ActAndReRender(benchmark::State& state) {
+  auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  RunCache outer(r->tokenizer());
+  Check(r->Render(State(), &outer));
+  int i = 0;
+  for (auto _ : state) {
+    auto b = r->Act({{"name", (i % 2) ? "change__notes" : "scroll__numbers"},
+                     {"arguments", (i % 2) ? nlohmann::json{{"value", "n" + std::to_string(i)}}
+                                           : nlohmann::json{{"offset", i % 190}}}},
+                    &outer);
+    ++i;
+    Check(b);
+    benchmark::DoNotOptimize(b);
+  }
+}
+BENCHMARK(BM_ActAndReRender)->Unit(benchmark::kMicrosecond);
+
+void BM_LoadAndFirstRender(benchmark::State& state) {
+  const auto props = State();
+  for (auto _ : state) {
+    auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+    auto b = r->Render(props);
+    Check(b);
+    benchmark::DoNotOptimize(b);
+  }
+}
+BENCHMARK(BM_LoadAndFirstRender)->Unit(benchmark::kMillisecond);
+
+// Keeps CPU ns per iteration of every run for the ratios printed after the table.
+class Capture : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& r : runs) {
+      cpu_ns[r.benchmark_name()] = r.GetAdjustedCPUTime() *
+                                   (r.time_unit == benchmark::kMicrosecond ? 1e3
+                                    : r.time_unit == benchmark::kMillisecond ? 1e6 : 1.0);
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> cpu_ns;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int Compare(const Capture& capture) {
+  auto native = Load("views/demo/notebook_app.tsx", "Notebook");
+  auto wrapped = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  const auto props = State();
+  auto n = native->Render(props);
+  auto w = wrapped->Render(props);
+  Check(n);
+  Check(w);
+  const size_t suffix = 5;  // <|im_end|> \n <|im_start|> assistant \n
+  const bool native_in_wrapped =
+      w->tokens.size() > n->tokens.size() + suffix &&
+      std::equal(n->tokens.begin(), n->tokens.end(), w->tokens.end() - suffix - n->tokens.size());
+  printf("\nID check: native app tokens are the wrapped prompt's last user turn: %s\n",
+         native_in_wrapped ? "yes" : "NO");
+
+  // The same conversation for the official template.
+  auto body = native->tokenizer().Decode(n->tokens);
+  const nlohmann::json config =
+      nlohmann::json::parse(Slurp(kRoot + "/models/" + kModel + "/tokenizer_config.json"));
+  nlohmann::json request = {
+      {"tokenizer", kRoot + "/models/" + kModel + "/tokenizer.json"},
+      {"template", config["chat_template"]},
+      {"iterations", 300},
+      {"context",
+       {{"messages", {{{"role", "user"}, {"content", props["question"]}},
+                      {{"role", "user"}, {"content", *body}}}},
+        {"tools", w->ToolsJson()},
+        {"add_generation_prompt", true}}}};
+  const std::string req_path = "/tmp/adapter_bench_request_" + std::to_string(getpid()) + ".json";
+  std::ofstream(req_path) << request.dump();
+  const std::string cmd = "node '" + kRoot + "/bench/adapters/jinja_peer.mjs' '" + req_path + "'";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 65536> buf;
+  size_t got;
+  while (pipe && (got = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), got);
+  if (pipe) pclose(pipe);
+  std::remove(req_path.c_str());
+  nlohmann::json peer = nlohmann::json::parse(out, nullptr, false);
+  if (peer.is_discarded()) {
+    printf("peer (@huggingface/jinja + HF tokenizer) did not run: %s\n", out.c_str());
+    return 1;
+  }
+  const auto peer_ids = peer["ids"].get<std::vector<text::TokenId>>();
+  const bool same = peer_ids == w->tokens;
+  printf("ID check: wrapped prompt == official template (@huggingface/jinja) + HF tokenizer: %s"
+         " (%zu tokens)\n", same ? "yes" : "NO", w->tokens.size());
+  if (!same) {
+    size_t i = 0;
+    while (i < peer_ids.size() && i < w->tokens.size() && peer_ids[i] == w->tokens[i]) ++i;
+    printf("  first difference at token %zu (native run boundary; see docs/ADAPTERS.md)\n", i);
+  }
+  const double peer_ns = peer["ns_per_op"].get<double>();
+  auto ratio = [&](const char* name) {
+    auto it = capture.cpu_ns.find(name);
+    return it == capture.cpu_ns.end() ? 0.0 : peer_ns / it->second;
+  };
+  printf("peer: %.1f us CPU (%.1f us wall) per prompt (template render + tokenize, warm); "
+         "first prompt %.1f ms wall\n",
+         peer_ns / 1e3, peer["wall_ns_per_op"].get<double>() / 1e3,
+         peer["first_ns"].get<double>() / 1e6);
+  printf("ratio peer/ours, cold render:        %6.1fx\n", ratio("BM_WrappedCold"));
+  printf("ratio peer/ours, warm render:        %6.1fx   (target >= 20x)\n", ratio("BM_WrappedWarm"));
+  printf("ratio peer/ours, act + re-render:    %6.1fx\n", ratio("BM_ActAndReRender"));
+  return native_in_wrapped && same ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace affordance::render
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  affordance::render::Capture capture;
+  benchmark::RunSpecifiedBenchmarks(&capture);
+  benchmark::Shutdown();
+  return affordance::render::Compare(capture);
+}
