@@ -20,9 +20,10 @@ namespace affordance::text {
 using TokenId = int32_t;
 
 struct EncodeOptions {
-  // false (default): special-token spellings in the text are plain text, so untrusted content
-  // containing "<|im_end|>" never becomes a control token. true: added tokens are matched as the
-  // reference library does (for trusted protocol text only).
+  // false (default): the spelling of every added token (special ones such as "<|im_end|>" and
+  // non-special ones such as Qwen's "<tool_call>") is plain text, so untrusted content never
+  // becomes a control token; place control tokens by ID (TokenIdOf). true: added tokens are
+  // matched as the reference library does (for trusted protocol text only).
   bool match_special = false;
   // Apply the post-processor (e.g. Llama's <|begin_of_text|> TemplateProcessing). Off by default:
   // the product places protocol tokens itself.
