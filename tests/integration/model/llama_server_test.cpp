@@ -3,6 +3,7 @@
 // (random_gguf.h): token-array prompts, streaming, prefix cache reporting, cancellation, a timeout.
 #include "model/http_provider.h"
 #include "random_gguf.h"
+#include "scripted_server.h"
 #include "well_formed.h"
 
 #include <gmock/gmock.h>
@@ -52,9 +53,7 @@ class LlamaServer {
       failure_ = model.error().ToString();
       return;
     }
-    httplib::Server probe;  // pick a free port, then hand it to llama-server
-    port_ = probe.bind_to_any_port("127.0.0.1");
-    probe.stop();
+    port_ = UnusedPort();
     std::vector<std::string> args = {AFFORDANCE_LLAMA_SERVER, "-m", *model, "--host", "127.0.0.1",
                                      "--port", std::to_string(port_), "-c", "4096", "--parallel",
                                      "1", "-t", "2", "--no-webui", "--no-warmup", "--log-disable"};
