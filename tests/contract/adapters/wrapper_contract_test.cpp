@@ -192,3 +192,23 @@ TEST(WrapperContract, ProjectionCacheIsUsedOnlyWhenTheOuterCacheIsOnAndCountsApa
 
 }  // namespace
 }  // namespace affordance::render
+
+namespace affordance::render {
+namespace {
+
+TEST(WrapperContract, LayoutErrorsInsideAsChatToolsKeepTheirCode) {
+  auto r = Load("tests/contract/adapters/data/golden_view.tsx", "GoldenQwen");
+  ASSERT_NE(r, nullptr);
+  nlohmann::json body = {{{"type", "button"},
+                          {"props", {{"label", "x"}, {"args_schema", "not an object"}}},
+                          {"handlers", {"onClick"}}}};
+  auto b = r->Render({{"c", {{"question", "q"}, {"body", body}}}});
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error().code, "render.invalid_args_schema");
+  // The view stays usable.
+  body[0]["props"].erase("args_schema");
+  EXPECT_TRUE(r->Render({{"c", {{"question", "q"}, {"body", body}}}}).ok());
+}
+
+}  // namespace
+}  // namespace affordance::render
