@@ -1,0 +1,91 @@
+// `affordance lang parse | validate | prompt` as a user runs it: program on stdin, files as
+// arguments, JSON on stdout, exit codes 0 / 1 (program has errors) / 2 (bad input files).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct LangRun {
+  int status = -1;
+  std::string out;
+};
+
+std::string TempFile(const std::string& name, const std::string& content) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+LangRun Lang(const std::string& args, const std::string& stdin_text) {
+  const std::string input = TempFile("lang_stdin.txt", stdin_text);
+  const std::string cmd = std::string(AFFORDANCE_CLI) + " lang " + args + " < " + input + " 2>&1";
+  LangRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+TEST(SurfaceCli, ParseJsonPrintsTheParseResult) {
+  LangRun r = Lang("parse --json", "root = Stack([CardHeader(\"Hi\")])\n");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["root"]["typeName"], "Stack");
+  EXPECT_EQ(j["root"]["props"]["children"][0]["props"]["title"], "Hi");
+  EXPECT_EQ(j["meta"]["statementCount"], 1);
+  EXPECT_TRUE(j.contains("stateDeclarations"));
+  EXPECT_TRUE(j["queryStatements"].is_array());
+}
+
+TEST(SurfaceCli, ValidateReportsErrorsAndExitsOne) {
+  const std::string handles = TempFile("handles.json", "[\"list\"]");
+  LangRun r = Lang("validate --json --handles " + handles,
+               "root = Html(\"<img src=x onerror=alert(1)>\")\nq = Query(\"drop\", {}, {})\n");
+  EXPECT_EQ(r.status, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  std::vector<std::string> codes;
+  for (const auto& e : j["errors"]) codes.push_back(e["code"]);
+  EXPECT_EQ(codes, (std::vector<std::string>{"runtime-handler", "unknown-handle"}));
+  EXPECT_EQ(Lang("validate", "root = Stack([])\n").status, 0);
+}
+
+TEST(SurfaceCli, BadFilesGetCodesAndExitTwo) {
+  const std::string lib = TempFile("bad_lib.json", "{\"$defs\": {\"A\": {\"required\": [\"x\"]}}}");
+  LangRun r = Lang("parse --json --library " + lib, "root = A()\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["error"]["code"], "surface.library_invalid");
+  const std::string notjson = TempFile("not_json.json", "{");
+  EXPECT_EQ(nlohmann::json::parse(Lang("prompt --json --tools " + notjson, "").out)["error"]["code"],
+            "surface.tools_invalid");
+  const std::string empty = TempFile("empty.lang", "");
+  LangRun patch = Lang("parse --json --existing " + empty, "a = 1\n");
+  EXPECT_EQ(patch.status, 2);
+  EXPECT_EQ(nlohmann::json::parse(patch.out)["error"]["code"], "surface.patch_without_program");
+}
+
+TEST(SurfaceCli, EditPatchMergesIntoTheExistingProgram) {
+  const std::string existing = TempFile("existing.lang", "root = Stack([h])\nh = CardHeader(\"Old\")\n");
+  LangRun r = Lang("parse --json --existing " + existing, "h = CardHeader(\"New\")\n");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["root"]["props"]["children"][0]["props"]["title"], "New");
+}
+
+TEST(SurfaceCli, PromptPrintsTheSystemPrompt) {
+  LangRun r = Lang("prompt --edit-mode", "");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("## Component Signatures"), std::string::npos);
+  EXPECT_NE(r.out.find("Html(html: string"), std::string::npos);
+  EXPECT_NE(r.out.find("## Edit Mode"), std::string::npos);
+}
+
+}  // namespace
