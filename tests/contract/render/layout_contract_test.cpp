@@ -14,10 +14,13 @@ using Ids = std::vector<text::TokenId>;
 
 class LayoutContract : public ::testing::Test {
  protected:
+  // Each CTest case is its own process: load only what a test uses (a tokenizer takes ~1 s).
   void SetUp() override {
     auto q = text::LoadModel("Qwen__Qwen3-4B-Instruct-2507");
     ASSERT_TRUE(q.ok()) << q.error().ToString();
     qwen = *q;
+  }
+  void LoadLlama() {
     auto l = text::LoadModel("meta-llama__Llama-3.1-8B-Instruct");
     ASSERT_TRUE(l.ok()) << l.error().ToString();
     llama = *l;
@@ -38,6 +41,7 @@ class LayoutContract : public ::testing::Test {
 
 TEST_F(LayoutContract, EachRunIsEncodedOnItsOwnAndConcatenated) {
   const std::vector<std::string> runs = {"Notebook", "\n", "3, 14, 15", " naïve café ☕", "数字"};
+  LoadLlama();
   for (const auto* tok : {qwen.get(), llama.get()}) {
     std::vector<view::Node> nodes;
     Ids expected;
@@ -148,6 +152,7 @@ TEST_F(LayoutContract, ControlTokensResolveLazilyAgainstTheEncoder) {
   const auto im_start = qwen->TokenIdOf("<|im_start|>");
   ASSERT_TRUE(im_start.has_value());
   EXPECT_EQ(Lay({El("token", {{"name", "<|im_start|>"}})}, *qwen).tokens, Ids{*im_start});
+  LoadLlama();
   // Llama lacks <|im_start|>: an error only when it is rendered...
   const Error e = LayError({El("token", {{"name", "<|im_start|>"}}, {}, {}, "App/token")}, *llama);
   EXPECT_EQ(e.code, "render.unknown_token");
@@ -200,6 +205,7 @@ TEST_F(LayoutContract, RunCacheCountsHitsMissesAndBytes) {
 }
 
 TEST_F(LayoutContract, RunCacheIsBoundToOneEncoder) {
+  LoadLlama();
   RunCache cache(*qwen);
   LayoutOptions options;
   options.cache = &cache;
