@@ -306,6 +306,12 @@ bool ContainsDynamic(const Json& v) {
   if (v.is_array()) {
     return std::any_of(v.begin(), v.end(), [](const Json& e) { return ContainsDynamic(e); });
   }
+  if (IsElementJson(v)) {
+    // An element built here already knows (props are not changed after it is built); reading
+    // the flag keeps nested components from being walked once per enclosing level.
+    auto known = v.find("hasDynamicProps");
+    if (known != v.end() && known->is_boolean()) return known->get<bool>();
+  }
   const Json& values = IsElementJson(v) ? v["props"] : v;
   return std::any_of(values.begin(), values.end(), [](const Json& e) { return ContainsDynamic(e); });
 }
