@@ -165,9 +165,11 @@ class Layouter {
     }
     if (!st.ok()) return st;
 
-    Span& span = block_.spans[span_index];
-    span.end = Begin();
-    span.clipped = clip_owners_.size() > clip_mark;
+    // By value: pushing action spans below may reallocate block_.spans.
+    const uint32_t begin = block_.spans[span_index].begin;
+    const uint32_t end = Begin();
+    block_.spans[span_index].end = end;
+    block_.spans[span_index].clipped = clip_owners_.size() > clip_mark;
     const bool cut_from_outside =
         std::any_of(clip_owners_.begin() + static_cast<ptrdiff_t>(clip_mark), clip_owners_.end(),
                     [&](size_t owner) { return owner < outer_frames; });
@@ -175,7 +177,7 @@ class Layouter {
     for (const auto& handler : e.handlers) {
       const bool callable = IsModelCallable(handler.event);
       if (callable && options_.mode != LayoutOptions::Mode::kProjection) continue;
-      Span action{Span::Kind::kAction, span.begin, span.end, e.path, e.type};
+      Span action{Span::Kind::kAction, begin, end, e.path, e.type};
       action.event = handler.event;
       if (callable) {
         actions_.push_back(VisibleAction{&e, &handler, block_.spans.size()});

@@ -290,3 +290,35 @@ TEST_F(ProjectionContract, DocumentModeDoesNotProjectLooseActionsAndRejectsDupli
 
 }  // namespace
 }  // namespace affordance::render
+
+namespace affordance::render {
+namespace {
+
+// Regression (found by render_layout_fuzzer): many handlers on one element pushed action spans
+// while a reference to the element's span was held.
+TEST(ProjectionRegression, ActionSpansOfManyHandlersCoverTheirElement) {
+  auto qwen = text::LoadModel("Qwen__Qwen3-4B-Instruct-2507");
+  ASSERT_TRUE(qwen.ok());
+  std::vector<view::Node> nodes;
+  for (int i = 0; i < 40; ++i) {
+    nodes.push_back(testing::El("box", {{"label", "b" + std::to_string(i)}}, {testing::Text("x y z")},
+                                {testing::On("onA", 1), testing::On("onB", 2), testing::On("onC", 3),
+                                 testing::On("onTimeout", 4), testing::On("onD", 5)}));
+  }
+  auto b = Layout(nodes, **qwen, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->tools.size(), 160u);
+  uint32_t begin = 0, end = 0;
+  for (const auto& s : b->spans) {
+    if (s.kind == Span::Kind::kNode) {
+      begin = s.begin;
+      end = s.end;
+    } else {
+      EXPECT_EQ(s.begin, begin);
+      EXPECT_EQ(s.end, end);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace affordance::render
