@@ -71,9 +71,10 @@ void BM_ReplayStep(benchmark::State& state) {
     state.PauseTiming();
     auto provider = model::ReplayProvider::Create(*tok, script).value();
     state.ResumeTiming();
-    provider->Stream({}, [&](const formats::StreamPart& p) {
+    Status st = provider->Stream({}, [&](const formats::StreamPart& p) {
       if (p.type == formats::PartType::kFinishStep) tokens += p.usage.generated_tokens;
     }, model::CancelToken());
+    if (!st.ok()) state.SkipWithError(st.error().message.c_str());
   }
   state.counters["tokens/step"] = static_cast<double>(tokens) / state.iterations();
   state.counters["us/token"] = benchmark::Counter(

@@ -98,10 +98,10 @@ class Reader {
         case 'r': out += '\r'; break;
         case 't': out += '\t'; break;
         case 'u': {
-          uint32_t cp;
+          uint32_t cp = 0;
           if (Status st = Hex4(cp); !st.ok()) return st;
           if (cp >= 0xD800 && cp <= 0xDBFF) {
-            uint32_t lo;
+            uint32_t lo = 0;
             if (pos_ + 2 > s_.size() || s_[pos_] != '\\' || s_[pos_ + 1] != 'u')
               return Fail("unpaired surrogate escape");
             pos_ += 2;

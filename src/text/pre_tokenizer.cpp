@@ -106,11 +106,15 @@ void PreTokenizer::RunGeneric(std::string_view text, std::vector<std::string_vie
   }
   if (prefix_space_) {
     // Stable storage for the prefixed copies: reserve so views into `arena` never move.
-    arena.reserve(current.size());
+    // (Short strings keep their bytes inline, so a reallocation would invalidate the views.)
+    arena.reserve(arena.size() + current.size());
     for (std::string_view& piece : current) {
       if (!piece.empty() && piece.front() == ' ') continue;
-      arena.push_back(" " + std::string(piece));
-      piece = arena.back();
+      std::string& prefixed = arena.emplace_back();
+      prefixed.reserve(piece.size() + 1);
+      prefixed.push_back(' ');
+      prefixed.append(piece);
+      piece = prefixed;
     }
   }
   if (byte_level_regex_) {
