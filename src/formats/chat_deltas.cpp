@@ -125,7 +125,7 @@ void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
     if (!blank) {
       try {
         args = nlohmann::json::parse(call.arguments);
-      } catch (const nlohmann::json::parse_error& e) {
+      } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
         fail(std::string("the tool call's arguments are not valid JSON: ") + e.what());
         continue;
       }

@@ -157,7 +157,7 @@ bool CallBody::Close(bool closed, std::string_view why_open, std::vector<StreamP
   nlohmann::json body;
   try {
     body = nlohmann::json::parse(raw_);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
     Fail(std::string("the tool call is not valid JSON: ") + e.what(), out);
     return false;
   }

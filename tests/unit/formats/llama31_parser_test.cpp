@@ -93,5 +93,18 @@ TEST(Llama31Parser, NonJsonAfterPythonTagIsAnError) {
   EXPECT_EQ(OfType(parts, PartType::kToolInputError).size(), 1u);
 }
 
+// Found by formats_llama31_parser_fuzzer: a number too large for a double made nlohmann::json
+// throw out_of_range (not parse_error) and terminate the process.
+TEST(Llama31Parser, OverflowingNumberIsAToolInputErrorNotACrash) {
+  for (const char* call : {"{\"name\": \"f\", \"parameters\": {\"x\": 1e400}}",
+                           "{\"name\": \"f\", \"parameters\": {\"x\": 666666666666666002e321334}}"}) {
+    auto parts = RunParser(ChatFormat::kLlama31,
+                           {{kPythonTag, "<|python_tag|>", true}, {1, call}, {kEom, "<|eom_id|>", true}});
+    EXPECT_TRUE(OfType(parts, PartType::kToolCall).empty()) << call;
+    auto errors = OfType(parts, PartType::kToolInputError);
+    ASSERT_EQ(errors.size(), 1u) << call;
+  }
+}
+
 }  // namespace
 }  // namespace affordance::formats::testing
