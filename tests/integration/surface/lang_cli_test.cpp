@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -15,8 +16,9 @@ struct LangRun {
   std::string out;
 };
 
+// CTest runs each test in its own process, in parallel: the pid keeps their files apart.
 std::string TempFile(const std::string& name, const std::string& content) {
-  std::string path = ::testing::TempDir() + "/" + name;
+  std::string path = ::testing::TempDir() + "/affordance-lang-" + std::to_string(getpid()) + "-" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }
