@@ -86,7 +86,7 @@ void ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<Stre
   }
   call.arguments += args_piece;
   if (!call.started && !call.name.empty()) {
-    if (call.id.empty()) call.id = options_.id_prefix + "call-" + std::to_string(generated_ids_++);
+    if (call.id.empty()) call.id = options_.id_prefix + "api-call-" + std::to_string(generated_ids_++);
     call.started = true;
     StreamPart start = StreamPart::Of(PartType::kToolInputStart, call.id);
     start.tool_name = call.name;
@@ -107,7 +107,7 @@ void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
   content_->Finish(out);
   for (auto& entry : calls_) {
     Call& call = entry.second;
-    if (call.id.empty()) call.id = options_.id_prefix + "call-" + std::to_string(generated_ids_++);
+    if (call.id.empty()) call.id = options_.id_prefix + "api-call-" + std::to_string(generated_ids_++);
     auto fail = [&](std::string why) {
       StreamPart e = StreamPart::Of(PartType::kToolInputError, call.id);
       e.tool_name = call.name;

@@ -61,6 +61,23 @@ TEST(ChatDeltaMapper, QwenTagsInContentBecomeCalls) {
   EXPECT_EQ(mapper.tool_calls(), 1);
 }
 
+// Found by formats_chat_deltas_fuzzer: a call parsed from <tool_call> tags in content and a
+// streamed tool_calls entry without an id both got the id "<prefix>call-0".
+TEST(ChatDeltaMapper, TagCallAndApiCallWithoutIdGetDistinctIds) {
+  ChatDeltaMapper mapper({"s4-", ChatFormat::kQwen3});
+  std::vector<StreamPart> out;
+  ASSERT_TRUE(mapper.Push(
+      Delta({{"content", "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"}}), out));
+  ASSERT_TRUE(mapper.Push(
+      Delta({{"tool_calls", {{{"index", 0}, {"function", {{"name", "g"}, {"arguments", "{}"}}}}}}}),
+      out));
+  ASSERT_TRUE(mapper.Push(Delta(nlohmann::json::object(), "tool_calls"), out));
+  mapper.Finish(out);
+  auto calls = OfType(out, PartType::kToolCall);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_NE(calls[0]->id, calls[1]->id);
+}
+
 TEST(ChatDeltaMapper, ReasoningContentIsReasoning) {
   ChatDeltaMapper mapper({"s4-", ChatFormat::kPlain});
   std::vector<StreamPart> out;
@@ -95,7 +112,7 @@ TEST(ChatDeltaMapper, ArgumentsBeforeNameAreNotLost) {
   EXPECT_EQ(Joined(out, PartType::kToolInputDelta), "{\"a\": 1}");
   auto calls = OfType(out, PartType::kToolCall);
   ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0]->id, "s5-call-0");
+  EXPECT_EQ(calls[0]->id, "s5-api-call-0");
 }
 
 }  // namespace
