@@ -28,16 +28,20 @@ function(affordance_test name)
                        DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
 endfunction()
 
-# affordance_fuzzer(<name> SOURCES ... [LIBS ...] [CORPUS dir] [SECONDS n])
-# A libFuzzer target (only with -DAFFORDANCE_FUZZ=ON, i.e. the `fuzz` preset). CTest runs it for
-# SECONDS (default 20) over a copy of CORPUS, so CI fuzzes briefly on every run.
+# affordance_fuzzer(<name> SOURCES ... [LIBS ...] [CORPUS dir] [SECONDS n] [RUNS n])
+# A libFuzzer target (only with -DAFFORDANCE_FUZZ=ON, i.e. the `fuzz` preset). CTest runs it with
+# seed 1 for RUNS inputs (default 20000), at most SECONDS (default 180, a hang guard), over its seed CORPUS and a
+# working corpus in the build folder: a deterministic fuzz budget on every CI run.
 function(affordance_fuzzer name)
-  cmake_parse_arguments(ARG "" "CORPUS;SECONDS" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "" "CORPUS;SECONDS;RUNS" "SOURCES;LIBS" ${ARGN})
   if(NOT AFFORDANCE_FUZZ)
     return()
   endif()
   if(NOT ARG_SECONDS)
-    set(ARG_SECONDS 20)
+    set(ARG_SECONDS 180)
+  endif()
+  if(NOT ARG_RUNS)
+    set(ARG_RUNS 20000)
   endif()
   add_executable(${name} ${ARG_SOURCES})
   target_compile_definitions(${name} PRIVATE AFFORDANCE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
@@ -47,7 +51,7 @@ function(affordance_fuzzer name)
   set(work "${CMAKE_BINARY_DIR}/fuzz-corpus/${name}")
   add_test(NAME ${name}
            COMMAND "${CMAKE_COMMAND}" -DFUZZER=$<TARGET_FILE:${name}> -DSEED=${ARG_CORPUS}
-                   -DWORK=${work} -DSECONDS=${ARG_SECONDS}
+                   -DWORK=${work} -DSECONDS=${ARG_SECONDS} -DRUNS=${ARG_RUNS}
                    -P "${CMAKE_SOURCE_DIR}/cmake/run_fuzzer.cmake"
            WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
   set_tests_properties(${name} PROPERTIES LABELS fuzz TIMEOUT 600)
