@@ -21,26 +21,12 @@ struct ParsedStatement {
 std::vector<std::string> SplitSource(std::string_view input) {
   std::vector<std::string> out;
   int depth = 0;
-  char in_str = 0;
-  bool esc = false;
+  internal::QuoteTracker quotes;
   size_t start = 0;
   for (size_t i = 0; i < input.size(); ++i) {
     const char c = input[i];
-    if (esc) {
-      esc = false;
-      continue;
-    }
-    if (c == '\\' && in_str) {
-      esc = true;
-      continue;
-    }
-    if (in_str) {
-      if (c == in_str) in_str = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      in_str = c;
-    } else if (c == '(' || c == '[' || c == '{') {
+    if (quotes.Consume(c)) continue;
+    if (c == '(' || c == '[' || c == '{') {
       depth++;
     } else if (c == ')' || c == ']' || c == '}') {
       depth = depth > 0 ? depth - 1 : 0;

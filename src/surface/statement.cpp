@@ -118,25 +118,9 @@ std::string Preprocess(std::string_view input) {
 
 AutoClosed AutoClose(std::string_view input) {
   std::string stack;
-  char in_str = 0;
-  bool esc = false;
+  internal::QuoteTracker quotes;
   for (char c : input) {
-    if (esc) {
-      esc = false;
-      continue;
-    }
-    if (c == '\\' && in_str) {
-      esc = true;
-      continue;
-    }
-    if (in_str) {
-      if (c == in_str) in_str = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      in_str = c;
-      continue;
-    }
+    if (quotes.Consume(c)) continue;
     if (c == '(' || c == '[' || c == '{') {
       stack += c;
     } else if (!stack.empty() && ((c == ')' && stack.back() == '(') ||
@@ -146,12 +130,12 @@ AutoClosed AutoClose(std::string_view input) {
     }
   }
   AutoClosed out;
-  out.incomplete = in_str != 0 || !stack.empty();
+  out.incomplete = quotes.in_str != 0 || !stack.empty();
   out.text.assign(input);
   if (!out.incomplete) return out;
-  if (in_str) {
-    if (esc) out.text += '\\';
-    out.text += in_str;
+  if (quotes.in_str) {
+    if (quotes.esc) out.text += '\\';
+    out.text += quotes.in_str;
   }
   for (size_t j = stack.size(); j-- > 0;) {
     out.text += stack[j] == '(' ? ')' : stack[j] == '[' ? ']' : '}';

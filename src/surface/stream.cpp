@@ -66,8 +66,7 @@ void StreamParser::RestartAfterFirstFence(size_t fence_at) {
   cleaned_.clear();
   scan_pos_ = stmt_start_ = 0;
   depth_ = ternary_ = 0;
-  in_str_ = 0;
-  esc_ = false;
+  quotes_ = {};
   cs_str_ = 0;
   cs_esc_ = cs_comment_ = cs_slash_ = false;
   completed_.Clear();
@@ -147,21 +146,8 @@ void StreamParser::ScanStatements() {
   const size_t n = cleaned_.size();
   for (size_t i = scan_pos_; i < n; ++i) {
     const char c = cleaned_[i];
-    if (esc_) {
-      esc_ = false;
-      continue;
-    }
-    if (c == '\\' && in_str_) {
-      esc_ = true;
-      continue;
-    }
-    if (in_str_) {
-      if (c == in_str_) in_str_ = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      in_str_ = c;
-    } else if (c == '(' || c == '[' || c == '{') {
+    if (quotes_.Consume(c)) continue;
+    if (c == '(' || c == '[' || c == '{') {
       depth_++;
     } else if (c == ')' || c == ']' || c == '}') {
       depth_ = depth_ > 0 ? depth_ - 1 : 0;

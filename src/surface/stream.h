@@ -15,6 +15,7 @@
 #pragma once
 
 #include "surface/internal/build.h"
+#include "surface/internal/json_text.h"
 #include "surface/program.h"
 
 #include <string>
@@ -62,8 +63,7 @@ class StreamParser {
   // scanNewCompleted() state over cleaned_.
   size_t scan_pos_ = 0, stmt_start_ = 0;
   int depth_ = 0, ternary_ = 0;
-  char in_str_ = 0;
-  bool esc_ = false;
+  internal::QuoteTracker quotes_;
 
   internal::StatementTable completed_;
   size_t completed_count_ = 0;

@@ -17,4 +17,32 @@ std::string_view JsTrim(std::string_view text);
 // String.prototype.trimEnd().
 std::string_view JsTrimEnd(std::string_view text);
 
+// The quote state of a left-to-right scan, as lang-core's statement splitter and auto-closer keep
+// it: '...' and "..." strings with backslash escapes. Consume(c) returns true when `c` belongs to
+// a string literal (its quotes included) and so must not be read as syntax.
+struct QuoteTracker {
+  char in_str = 0;   // the open quote character, or 0 outside strings
+  bool esc = false;  // the previous character was a backslash inside a string
+
+  bool Consume(char c) {
+    if (esc) {
+      esc = false;
+      return true;
+    }
+    if (in_str) {
+      if (c == '\\') {
+        esc = true;
+      } else if (c == in_str) {
+        in_str = 0;
+      }
+      return true;
+    }
+    if (c == '"' || c == '\'') {
+      in_str = c;
+      return true;
+    }
+    return false;
+  }
+};
+
 }  // namespace affordance::surface::internal
