@@ -235,6 +235,25 @@ TEST(HttpProviderDelivery, MalformedEventIsAnError) {
   EXPECT_EQ(server.request_count(), 1u);
 }
 
+TEST(HttpProviderDelivery, ErrorEventMidStreamIsReportedAfterTheTextSoFar) {
+  // llama-server ends a stream this way when its output parser rejects what the model sampled.
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(
+        res, {Chunk("partial", 1),
+              R"({"error": {"code": 500, "message": "The model produced output that does not match",)"
+              R"( "type": "server_error"}})"});
+  });
+  auto provider = Make(server.url());
+  auto step = Collect(*provider, Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.server_error");
+  EXPECT_THAT(step.status.error().detail, HasSubstr("does not match"));
+  EXPECT_EQ(Joined(step.parts, PartType::kTextDelta), "partial");
+  ASSERT_FALSE(step.parts.empty());
+  EXPECT_EQ(step.parts.back().type, PartType::kError);
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
 TEST(HttpProviderDelivery, StreamEndingWithoutFinishIsInterrupted) {
   ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
     ScriptedServer::StreamEvents(res, {Chunk("a", 1)});
