@@ -3,6 +3,8 @@
 //   Decode/<model>   decode throughput (bytes/s = output bytes)
 //   Load/<model>     Tokenizer::LoadDirectory (read + parse tokenizer.json), with the resident
 //                    memory the process gained for one loaded tokenizer (rss_delta_MiB)
+//   LoadInNewProcess/<model>  the same load as the first thing a forked child does, as in a
+//                    CLI call (fresh pages to fault in; the file is in the page cache)
 // Ratios against the reference: node bench/text/compare.mjs (runs this binary and the reference
 // on the same corpus in the same run).
 #include "text/tokenizer.h"
@@ -10,6 +12,10 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -100,6 +106,39 @@ void Load(benchmark::State& state) {
   state.counters["rss_MiB"] = after;
 }
 BENCHMARK(Load)->ArgName("model")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+void LoadInNewProcess(benchmark::State& state) {
+  std::string dir = std::string(AFFORDANCE_MODELS_DIR) + "/" + kModels[state.range(0)];
+  for (auto _ : state) {
+    int fds[2];
+    if (pipe(fds) != 0) return state.SkipWithError("pipe failed");
+    pid_t child = fork();
+    if (child < 0) return state.SkipWithError("fork failed");
+    if (child == 0) {
+      close(fds[0]);
+      auto t0 = std::chrono::steady_clock::now();
+      auto t = Tokenizer::LoadDirectory(dir);
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!t.ok()) seconds = -1;
+      (void)!write(fds[1], &seconds, sizeof seconds);
+      _exit(0);
+    }
+    close(fds[1]);
+    double seconds = -1;
+    bool got = read(fds[0], &seconds, sizeof seconds) == sizeof seconds;
+    close(fds[0]);
+    waitpid(child, nullptr, 0);
+    if (!got || seconds < 0) return state.SkipWithError("the child could not load the tokenizer");
+    state.SetIterationTime(seconds);
+  }
+}
+BENCHMARK(LoadInNewProcess)
+    ->ArgName("model")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(10);
 
 }  // namespace
 

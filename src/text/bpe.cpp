@@ -36,6 +36,7 @@ Bpe::Bpe(Vocabulary vocab, BpeSettings settings)
   }
   if (settings_.ignore_merges) {
     std::string raw;
+    raw_words_.Reserve(vocab_.IdLimit(), vocab_.bytes());
     for (size_t id = 0; id < vocab_.IdLimit(); ++id) {
       auto s = vocab_.StringOf(static_cast<TokenId>(id));
       raw.clear();
@@ -43,27 +44,6 @@ Bpe::Bpe(Vocabulary vocab, BpeSettings settings)
     }
     raw_words_.Seal();
   }
-}
-
-Status Bpe::AddMerge(std::string_view left, std::string_view right, uint32_t rank) {
-  auto l = vocab_.Find(left);
-  auto r = vocab_.Find(right);
-  if (!l || !r) {
-    return MakeError("tokenizer.unknown_merge_token",
-                     "a merge names a token that is not in the vocabulary",
-                     fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right,
-                                 !l ? left : right));
-  }
-  thread_local std::string joined;  // reused: loading runs this for every merge
-  joined.assign(left).append(right);
-  auto m = vocab_.Find(joined);
-  if (!m) {
-    return MakeError("tokenizer.unknown_merge_token",
-                     "a merge produces a token that is not in the vocabulary",
-                     fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right, joined));
-  }
-  pending_.push_back(Merge{PairKey(*l, *r), rank, *m});
-  return {};
 }
 
 Status Bpe::MergeError(std::string_view left, std::string_view right, uint32_t rank, bool l,
@@ -79,17 +59,24 @@ Status Bpe::MergeError(std::string_view left, std::string_view right, uint32_t r
                    fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right, joined));
 }
 
-Status Bpe::AddMerges(const std::vector<std::pair<std::string_view, std::string_view>>& merges) {
-  // Loading is dominated by cache misses in the vocabulary index, so the lookups for merge
-  // i + kAhead are hashed and prefetched while merge i is resolved.
+Status Bpe::SetMerges(std::span<const std::pair<std::string_view, std::string_view>> merges) {
+  size_t cap = 16;
+  while (cap < merges.size() + merges.size() / 2) cap <<= 1;  // load factor <= 2/3
+  merges_.assign(cap, Merge{kEmptyKey, 0, 0});
+  mask_ = cap - 1;
+  // Loading is dominated by cache misses, so it is a three-stage pipeline: merge i + 2k is
+  // hashed and its vocabulary slots prefetched, merge i + k is resolved to IDs and its table slot
+  // prefetched, and merge i is inserted.
   constexpr size_t kAhead = 8;
   struct Stage {
     std::string joined;
     uint64_t h[3];
+    Merge merge;
+    bool ok;
   };
-  std::array<Stage, kAhead> ring;
-  auto stage = [&](size_t i) {
-    Stage& s = ring[i % kAhead];
+  std::array<Stage, 2 * kAhead> ring;
+  auto hash = [&](size_t i) {
+    Stage& s = ring[i % ring.size()];
     const auto& [left, right] = merges[i];
     s.joined.assign(left).append(right);
     s.h[0] = Vocabulary::Hash(left);
@@ -97,39 +84,39 @@ Status Bpe::AddMerges(const std::vector<std::pair<std::string_view, std::string_
     s.h[2] = Vocabulary::Hash(s.joined);
     for (uint64_t h : s.h) vocab_.Prefetch(h);
   };
-  pending_.reserve(pending_.size() + merges.size());
-  for (size_t i = 0; i < std::min(kAhead, merges.size()); ++i) stage(i);
-  for (size_t i = 0; i < merges.size(); ++i) {
-    Stage& s = ring[i % kAhead];
+  auto resolve = [&](size_t i) {
+    Stage& s = ring[i % ring.size()];
     const auto& [left, right] = merges[i];
     auto l = vocab_.FindHashed(left, s.h[0]);
     auto r = vocab_.FindHashed(right, s.h[1]);
     auto m = vocab_.FindHashed(s.joined, s.h[2]);
-    if (!l || !r || !m) return MergeError(left, right, static_cast<uint32_t>(i), l.has_value(),
-                                          r.has_value(), s.joined);
-    pending_.push_back(Merge{PairKey(*l, *r), static_cast<uint32_t>(i), *m});
-    if (i + kAhead < merges.size()) stage(i + kAhead);
-  }
-  return {};
-}
-
-void Bpe::Seal() {
-  size_t cap = 16;
-  while (cap < pending_.size() + pending_.size() / 2) cap <<= 1;  // load factor <= 2/3
-  merges_.assign(cap, Merge{kEmptyKey, 0, 0});
-  mask_ = cap - 1;
-  for (size_t i = 0; i < pending_.size(); ++i) {
-    const Merge& m = pending_[i];
-    if (i + 8 < pending_.size()) __builtin_prefetch(&merges_[Mix(pending_[i + 8].key) & mask_], 1);
-    for (uint64_t h = Mix(m.key) & mask_;; h = (h + 1) & mask_) {
-      if (merges_[h].key == kEmptyKey || merges_[h].key == m.key) {
-        merges_[h] = m;  // a repeated pair keeps its last rank, as the reference's map does
+    s.ok = l && r && m;
+    if (!s.ok) return;
+    s.merge = Merge{PairKey(*l, *r), static_cast<uint32_t>(i), *m};
+    __builtin_prefetch(&merges_[Mix(s.merge.key) & mask_], 1);
+  };
+  const size_t n = merges.size();
+  for (size_t i = 0; i < std::min(2 * kAhead, n); ++i) hash(i);
+  for (size_t i = 0; i < std::min(kAhead, n); ++i) resolve(i);
+  for (size_t i = 0; i < n; ++i) {
+    Stage& s = ring[i % ring.size()];
+    if (!s.ok) {
+      const auto& [left, right] = merges[i];
+      return MergeError(left, right, static_cast<uint32_t>(i),
+                        vocab_.FindHashed(left, s.h[0]).has_value(),
+                        vocab_.FindHashed(right, s.h[1]).has_value(), s.joined);
+    }
+    const Merge merge = s.merge;
+    if (i + 2 * kAhead < n) hash(i + 2 * kAhead);
+    if (i + kAhead < n) resolve(i + kAhead);
+    for (uint64_t h = Mix(merge.key) & mask_;; h = (h + 1) & mask_) {
+      if (merges_[h].key == kEmptyKey || merges_[h].key == merge.key) {
+        merges_[h] = merge;  // a repeated pair keeps its last rank, as the reference's map does
         break;
       }
     }
   }
-  pending_.clear();
-  pending_.shrink_to_fit();
+  return {};
 }
 
 const Bpe::Merge* Bpe::FindMerge(TokenId left, TokenId right) const {

@@ -4,12 +4,14 @@
 #pragma once
 
 #include "base/result.h"
+#include "text/huge_pages.h"
 #include "text/tokenizer.h"
 #include "text/vocabulary.h"
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,17 +27,13 @@ struct BpeSettings {
 
 class Bpe {
  public:
-  // `vocab` must be sealed. Merges are added afterwards with AddMerge in rank order.
+  // `vocab` must be sealed.
   Bpe(Vocabulary vocab, BpeSettings settings);
 
-  // Registers merge number `rank` of the pair (left, right) (vocabulary strings). Errors when a
-  // side or the merged token is not in the vocabulary ("tokenizer.unknown_merge_token").
-  Status AddMerge(std::string_view left, std::string_view right, uint32_t rank);
-  void ReserveMerges(size_t n) { pending_.reserve(n); }
-  // AddMerge for every pair in rank order (0, 1, ...), with the vocabulary lookups pipelined.
-  Status AddMerges(const std::vector<std::pair<std::string_view, std::string_view>>& merges);
-  // Builds the merge index; call once after the last AddMerge().
-  void Seal();
+  // Builds the merge index from every pair (left, right) of vocabulary strings, in rank order
+  // (0, 1, ...). Call once. Errors when a side or the merged token is not in the vocabulary
+  // ("tokenizer.unknown_merge_token").
+  Status SetMerges(std::span<const std::pair<std::string_view, std::string_view>> merges);
 
   // Appends the IDs of the pre-token `bytes` (raw UTF-8 bytes, before byte-level spelling).
   void EncodeWord(std::string_view bytes, std::vector<TokenId>& out) const;
@@ -65,8 +63,7 @@ class Bpe {
   BpeSettings settings_;
   std::array<TokenId, 256> byte_token_{};     // -1 when the byte's character is not in the vocab
   std::array<TokenId, 256> fallback_token_{};  // <0xXX>, -1 when missing
-  std::vector<Merge> pending_;                 // merges before Seal()
-  std::vector<Merge> merges_;                  // open-addressing table
+  BigVector<Merge> merges_;                    // open-addressing table
   uint64_t mask_ = 0;
 };
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace affordance::text {
@@ -319,6 +320,11 @@ class Reader {
 
 Result<TokenizerDocument> ReadTokenizerDocument(std::string_view text) {
   TokenizerDocument doc;
+  // The lists are reserved for as many entries as the text could hold (an entry takes at least
+  // 6 bytes), so they are never copied while growing. Untouched reserved pages cost no memory.
+  const size_t most = std::min<size_t>(text.size() / 6 + 1, size_t{1} << 22);
+  doc.vocab.reserve(most);
+  doc.merges.reserve(most);
   Reader reader(text);
   if (Status st = reader.Document(doc); !st.ok()) return st.error();
   return doc;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "base/result.h"
+#include "text/huge_pages.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,10 +21,10 @@ namespace affordance::text {
 struct TokenizerDocument {
   nlohmann::json root;  // the document without model.vocab and model.merges
   bool has_vocab = false, has_merges = false;
-  std::vector<std::pair<std::string_view, int64_t>> vocab;  // in document order
+  BigVector<std::pair<std::string_view, int64_t>> vocab;  // in document order
   // Each merge as (left, right); `merge_error` >= 0 names the first merge that was neither
   // "a b" (one space) nor ["a", "b"].
-  std::vector<std::pair<std::string_view, std::string_view>> merges;
+  BigVector<std::pair<std::string_view, std::string_view>> merges;
   std::deque<std::string> decoded;
   int64_t merge_error = -1;
   bool vocab_ids_are_integers = true;

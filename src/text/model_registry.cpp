@@ -1,4 +1,5 @@
 // LoadModel: registered model names and folders -> cached tokenizers.
+#include "text/huge_pages.h"
 #include "text/tokenizer.h"
 
 #include <fmt/format.h>
@@ -22,10 +23,11 @@ namespace fs = std::filesystem;
 constexpr const char* kRegisteredModels[] = {"Qwen__Qwen3-4B-Instruct-2507",
                                              "meta-llama__Llama-3.1-8B-Instruct"};
 
-Result<std::string> ReadFile(const fs::path& path) {
+// tokenizer.json is ~10 MB and only read while loading, so it goes into huge pages too.
+Result<BigVector<char>> ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return MakeError("tokenizer.read_failed", "cannot read a tokenizer file", path.string());
-  std::string data(static_cast<size_t>(in.tellg()), '\0');
+  BigVector<char> data(static_cast<size_t>(in.tellg()));
   in.seekg(0);
   if (!in.read(data.data(), static_cast<std::streamsize>(data.size())))
     return MakeError("tokenizer.read_failed", "cannot read a tokenizer file", path.string());
@@ -47,13 +49,13 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::LoadDirectory(const std::string& d
   }
   auto json = ReadFile(folder / "tokenizer.json");
   if (!json.ok()) return json.error();
-  std::string config;
+  BigVector<char> config;
   if (fs::is_regular_file(folder / "tokenizer_config.json", ec)) {
     auto c = ReadFile(folder / "tokenizer_config.json");
     if (!c.ok()) return c.error();
     config = std::move(c.value());
   }
-  auto tokenizer = FromJson(*json, config);
+  auto tokenizer = FromJson({json->data(), json->size()}, {config.data(), config.size()});
   if (!tokenizer.ok()) {
     Error e = tokenizer.error();
     e.detail = e.detail.empty() ? (folder / "tokenizer.json").string()

@@ -236,6 +236,12 @@ Result<std::unique_ptr<Bpe>> ReadModel(const TokenizerDocument& doc) {
     return Invalid(fmt::format("model.vocab ids must be integers in 0..{}", kMaxId - 1),
                    doc.first_bad_vocab_key);
   Vocabulary vocab;
+  size_t id_limit = 0, bytes = 0;
+  for (const auto& [token, id] : doc.vocab) {
+    id_limit = std::max<size_t>(id_limit, id >= 0 && id < kMaxId ? static_cast<size_t>(id) + 1 : 0);
+    bytes += token.size();
+  }
+  vocab.Reserve(id_limit, bytes);
   for (const auto& [token, id] : doc.vocab) {
     if (id < 0 || id >= kMaxId)
       return Invalid(fmt::format("model.vocab ids must be integers in 0..{}", kMaxId - 1),
@@ -256,8 +262,7 @@ Result<std::unique_ptr<Bpe>> ReadModel(const TokenizerDocument& doc) {
     return Invalid("a merge must be \"a b\" (one space) or [\"a\", \"b\"]",
                    fmt::format("merge {}", doc.merge_error));
   }
-  if (Status s = bpe->AddMerges(doc.merges); !s.ok()) return s.error();
-  bpe->Seal();
+  if (Status s = bpe->SetMerges(doc.merges); !s.ok()) return s.error();
   return bpe;
 }
 

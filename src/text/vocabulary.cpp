@@ -16,7 +16,7 @@ bool Vocabulary::Add(std::string_view token, TokenId id) {
   e.offset = static_cast<uint32_t>(arena_.size());
   e.length = static_cast<uint32_t>(token.size());
   e.present = true;
-  arena_.append(token);
+  arena_.insert(arena_.end(), token.begin(), token.end());
   ++count_;
   return true;
 }
@@ -35,7 +35,7 @@ void Vocabulary::Seal() {
   mask_ = cap - 1;
   // Hash everything first, then insert with the slot of entry id + 8 prefetched: the table is
   // larger than the cache and loading time is mostly these misses.
-  std::vector<uint64_t> hashes(by_id_.size());
+  BigVector<uint64_t> hashes(by_id_.size());
   for (size_t id = 0; id < by_id_.size(); ++id)
     if (by_id_[id].present) hashes[id] = Hash(View(by_id_[id]));
   for (size_t id = 0; id < by_id_.size(); ++id) {

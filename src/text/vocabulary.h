@@ -2,6 +2,7 @@
 // (fast to build from tokenizer.json, compact in memory).
 #pragma once
 
+#include "text/huge_pages.h"
 #include "text/tokenizer.h"
 
 #include <cstdint>
@@ -16,8 +17,9 @@ class Vocabulary {
  public:
   // Adds `token` with `id`. A token string already present keeps its first id; returns false then.
   bool Add(std::string_view token, TokenId id);
-  void Reserve(size_t count, size_t bytes) {
-    by_id_.reserve(count);
+  // Room for ids below `id_limit` and `bytes` of token text, so loading never regrows the tables.
+  void Reserve(size_t id_limit, size_t bytes) {
+    by_id_.reserve(id_limit);
     arena_.reserve(bytes);
   }
   // Builds the lookup index; call once after the last Add().
@@ -35,6 +37,8 @@ class Vocabulary {
   // One past the largest id.
   size_t IdLimit() const { return by_id_.size(); }
   size_t size() const { return count_; }
+  // Total bytes of token text.
+  size_t bytes() const { return arena_.size(); }
 
  private:
   struct Entry {
@@ -44,8 +48,8 @@ class Vocabulary {
   };
   std::string_view View(const Entry& e) const { return {arena_.data() + e.offset, e.length}; }
 
-  std::string arena_;
-  std::vector<Entry> by_id_;
+  BigVector<char> arena_;
+  BigVector<Entry> by_id_;
   // 16 bytes; a token of up to kInline bytes is compared inside the slot (one cache miss).
   static constexpr size_t kInline = 7;
   struct Slot {
@@ -55,7 +59,7 @@ class Vocabulary {
     char inline_bytes[kInline];
   };
   bool Matches(const Slot& slot, uint32_t tag, std::string_view s) const;
-  std::vector<Slot> slots_;
+  BigVector<Slot> slots_;
   uint64_t mask_ = 0;
   size_t count_ = 0;
 };
