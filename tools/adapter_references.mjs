@@ -74,13 +74,13 @@ const notesInput = (value) => ({
   props: { label: "notes", value },
   handlers: ["onChange"],
 });
-// Tool objects as src/render projects them. Keys are in code-point order because tool objects
-// cross the view contract as nlohmann::json (key-sorted) objects; the official templates print
-// whatever order they are given, so the references use the same order.
-const tool = (name, parameters) => ({ function: { name, parameters }, type: "function" });
+// Tool objects as a chat API user writes them (OpenAI order: type, then function {name,
+// parameters {type, properties, required}}). The official templates print keys in the order they
+// are given, so this also checks that src/render keeps that order end to end.
+const tool = (name, parameters) => ({ type: "function", function: { name, parameters } });
 const changeTool = (label) =>
-  tool(toolName("onChange", label), { properties: { value: {} }, required: ["value"], type: "object" });
-const clickTool = (label) => tool(toolName("onClick", label), { properties: {}, type: "object" });
+  tool(toolName("onChange", label), { type: "object", properties: { value: {} }, required: ["value"] });
+const clickTool = (label) => tool(toolName("onClick", label), { type: "object", properties: {} });
 const changeNotes = changeTool("notes");
 
 // The naming rule of docs/RUNTIME.md ("Projection"), mirrored for the references: event without

@@ -33,10 +33,10 @@ struct RenderOptions {
   bool json = false;
 };
 
-Result<nlohmann::json> ReadState(const RenderOptions& o) {
+Result<nlohmann::ordered_json> ReadState(const RenderOptions& o) {
   auto text = ReadFileOrStdin(o.state);
   if (!text.ok()) return text.error();
-  nlohmann::json state = nlohmann::json::parse(*text, nullptr, false);
+  nlohmann::ordered_json state = nlohmann::ordered_json::parse(*text, nullptr, false);
   if (state.is_discarded()) {
     return MakeError("cli.bad_state", "the state is not valid JSON", o.state);
   }
@@ -59,7 +59,7 @@ Result<nlohmann::json> ReadState(const RenderOptions& o) {
 }
 
 // Prints one result; returns false (after reporting) when decoding fails.
-bool Print(const render::Renderer& r, const render::Block& block, bool json, nlohmann::json* batch) {
+bool Print(const render::Renderer& r, const render::Block& block, bool json, nlohmann::ordered_json* batch) {
   if (json) {
     if (batch != nullptr) {
       batch->push_back(block.ToJson());
@@ -82,9 +82,9 @@ bool Print(const render::Renderer& r, const render::Block& block, bool json, nlo
 int Run(const RenderOptions& o, bool act) {
   auto state = ReadState(o);
   if (!state.ok()) return ReportError(state.error(), o.json, kExitUsage);
-  nlohmann::json call;
+  nlohmann::ordered_json call;
   if (act) {
-    call = nlohmann::json::parse(o.call, nullptr, false);
+    call = nlohmann::ordered_json::parse(o.call, nullptr, false);
     if (call.is_discarded() || !call.is_object()) {
       return ReportError(MakeError("cli.bad_call",
                                    "--call must be a JSON object {\"name\": ..., \"arguments\": {...}}",
@@ -110,7 +110,7 @@ int Run(const RenderOptions& o, bool act) {
     if (!block.ok()) return ReportError(block.error(), o.json);
     return Print(r, *block, o.json, nullptr) ? kExitOk : kExitFailure;
   }
-  nlohmann::json results = nlohmann::json::array();
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (size_t i = 0; i < state->size(); ++i) {
     auto block = r.Render((*state)[i], cache.get());
     if (!block.ok()) {

@@ -49,16 +49,16 @@ const Block* BlockOf(const std::shared_ptr<const void>& opaque) {
   return envelope->block.get();
 }
 
-nlohmann::json Block::ToolsJson() const {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json Block::ToolsJson() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& tool : tools) out.push_back(tool.ToJson());
   return out;
 }
 
-nlohmann::json Block::SpansJson() const {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json Block::SpansJson() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& s : spans) {
-    nlohmann::json j = {{"kind", s.kind == Span::Kind::kNode ? "node" : "action"},
+    nlohmann::ordered_json j = {{"kind", s.kind == Span::Kind::kNode ? "node" : "action"},
                         {"begin", s.begin},
                         {"end", s.end},
                         {"path", s.path},
@@ -76,7 +76,7 @@ nlohmann::json Block::SpansJson() const {
   return out;
 }
 
-nlohmann::json Block::ToJson() const {
+nlohmann::ordered_json Block::ToJson() const {
   return {{"tokens", tokens}, {"spans", SpansJson()}, {"tools", ToolsJson()}};
 }
 

@@ -41,14 +41,15 @@ struct Span {
 // handler (0 with callable: false, in which case acting on it is an error).
 struct Tool {
   std::string name;
-  nlohmann::json parameters;
+  nlohmann::ordered_json parameters;
   std::string event;
   std::string path;
   view::HandlerId handler = 0;
   bool callable = true;
 
-  // The OpenAI-style tool object: {"function": {"name", "parameters"}, "type": "function"}.
-  nlohmann::json ToJson() const;
+  // The OpenAI-style tool object, keys in the order chat APIs and templates are given them:
+  // {"type": "function", "function": {"name", "parameters"}}.
+  nlohmann::ordered_json ToJson() const;
 };
 
 struct Block {
@@ -58,9 +59,9 @@ struct Block {
   bool clipped = false;     // a budget cut or hid something
 
   // {"tokens": [...], "spans": [...], "tools": [...]} (tools as OpenAI-style objects).
-  nlohmann::json ToJson() const;
-  nlohmann::json ToolsJson() const;
-  nlohmann::json SpansJson() const;
+  nlohmann::ordered_json ToJson() const;
+  nlohmann::ordered_json ToolsJson() const;
+  nlohmann::ordered_json SpansJson() const;
 };
 
 // Wraps a block for a view::Node of kind kBlock / view::ChatTools::block, and reads it back.

@@ -37,7 +37,7 @@ Result<std::optional<std::string>> TextProp(const view::Node& e, const char* nam
   if (it == e.props.end() || it->is_null()) return std::optional<std::string>();
   if (it->is_string()) return std::optional<std::string>(it->get<std::string>());
   if (it->is_number()) {
-    nlohmann::json probe = {{"label", *it}};
+    nlohmann::ordered_json probe = {{"label", *it}};
     return std::optional<std::string>(LabelOf(probe).value_or("0"));
   }
   return PropError(e, fmt::format("{} must be a string or a number, got {}", name, it->dump()));
@@ -372,7 +372,7 @@ Result<Block> Layout(const std::vector<view::Node>& nodes, const text::Tokenizer
   return std::move(layouter).Finish();
 }
 
-Result<LayoutOptions> ProjectionOptions(const nlohmann::json& options) {
+Result<LayoutOptions> ProjectionOptions(const nlohmann::ordered_json& options) {
   LayoutOptions out;
   out.mode = LayoutOptions::Mode::kProjection;
   if (options.is_null()) return out;

@@ -53,6 +53,6 @@ Result<Block> Layout(const std::vector<view::Node>& nodes, const text::Tokenizer
                      const LayoutOptions& options);
 
 // Parses asChatTools's options object ({"callable": bool}); unknown keys are an error.
-Result<LayoutOptions> ProjectionOptions(const nlohmann::json& options);
+Result<LayoutOptions> ProjectionOptions(const nlohmann::ordered_json& options);
 
 }  // namespace affordance::render

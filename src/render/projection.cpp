@@ -33,8 +33,8 @@ std::string Clean(std::string_view label) {
   return out;
 }
 
-nlohmann::json EmptyObjectSchema() {
-  return {{"properties", nlohmann::json::object()}, {"type", "object"}};
+nlohmann::ordered_json EmptyObjectSchema() {
+  return {{"type", "object"}, {"properties", nlohmann::ordered_json::object()}};
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ std::string ToolName(std::string_view event, std::string_view label) {
   return name;
 }
 
-std::optional<std::string> LabelOf(const nlohmann::json& props) {
+std::optional<std::string> LabelOf(const nlohmann::ordered_json& props) {
   auto it = props.find("label");
   if (it == props.end()) return std::nullopt;
   std::string label;
@@ -99,8 +99,8 @@ std::optional<std::string> LabelOf(const nlohmann::json& props) {
   return label;
 }
 
-Result<nlohmann::json> ParametersFor(const view::HandlerSignature& signature,
-                                     const nlohmann::json* args_schema, const std::string& path) {
+Result<nlohmann::ordered_json> ParametersFor(const view::HandlerSignature& signature,
+                                     const nlohmann::ordered_json* args_schema, const std::string& path) {
   if (args_schema != nullptr) {
     if (!args_schema->is_object()) {
       return MakeError("render.invalid_args_schema", "args_schema must be a JSON Schema object",
@@ -112,10 +112,10 @@ Result<nlohmann::json> ParametersFor(const view::HandlerSignature& signature,
     case view::HandlerSignature::Kind::kNoParams:
       return EmptyObjectSchema();
     case view::HandlerSignature::Kind::kDestructured: {
-      nlohmann::json schema = EmptyObjectSchema();
-      nlohmann::json required = nlohmann::json::array();
+      nlohmann::ordered_json schema = EmptyObjectSchema();
+      nlohmann::ordered_json required = nlohmann::ordered_json::array();
       for (const auto& field : signature.fields) {
-        schema["properties"][field.name] = nlohmann::json::object();
+        schema["properties"][field.name] = nlohmann::ordered_json::object();
         if (!field.optional) required.push_back(field.name);
       }
       if (!required.empty()) schema["required"] = std::move(required);
@@ -123,7 +123,7 @@ Result<nlohmann::json> ParametersFor(const view::HandlerSignature& signature,
     }
     case view::HandlerSignature::Kind::kSingle:
     case view::HandlerSignature::Kind::kOther:
-      return nlohmann::json{{"type", "object"}};
+      return nlohmann::ordered_json{{"type", "object"}};
   }
   return EmptyObjectSchema();
 }
@@ -176,7 +176,7 @@ Status Project(const std::vector<VisibleAction>& actions, bool callable, Block& 
   return {};
 }
 
-nlohmann::json Tool::ToJson() const {
+nlohmann::ordered_json Tool::ToJson() const {
   return {{"type", "function"},
           {"function", {{"name", name}, {"parameters", parameters}}}};
 }

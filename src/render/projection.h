@@ -46,12 +46,12 @@ std::string LabelDigest(std::string_view bytes);
 
 // The label of an element for naming: its `label` prop as a string (numbers formatted like
 // JavaScript's String()), or nullopt when it has none or it is empty.
-std::optional<std::string> LabelOf(const nlohmann::json& props);
+std::optional<std::string> LabelOf(const nlohmann::ordered_json& props);
 
 // The parameters schema of a handler. `args_schema` may be null (no prop). Errors:
 // "render.invalid_args_schema" when the prop is not a JSON object.
-Result<nlohmann::json> ParametersFor(const view::HandlerSignature& signature,
-                                     const nlohmann::json* args_schema, const std::string& path);
+Result<nlohmann::ordered_json> ParametersFor(const view::HandlerSignature& signature,
+                                     const nlohmann::ordered_json* args_schema, const std::string& path);
 
 // One visible, model-callable action found by layout.
 struct VisibleAction {

@@ -21,7 +21,7 @@ Renderer::Renderer(std::shared_ptr<const text::Tokenizer> tokenizer,
                    std::unique_ptr<view::View> view)
     : tokenizer_(std::move(tokenizer)), view_(std::move(view)), projection_cache_(*tokenizer_) {
   view_->SetChatToolsHook([this](const std::vector<view::Node>& children,
-                                 const nlohmann::json& options) -> Result<view::ChatTools> {
+                                 const nlohmann::ordered_json& options) -> Result<view::ChatTools> {
     const uint64_t start = Now();
     struct Charge {
       RenderProfile& p;
@@ -34,7 +34,7 @@ Renderer::Renderer(std::shared_ptr<const text::Tokenizer> tokenizer,
     auto block = Layout(children, *tokenizer_, *layout_options);
     if (!block.ok()) return block.error();
     auto shared = std::make_shared<const Block>(std::move(block).value());
-    nlohmann::json tools = shared->ToolsJson();
+    nlohmann::ordered_json tools = shared->ToolsJson();
     return view::ChatTools{WrapBlock(std::move(shared)), std::move(tools)};
   });
 }
@@ -74,7 +74,7 @@ Result<Block> Renderer::LayOut(Result<std::vector<view::Node>> nodes, RunCache* 
   return block;
 }
 
-Result<Block> Renderer::Render(const nlohmann::json& props, RunCache* outer) {
+Result<Block> Renderer::Render(const nlohmann::ordered_json& props, RunCache* outer) {
   use_projection_cache_ = outer != nullptr;
   profile_ = {};
   const uint64_t start = Now();
@@ -83,16 +83,16 @@ Result<Block> Renderer::Render(const nlohmann::json& props, RunCache* outer) {
   return LayOut(std::move(nodes), outer);
 }
 
-Result<Block> Renderer::Act(const nlohmann::json& call, RunCache* outer) {
+Result<Block> Renderer::Act(const nlohmann::ordered_json& call, RunCache* outer) {
   if (!call.is_object() || !call.contains("name") || !call["name"].is_string()) {
     return MakeError("render.invalid_call",
                      "a call is an object {\"name\": string, \"arguments\": object}", call.dump());
   }
   const std::string name = call["name"].get<std::string>();
-  nlohmann::json arguments = call.value("arguments", nlohmann::json::object());
+  nlohmann::ordered_json arguments = call.value("arguments", nlohmann::ordered_json::object());
   if (arguments.is_string()) {
     // Chat APIs deliver arguments as a JSON string.
-    arguments = nlohmann::json::parse(arguments.get<std::string>(), nullptr, false);
+    arguments = nlohmann::ordered_json::parse(arguments.get<std::string>(), nullptr, false);
     if (arguments.is_discarded()) {
       return MakeError("render.invalid_call", "the call's arguments string is not JSON", name);
     }

@@ -54,14 +54,14 @@ class Renderer {
   // Renders the entry with `props` and lays out the result in document mode (blocks placed, spans
   // rebased, outer crops refused). `outer` null: no caching at all (cold). Errors: the view's
   // render errors (including layout errors raised inside asChatTools) and layout errors.
-  Result<Block> Render(const nlohmann::json& props, RunCache* outer = nullptr);
+  Result<Block> Render(const nlohmann::ordered_json& props, RunCache* outer = nullptr);
 
   // Dispatches one model call {"name": ..., "arguments": {...}} through the projected handler of
   // the last successful Render/Act and returns the re-render. Errors: "render.invalid_call"
   // (malformed call), "render.not_rendered", "render.unknown_tool" (the message lists the tools),
   // "render.not_callable" (projected with callable: false), and the view's errors ("view.handler"
   // when the handler throws). On error the last tree and state stay as they were.
-  Result<Block> Act(const nlohmann::json& call, RunCache* outer = nullptr);
+  Result<Block> Act(const nlohmann::ordered_json& call, RunCache* outer = nullptr);
 
   const RunCacheStats& projection_cache_stats() const { return projection_cache_.stats(); }
   const text::Tokenizer& tokenizer() const { return *tokenizer_; }

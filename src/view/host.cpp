@@ -36,7 +36,7 @@ JSValue HostSignature(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
   return JS_NewInt64(ctx, static_cast<int64_t>(impl->signatures_.size() - 1));
 }
 
-Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth,
+Result<nlohmann::ordered_json> ToJson(JSContext* ctx, JSValueConst v, int depth,
                               bool element_props = false);
 
 JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) {
@@ -49,7 +49,7 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
   if (argc < 2) return JS_ThrowTypeError(ctx, "chatTools(nodes, options)");
   Result<std::vector<Node>> children = impl->ToNodes(argv[0]);
   if (!children.ok()) return ThrowCoded(ctx, children.error());
-  Result<nlohmann::json> options = ToJson(ctx, argv[1], 0);
+  Result<nlohmann::ordered_json> options = ToJson(ctx, argv[1], 0);
   if (!options.ok()) return ThrowCoded(ctx, options.error());
   Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options);
   if (!tools.ok()) return ThrowCoded(ctx, tools.error());
@@ -93,71 +93,71 @@ JSValue HostTokenId(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) 
 
 // JSON of a JS value. Functions and undefined are skipped in objects (null in arrays). With
 // `element_props`, the top-level object is an element's props: `children` is skipped too.
-Result<nlohmann::json> ToJson(JSContext* ctx, JSValueConst v, int depth, bool element_props) {
+Result<nlohmann::ordered_json> ToJson(JSContext* ctx, JSValueConst v, int depth, bool element_props) {
   if (depth > 64) {
     return MakeError("view.invalid_prop", "a prop value nests deeper than 64 levels (a cycle?)");
   }
   int tag = JS_VALUE_GET_NORM_TAG(v);
   switch (tag) {
     case JS_TAG_INT:
-      return nlohmann::json(JS_VALUE_GET_INT(v));
+      return nlohmann::ordered_json(JS_VALUE_GET_INT(v));
     case JS_TAG_FLOAT64: {
       double d = JS_VALUE_GET_FLOAT64(v);
-      if (!std::isfinite(d)) return nlohmann::json(nullptr);
+      if (!std::isfinite(d)) return nlohmann::ordered_json(nullptr);
       if (d == std::floor(d) && std::fabs(d) < 9007199254740992.0) {
-        return nlohmann::json(static_cast<int64_t>(d));
+        return nlohmann::ordered_json(static_cast<int64_t>(d));
       }
-      return nlohmann::json(d);
+      return nlohmann::ordered_json(d);
     }
     case JS_TAG_BOOL:
-      return nlohmann::json(static_cast<bool>(JS_VALUE_GET_BOOL(v)));
+      return nlohmann::ordered_json(static_cast<bool>(JS_VALUE_GET_BOOL(v)));
     case JS_TAG_NULL:
     case JS_TAG_UNDEFINED:
-      return nlohmann::json(nullptr);
+      return nlohmann::ordered_json(nullptr);
     case JS_TAG_STRING:
     case JS_TAG_BIG_INT:
     case JS_TAG_SHORT_BIG_INT: {
       size_t len = 0;
       const char* s = JS_ToCStringLen(ctx, &len, v);
       if (!s) return MakeError("view.memory", "cannot read a string prop");
-      nlohmann::json out = std::string(s, len);
+      nlohmann::ordered_json out = std::string(s, len);
       JS_FreeCString(ctx, s);
       return out;
     }
     case JS_TAG_OBJECT:
       break;
     default:
-      return nlohmann::json(nullptr);
+      return nlohmann::ordered_json(nullptr);
   }
-  if (JS_IsFunction(ctx, v)) return nlohmann::json(nullptr);
+  if (JS_IsFunction(ctx, v)) return nlohmann::ordered_json(nullptr);
   if (JS_IsArray(ctx, v)) {
-    nlohmann::json arr = nlohmann::json::array();
+    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     int64_t len = 0;
     JsValue l(ctx, JS_GetPropertyStr(ctx, v, "length"));
     JS_ToInt64(ctx, &len, l.get());
     for (int64_t i = 0; i < len; ++i) {
       JsValue item(ctx, JS_GetPropertyUint32(ctx, v, static_cast<uint32_t>(i)));
-      Result<nlohmann::json> j = ToJson(ctx, item.get(), depth + 1);
+      Result<nlohmann::ordered_json> j = ToJson(ctx, item.get(), depth + 1);
       if (!j.ok()) return j.error();
       arr.push_back(std::move(*j));
     }
     return arr;
   }
-  nlohmann::json obj = nlohmann::json::object();
+  nlohmann::ordered_json obj = nlohmann::ordered_json::object();
   JSPropertyEnum* tab = nullptr;
   uint32_t len = 0;
   if (JS_GetOwnPropertyNames(ctx, &tab, &len, v, JS_GPN_STRING_MASK | JS_GPN_ENUM_ONLY) < 0) {
     JS_FreeValue(ctx, JS_GetException(ctx));
     return MakeError("view.invalid_prop", "cannot read the properties of a prop value");
   }
-  Result<nlohmann::json> failure = nlohmann::json();
+  Result<nlohmann::ordered_json> failure = nlohmann::ordered_json();
   for (uint32_t i = 0; i < len; ++i) {
     if (failure.ok()) {
       const char* key = JS_AtomToCString(ctx, tab[i].atom);
       bool skip = !key || (element_props && std::strcmp(key, "children") == 0);
       JsValue item(ctx, skip ? JS_UNDEFINED : JS_GetProperty(ctx, v, tab[i].atom));
       if (!skip && !JS_IsFunction(ctx, item.get()) && !item.IsUndefined()) {
-        Result<nlohmann::json> j = ToJson(ctx, item.get(), depth + 1);
+        Result<nlohmann::ordered_json> j = ToJson(ctx, item.get(), depth + 1);
         if (!j.ok()) {
           failure = j.error();
         } else {
@@ -188,8 +188,8 @@ void InstallHostBindings(View::Impl* impl) {
   JS_FreeValue(ctx, global);
 }
 
-JSValue View::Impl::ToJs(const nlohmann::json& value) {
-  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+JSValue View::Impl::ToJs(const nlohmann::ordered_json& value) {
+  std::string text = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   return JS_ParseJSON(ctx_, text.c_str(), text.size(), "<json>");
 }
 
@@ -236,7 +236,7 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
   node.type = JsValue(ctx_, JS_GetPropertyUint32(ctx_, v, 0)).ToString();
   node.path = JsValue(ctx_, JS_GetPropertyUint32(ctx_, v, 1)).ToString();
   JsValue props(ctx_, JS_GetPropertyUint32(ctx_, v, 2));
-  Result<nlohmann::json> json = ToJson(ctx_, props.get(), 0, /*element_props=*/true);
+  Result<nlohmann::ordered_json> json = ToJson(ctx_, props.get(), 0, /*element_props=*/true);
   if (!json.ok()) {
     Error e = json.error();
     e.detail = node.path;

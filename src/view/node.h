@@ -56,7 +56,7 @@ struct Node {
   // kElement: intrinsic type, plain props (every prop except children, key and function-valued
   // props, converted to JSON), handlers (function-valued on* props, in prop order), children.
   std::string type;
-  nlohmann::json props = nlohmann::json::object();
+  nlohmann::ordered_json props = nlohmann::ordered_json::object();
   std::vector<Handler> handlers;
   std::vector<Node> children;
   // The element's component path, e.g. "NotebookChat/Qwen3App/box[0]"; unique within a render.
@@ -71,7 +71,7 @@ struct Node {
 // the JS element tree as `tree`) and the tool objects (given to JS as `tools`).
 struct ChatTools {
   std::shared_ptr<const void> block;
-  nlohmann::json tools = nlohmann::json::array();
+  nlohmann::ordered_json tools = nlohmann::ordered_json::array();
 };
 
 // Called synchronously while a component calls asChatTools(children, options). `children` is the
@@ -79,6 +79,6 @@ struct ChatTools {
 // JSON (e.g. {"callable": false}). An Error becomes a JavaScript exception thrown from
 // asChatTools, and so a render error with the same code and message.
 using ChatToolsHook =
-    std::function<Result<ChatTools>(const std::vector<Node>& children, const nlohmann::json& options)>;
+    std::function<Result<ChatTools>(const std::vector<Node>& children, const nlohmann::ordered_json& options)>;
 
 }  // namespace affordance::view

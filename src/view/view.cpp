@@ -225,7 +225,7 @@ Error View::Impl::ErrorFromValue(JSValueConst exc, const char* fallback) {
   return MakeError(code, text, PositionFromStack(stack));
 }
 
-Result<std::vector<Node>> View::Impl::Render(const nlohmann::json& props) {
+Result<std::vector<Node>> View::Impl::Render(const nlohmann::ordered_json& props) {
   if (!props.is_object()) {
     return MakeError("view.invalid_props", "render props must be a JSON object");
   }
@@ -242,7 +242,7 @@ Result<std::vector<Node>> View::Impl::Render(const nlohmann::json& props) {
   return nodes;
 }
 
-Result<std::vector<Node>> View::Impl::Act(HandlerId id, const nlohmann::json& args) {
+Result<std::vector<Node>> View::Impl::Act(HandlerId id, const nlohmann::ordered_json& args) {
   if (!rendered_) return MakeError("view.not_rendered", "act() before the first render");
   Enter();
   JsValue js_args(ctx_, ToJs(args));
@@ -308,9 +308,9 @@ Result<std::unique_ptr<View>> View::Load(const std::string& path, const std::str
   return std::unique_ptr<View>(new View(std::move(impl)));
 }
 
-Result<std::vector<Node>> View::Render(const nlohmann::json& props) { return impl_->Render(props); }
+Result<std::vector<Node>> View::Render(const nlohmann::ordered_json& props) { return impl_->Render(props); }
 
-Result<std::vector<Node>> View::Act(HandlerId id, const nlohmann::json& args) {
+Result<std::vector<Node>> View::Act(HandlerId id, const nlohmann::ordered_json& args) {
   return impl_->Act(id, args);
 }
 

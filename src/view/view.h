@@ -89,7 +89,7 @@ class View {
   // the last successful render. Errors: "view.invalid_props", "view.render", "view.hook_order",
   // "view.effect", "view.render_loop", "view.timeout", "view.memory", "view.stack_overflow", and
   // errors of the ChatToolsHook.
-  Result<std::vector<Node>> Render(const nlohmann::json& props);
+  Result<std::vector<Node>> Render(const nlohmann::ordered_json& props);
 
   // Calls the latest function of the mounted handler `id` with `args` (a JSON value; handlers
   // with a destructured or single parameter receive it as their argument), drains promise jobs,
@@ -98,7 +98,7 @@ class View {
   // host finds them in the tree; layout never projects them). Errors: "view.unknown_handler"
   // (never mounted, or unmounted), "view.not_rendered", "view.handler" (the handler threw), and
   // Render's errors.
-  Result<std::vector<Node>> Act(HandlerId id, const nlohmann::json& args);
+  Result<std::vector<Node>> Act(HandlerId id, const nlohmann::ordered_json& args);
 
   // Installs the hook that asChatTools() calls during render (layout + projection). Without a
   // hook, asChatTools throws "view.no_chat_tools_hook".

@@ -31,8 +31,8 @@ class View::Impl {
 
   Status Start();  // runtime, context, runtime library, module loader
   Status LoadEntry(const std::string& path, const std::string& entry);
-  Result<std::vector<Node>> Render(const nlohmann::json& props);
-  Result<std::vector<Node>> Act(HandlerId id, const nlohmann::json& args);
+  Result<std::vector<Node>> Render(const nlohmann::ordered_json& props);
+  Result<std::vector<Node>> Act(HandlerId id, const nlohmann::ordered_json& args);
   ViewStats Stats() const;
 
   // ---- used by the module loader and host functions (module_loader.cpp, host.cpp)
@@ -53,7 +53,7 @@ class View::Impl {
 
   Result<Node> ToNode(JSValueConst host_node);
   Result<std::vector<Node>> ToNodes(JSValueConst array);
-  JSValue ToJs(const nlohmann::json& value);
+  JSValue ToJs(const nlohmann::ordered_json& value);
 
   void Enter() const;  // starts the time budget of one call
   bool Interrupted() const;

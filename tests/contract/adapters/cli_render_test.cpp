@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -63,6 +64,28 @@ TEST(CliRender, StateFromStdinBatchAndCache) {
   ASSERT_EQ(j.size(), 2u);
   EXPECT_EQ(j[0]["tokens"], nlohmann::json::parse(one.out)["tokens"]);
   EXPECT_NE(j[1]["tokens"], j[0]["tokens"]);
+}
+
+TEST(CliRender, ToolObjectsAndStateKeepTheKeyOrderTheyWereWrittenIn) {
+  // The test view lives outside views/, so its @lib imports need the library named.
+  setenv("AFFORDANCE_VIEWS_LIB", (std::string(AFFORDANCE_SOURCE_DIR) + "/views/lib").c_str(), 1);
+  const std::string view =
+      "--model Qwen__Qwen3-4B-Instruct-2507 --view tests/contract/adapters/data/key_order_view.tsx ";
+  Ran r = Cli("render " + view + "--entry KeyOrderWithHistory --state -",
+              R"({"history":[{"role":"tool","content":{"zeta":1,"alpha":{"y":2,"b":3}}}]})");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(R"({"type": "function", "function": {"name": "click__search", )"
+                       R"("parameters": {"type": "object", "properties": {"query": {"type": )"
+                       R"("string"}, "limit": {"type": "integer"}}, "required": ["query"]}}})"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(R"({"zeta": 1, "alpha": {"y": 2, "b": 3}})"), std::string::npos) << r.out;
+  Ran j = Cli("render " + view + "--entry KeyOrder --state - --json", R"({"history":[]})");
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_NE(j.out.find(R"("tools":[{"type":"function","function":{"name":"click__search",)"
+                       R"("parameters":{"type":"object","properties":{"query":)"),
+            std::string::npos)
+      << j.out;
 }
 
 TEST(CliRender, BadInputAndRenderFailuresExitNonZeroWithAnErrorObject) {

@@ -25,11 +25,11 @@ struct Model {
   const char* entry;
 };
 
-nlohmann::json ReadJson(const std::string& path) {
+nlohmann::ordered_json ReadJson(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
-  return nlohmann::json::parse(s.str());
+  return nlohmann::ordered_json::parse(s.str());
 }
 
 view::ViewOptions Options() {
@@ -43,9 +43,9 @@ class Golden : public ::testing::TestWithParam<std::tuple<Model, std::string>> {
 
 TEST_P(Golden, WrapperMatchesTheOfficialTemplateTokenForToken) {
   const auto& [m, name] = GetParam();
-  const nlohmann::json doc =
+  const nlohmann::ordered_json doc =
       ReadJson(std::string(AFFORDANCE_SOURCE_DIR) + "/tests/golden/adapters/" + m.golden);
-  nlohmann::json c;
+  nlohmann::ordered_json c;
   for (const auto& x : doc["cases"]) {
     if (x["name"] == name) c = x;
   }

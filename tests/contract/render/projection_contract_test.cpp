@@ -53,7 +53,7 @@ TEST_F(ProjectionContract, OnChangeOnNotesBecomesChangeNotes) {
   EXPECT_EQ(b.tools[0].name, "change__notes");
   EXPECT_EQ(b.tools[0].handler, 7u);
   EXPECT_EQ(b.tools[0].ToJson(),
-            nlohmann::json::parse(R"({"type":"function","function":{"name":"change__notes",
+            nlohmann::ordered_json::parse(R"({"type":"function","function":{"name":"change__notes",
               "parameters":{"type":"object","properties":{"value":{}},"required":["value"]}}})"));
   const Span* span = ActionSpan(b, "change__notes");
   ASSERT_NE(span, nullptr);
@@ -151,13 +151,13 @@ TEST_F(ProjectionContract, DestructuredFieldsAreUnconstrainedAndDefaultsOptional
   const Block b = Project({El("box", {{"label", "form"}}, {Text("f")},
                               {On("onSubmit", 1, Kind::kDestructured,
                                   {{"text", false}, {"mode", true}, {"count", false}})})});
-  EXPECT_EQ(b.tools[0].parameters, nlohmann::json::parse(R"({"type":"object",
+  EXPECT_EQ(b.tools[0].parameters, nlohmann::ordered_json::parse(R"({"type":"object",
       "properties":{"text":{},"mode":{},"count":{}},"required":["text","count"]})"));
   // Names never imply types: a field called "count" is still {}.
   EXPECT_EQ(b.tools[0].parameters["properties"]["count"], nlohmann::json::object());
   const Block all_optional =
       Project({Button("x", 1)});
-  EXPECT_EQ(all_optional.tools[0].parameters, nlohmann::json::parse(R"({"type":"object","properties":{}})"));
+  EXPECT_EQ(all_optional.tools[0].parameters, nlohmann::ordered_json::parse(R"({"type":"object","properties":{}})"));
 }
 
 TEST_F(ProjectionContract, SingleEventParameterIsAnUnconstrainedObject) {

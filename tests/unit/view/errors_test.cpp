@@ -170,7 +170,7 @@ TEST(ViewProps, PlainPropsBecomeJsonAndFunctionsDoNot) {
   auto tree = view->Render({{"mode", "ok"}});
   ASSERT_TRUE(tree.ok()) << tree.error().ToString();
   const Node& box = (*tree)[0];
-  EXPECT_EQ(box.props, nlohmann::json::parse(R"({
+  EXPECT_EQ(box.props, nlohmann::ordered_json::parse(R"({
     "data": {"list": [1, 2.5, true, null, null, "s"], "nested": {"deep": [{"x": 1}]}},
     "big": 1152921504606846976, "neg": -3, "flag": false})"));
   EXPECT_TRUE(box.handlers.empty());  // onRender is undefined; helper is not an on* prop
