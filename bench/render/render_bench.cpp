@@ -34,6 +34,7 @@ std::vector<view::Node> Rows(int offset) {
   scroll.type = "scroll";
   scroll.path = "Bench/scroll";
   scroll.props = {{"budget", 48}, {"offset", offset}, {"marker", "…\n"}};
+  std::vector<view::Node> rows;
   for (int i = 0; i < 1000; ++i) {
     view::Node row;
     row.kind = view::Node::Kind::kElement;
@@ -44,11 +45,12 @@ std::vector<view::Node> Rows(int offset) {
     h.event = "onClick";
     h.id = static_cast<view::HandlerId>(i + 1);
     row.handlers.push_back(h);
-    scroll.children.push_back(std::move(row));
+    rows.push_back(std::move(row));
     view::Node nl;
     nl.text = "\n";
-    scroll.children.push_back(std::move(nl));
+    rows.push_back(std::move(nl));
   }
+  scroll.children = std::move(rows);
   return {std::move(scroll)};
 }
 

@@ -207,7 +207,7 @@ class Layouter {
     auto marker = TextProp(e, "marker");
     if (!marker.ok()) return marker.error();
     const size_t first = static_cast<size_t>(std::min<int64_t>(*offset, e.children.size()));
-    if (first > 0) hidden_.push_back(HiddenRange{&e.children, 0, e.path, first});
+    if (first > 0) hidden_.push_back(HiddenRange{&e.children.vec(), 0, e.path, first});
     if (*budget < 0) return Nodes(e.children, first);
 
     frames_.push_back(Frame{*budget, false, e.path});

@@ -46,23 +46,46 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
                                      "asChatTools() needs layout: no ChatToolsHook is installed on "
                                      "this View (View::SetChatToolsHook)"));
   }
-  if (argc < 2) return JS_ThrowTypeError(ctx, "chatTools(nodes, options)");
-  Result<std::vector<Node>> children = impl->ToNodes(argv[0]);
-  if (!children.ok()) return ThrowCoded(ctx, children.error());
+  if (argc < 3) return JS_ThrowTypeError(ctx, "chatTools(nodes, options, site)");
   Result<nlohmann::ordered_json> options = ToJson(ctx, argv[1], 0);
   if (!options.ok()) return ThrowCoded(ctx, options.error());
-  Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options);
-  if (!tools.ok()) return ThrowCoded(ctx, tools.error());
+  const std::string site_key = ArgString(ctx, 1, argv + 2);
+  View::Impl::ChatToolsSite& site = impl->chat_tools_sites_[site_key];
+  site.used = impl->generation_;
+
+  // The same host nodes as last time at this call site: the same block and tools.
+  JsValue len_value(ctx, JS_GetProperty(ctx, argv[0], impl->atom_length_));
+  int64_t len = 0;
+  JS_ToInt64(ctx, &len, len_value.get());
+  bool same = site.block != nullptr && *options == site.options &&
+              static_cast<size_t>(len) == site.items.size();
+  for (int64_t i = 0; same && i < len; ++i) {
+    JsValue item(ctx, JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
+    same = JS_StrictEq(ctx, item.get(), site.items[static_cast<size_t>(i)]);
+  }
+  if (!same) {
+    Result<std::vector<Node>> children = impl->ToNodes(argv[0]);
+    if (!children.ok()) return ThrowCoded(ctx, children.error());
+    Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options);
+    if (!tools.ok()) return ThrowCoded(ctx, tools.error());
+    // Tools equal to the last ones come back as the same frozen objects, so a wrapper can
+    // memoize what it writes from them.
+    JSValue js_tools = impl->PropsToJs(tools->tools, site.block ? &site.tools : nullptr,
+                                       site.tools_js.get());
+    if (JS_IsException(js_tools)) return JS_EXCEPTION;
+    impl->FreeSite(site);
+    site.tools_js = JsValue(ctx, js_tools);
+    site.tools = std::move(tools->tools);
+    site.block = std::move(tools->block);
+    site.options = std::move(*options);
+    for (int64_t i = 0; i < len; ++i)
+      site.items.push_back(JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
+  }
   int64_t id = impl->next_block_++;
-  impl->blocks_[id] = tools->block;
+  impl->blocks_[id] = View::Impl::BlockEntry{site.block, impl->generation_};
   JSValue out = JS_NewObject(ctx);
   JS_SetPropertyStr(ctx, out, "block", JS_NewInt64(ctx, id));
-  JSValue js_tools = impl->ToJs(tools->tools);
-  if (JS_IsException(js_tools)) {
-    JS_FreeValue(ctx, out);
-    return JS_EXCEPTION;
-  }
-  JS_SetPropertyStr(ctx, out, "tools", js_tools);
+  JS_SetPropertyStr(ctx, out, "tools", JS_DupValue(ctx, site.tools_js.get()));
   return out;
 }
 
@@ -179,7 +202,7 @@ void InstallHostBindings(View::Impl* impl) {
   JSContext* ctx = impl->ctx();
   JSValue host = JS_NewObject(ctx);
   JS_SetPropertyStr(ctx, host, "signature", JS_NewCFunction(ctx, HostSignature, "signature", 1));
-  JS_SetPropertyStr(ctx, host, "chatTools", JS_NewCFunction(ctx, HostChatTools, "chatTools", 2));
+  JS_SetPropertyStr(ctx, host, "chatTools", JS_NewCFunction(ctx, HostChatTools, "chatTools", 3));
   JS_SetPropertyStr(ctx, host, "modelName", JS_NewCFunction(ctx, HostModelName, "modelName", 0));
   JS_SetPropertyStr(ctx, host, "hasToken", JS_NewCFunction(ctx, HostHasToken, "hasToken", 1));
   JS_SetPropertyStr(ctx, host, "tokenId", JS_NewCFunction(ctx, HostTokenId, "tokenId", 1));
@@ -191,6 +214,71 @@ void InstallHostBindings(View::Impl* impl) {
 JSValue View::Impl::ToJs(const nlohmann::ordered_json& value) {
   std::string text = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   return JS_ParseJSON(ctx_, text.c_str(), text.size(), "<json>");
+}
+
+JSValue View::Impl::PropsToJs(const nlohmann::ordered_json& next,
+                              const nlohmann::ordered_json* prev, JSValueConst prev_js) {
+  using Json = nlohmann::ordered_json;
+  if (prev != nullptr && *prev == next) return JS_DupValue(ctx_, prev_js);
+  switch (next.type()) {
+    case Json::value_t::null:
+    case Json::value_t::discarded:
+    case Json::value_t::binary:
+      return JS_NULL;
+    case Json::value_t::boolean:
+      return JS_NewBool(ctx_, next.get<bool>());
+    case Json::value_t::number_integer:
+      return JS_NewInt64(ctx_, next.get<int64_t>());
+    case Json::value_t::number_unsigned:
+      return JS_NewFloat64(ctx_, static_cast<double>(next.get<uint64_t>()));
+    case Json::value_t::number_float:
+      return JS_NewFloat64(ctx_, next.get<double>());
+    case Json::value_t::string: {
+      const auto& s = next.get_ref<const std::string&>();
+      return JS_NewStringLen(ctx_, s.data(), s.size());
+    }
+    case Json::value_t::array:
+    case Json::value_t::object:
+      break;
+  }
+  const bool array = next.is_array();
+  const bool share = prev != nullptr && prev->type() == next.type() && JS_IsObject(prev_js);
+  JsValue out(ctx_, array ? JS_NewArray(ctx_) : JS_NewObject(ctx_));
+  if (out.IsException()) return JS_EXCEPTION;
+  uint32_t i = 0;
+  for (auto it = next.begin(); it != next.end(); ++it, ++i) {
+    const Json* prev_item = nullptr;
+    JsValue prev_item_js;
+    JSAtom key = array ? JS_NewAtomUInt32(ctx_, i) : JS_NewAtomLen(ctx_, it.key().data(), it.key().size());
+    if (key == JS_ATOM_NULL) return JS_EXCEPTION;
+    if (share) {
+      if (array && i < prev->size()) {
+        prev_item = &(*prev)[i];
+      } else if (!array) {
+        auto p = prev->find(it.key());
+        if (p != prev->end()) prev_item = &*p;
+      }
+      if (prev_item != nullptr) prev_item_js = JsValue(ctx_, JS_GetProperty(ctx_, prev_js, key));
+    }
+    JSValue item = PropsToJs(*it, prev_item, prev_item_js.get());
+    if (JS_IsException(item) ||
+        JS_DefinePropertyValue(ctx_, out.get(), key, item, JS_PROP_C_W_E | JS_PROP_THROW) < 0) {
+      JS_FreeAtom(ctx_, key);
+      return JS_EXCEPTION;
+    }
+    JS_FreeAtom(ctx_, key);
+  }
+  // Frozen, so a component cannot change props that later renders share.
+  JSValue target = out.get();
+  JsValue frozen(ctx_, JS_Call(ctx_, freeze_fn_.get(), JS_UNDEFINED, 1, &target));
+  if (frozen.IsException()) return JS_EXCEPTION;
+  return out.Release();
+}
+
+void View::Impl::UseBlock(int64_t id) {
+  auto it = blocks_.find(id);
+  if (it != blocks_.end()) it->second.used = generation_;
+  block_log_.push_back(id);
 }
 
 Result<std::vector<Node>> View::Impl::ToNodes(JSValueConst array) {
@@ -227,11 +315,34 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
       return MakeError("view.render",
                        "an asChatTools() tree was rendered outside the render that made it");
     }
+    UseBlock(id);
     node.kind = Node::Kind::kBlock;
-    node.block = it->second;
+    node.block = it->second.block;
     return node;
   }
-  // [type, path, props, handlers | null, children]
+  // [type, path, props, handlers | null, children]; converted once while the runtime replays it.
+  if (!JS_IsObject(v)) {
+    return MakeError("view.render", "a host node is neither text, a tree nor an element");
+  }
+  void* key = JS_VALUE_GET_PTR(v);
+  if (auto hit = converted_.find(key); hit != converted_.end()) {
+    hit->second.used = generation_;
+    for (int64_t id : hit->second.blocks) UseBlock(id);
+    return hit->second.node;
+  }
+  const size_t log_start = block_log_.size();
+  Result<Node> converted = ConvertElement(v);
+  if (!converted.ok()) return converted;
+  ConvertedNode entry{JS_DupValue(ctx_, v), *converted,
+                      std::vector<int64_t>(block_log_.begin() + static_cast<ptrdiff_t>(log_start),
+                                           block_log_.end()),
+                      generation_};
+  converted_.emplace(key, std::move(entry));
+  return converted;
+}
+
+Result<Node> View::Impl::ConvertElement(JSValueConst v) {
+  Node node;
   node.kind = Node::Kind::kElement;
   node.type = JsValue(ctx_, JS_GetPropertyUint32(ctx_, v, 0)).ToString();
   node.path = JsValue(ctx_, JS_GetPropertyUint32(ctx_, v, 1)).ToString();

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,30 @@ struct Handler {
   HandlerSignature signature;
 };
 
+struct Node;
+
+// An element's children: immutable once built and shared by copies, so a Node is cheap to copy
+// (the view keeps the conversions of replayed subtrees and hands out copies every render).
+class NodeList {
+ public:
+  NodeList() = default;
+  NodeList(std::vector<Node> nodes);  // NOLINT: implicit, as a vector would be
+  NodeList(std::initializer_list<Node> nodes);
+
+  const std::vector<Node>& vec() const;
+  operator const std::vector<Node>&() const { return vec(); }  // NOLINT
+  size_t size() const { return nodes_ ? nodes_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const Node& operator[](size_t i) const { return (*nodes_)[i]; }
+  const Node& front() const { return nodes_->front(); }
+  const Node& back() const { return nodes_->back(); }
+  std::vector<Node>::const_iterator begin() const { return vec().begin(); }
+  std::vector<Node>::const_iterator end() const { return vec().end(); }
+
+ private:
+  std::shared_ptr<const std::vector<Node>> nodes_;
+};
+
 struct Node {
   enum class Kind { kText, kElement, kBlock };
   Kind kind = Kind::kText;
@@ -58,7 +83,7 @@ struct Node {
   std::string type;
   nlohmann::ordered_json props = nlohmann::ordered_json::object();
   std::vector<Handler> handlers;
-  std::vector<Node> children;
+  NodeList children;
   // The element's component path, e.g. "NotebookChat/Qwen3App/box[0]"; unique within a render.
   std::string path;
 
@@ -66,6 +91,14 @@ struct Node {
   // here). Emitting `tree` from asChatTools's result as a child produces this node.
   std::shared_ptr<const void> block;
 };
+
+inline NodeList::NodeList(std::vector<Node> nodes)
+    : nodes_(nodes.empty() ? nullptr : std::make_shared<const std::vector<Node>>(std::move(nodes))) {}
+inline NodeList::NodeList(std::initializer_list<Node> nodes) : NodeList(std::vector<Node>(nodes)) {}
+inline const std::vector<Node>& NodeList::vec() const {
+  static const std::vector<Node> kEmpty;
+  return nodes_ ? *nodes_ : kEmpty;
+}
 
 // What asChatTools(children, options) hands back to the view: the opaque laid-out block (placed in
 // the JS element tree as `tree`) and the tool objects (given to JS as `tools`).

@@ -16,6 +16,14 @@
 // asChatTools children) is rooted at its creator's path instead: creator + "/" + type + "#key".
 // So an app element built before a wrapper keeps its path whichever wrapper renders it. Paths are
 // unique within a render: a repeat gets "~n" appended.
+//
+// Reuse (docs/RUNTIME.md, "Re-rendering from caches"): components are pure functions of their
+// props, state and context, as in React. A component whose props are shallow-equal to its last
+// committed render, whose state did not change and whose contexts hold the same values is not
+// called again: when nothing in its subtree changed either, its host nodes are replayed as they
+// were (the very same arrays, which C++ converts from its cache); otherwise its last result is
+// reconciled again so changed descendants re-render. A component that called asChatTools is
+// called again whenever its subtree changed (its result embeds the laid-out children).
 (function () {
   "use strict";
   const host = globalThis.__affordance_host;
@@ -32,6 +40,13 @@
   let currentOwner = "";  // path of the component whose body is running (creator of elements)
   let currentInst = null;
   let hookIndex = 0;
+  // The instance whose output is being reconciled: host nodes, handlers, paths and component
+  // instances met while reconciling are recorded in its memo (`next`).
+  let reconciling = null;
+  // Memos of an older epoch are never reused (bumped when a render fails part-way).
+  let memoEpoch = 0;
+  let reuse = true;  // ViewOptions::reuse_components
+  let called = 0, replayed = 0;  // in the last render (stats)
 
   // h takes over its props object (JSX always passes a fresh object literal): `key` is moved out
   // of it and `children` set on it.
@@ -81,10 +96,14 @@
   }
 
   function uniquePath(path) {
+    const rec = reconciling === null ? null : reconciling.next;
     if (!usedPaths.has(path)) {
       usedPaths.add(path);
+      if (rec !== null) rec.paths.push(path);
       return path;
     }
+    // A suffixed path depends on what rendered before it: such a subtree is never replayed.
+    if (rec !== null) rec.unstable = true;
     for (let n = 1; ; n++) {
       const p = path + "~" + n;
       if (!usedPaths.has(p)) {
@@ -157,6 +176,53 @@
     }
   }
 
+  function shallowEqual(a, b) {
+    if (a === b) return true;
+    let n = 0;
+    for (const k in a) {
+      if (!Object.is(a[k], b[k]) || !(k in b)) return false;
+      n++;
+    }
+    for (const k in b) n--;
+    return n === 0;
+  }
+
+  function sameContexts(reads) {
+    for (let i = 0; i < reads.length; i += 2) if (!Object.is(reads[i]._value, reads[i + 1])) return false;
+    return true;
+  }
+
+  // True when `inst`'s last committed output can be replayed as it is: nothing in the subtree
+  // changed state, read a context that changed, or depends on render order, and its paths are
+  // still free.
+  function replayable(inst) {
+    const m = inst.memo;
+    if (m === null || m.epoch !== memoEpoch || inst.dirty || m.unstable || !sameContexts(m.ctxReads)) {
+      return false;
+    }
+    for (let i = 0; i < m.paths.length; i++) if (usedPaths.has(m.paths[i])) return false;
+    for (let i = 0; i < m.kids.length; i++) {
+      const kid = m.kids[i];
+      if (instances.get(kid.path) !== kid || !replayable(kid)) return false;
+    }
+    return true;
+  }
+
+  function replay(inst, out) {
+    const m = inst.memo;
+    replayed++;
+    inst.seen = serial;
+    inst.next = m;
+    for (let i = 0; i < m.paths.length; i++) usedPaths.add(m.paths[i]);
+    const hs = m.handlers;
+    for (let i = 0; i < hs.length; i += 3) {
+      stagedIds.set(hs[i], hs[i + 1]);
+      stagedFns.set(hs[i + 1], hs[i + 2]);
+    }
+    for (let i = 0; i < m.kids.length; i++) replay(m.kids[i], null);
+    if (out !== null) for (let i = 0; i < m.out.length; i++) out.push(m.out[i]);
+  }
+
   function renderComponent(el, path, out) {
     let inst = instances.get(path);
     if (inst !== undefined && inst.type !== el.type) {
@@ -166,28 +232,56 @@
     }
     if (inst === undefined) {
       inst = { type: el.type, path, name: typeName(el.type), hooks: [], pending: [], seen: 0,
-               committed: false };
+               committed: false, dirty: false, memo: null, next: null };
       instances.set(path, inst);
+    }
+    const parent = reconciling;
+    if (parent !== null) parent.next.kids.push(inst);
+    const m = inst.memo;
+    const same = reuse && m !== null && m.epoch === memoEpoch && !inst.dirty &&
+                 shallowEqual(m.props, el.props) && sameContexts(m.ctxReads);
+    if (same && replayable(inst)) {
+      replay(inst, out);
+      return;
     }
     inst.seen = serial;
     inst.pending.length = 0;
-    const savedInst = currentInst, savedIndex = hookIndex, savedOwner = currentOwner;
-    currentInst = inst;
-    hookIndex = 0;
-    currentOwner = path;
+    const rec = { epoch: memoEpoch, props: el.props, result: undefined, out: null, kids: [],
+                  handlers: [], paths: [], ctxReads: [], chatTools: 0, unstable: false };
+    inst.next = rec;
     let result;
-    try {
-      result = el.type(el.props);
-      if (inst.committed && hookIndex !== inst.hooks.length) {
-        throw hookOrderError(inst, "rendered " + hookIndex + " hooks, the previous render " +
-                             inst.hooks.length);
+    if (same && !m.chatTools) {
+      // Props, state and contexts as last time: the last result, reconciled again below.
+      result = m.result;
+      rec.ctxReads = m.ctxReads;
+    } else {
+      const savedInst = currentInst, savedIndex = hookIndex, savedOwner = currentOwner;
+      currentInst = inst;
+      hookIndex = 0;
+      currentOwner = path;
+      inst.dirty = false;  // state read from here on; a later setState marks it again
+      called++;
+      try {
+        result = el.type(el.props);
+        if (inst.committed && hookIndex !== inst.hooks.length) {
+          throw hookOrderError(inst, "rendered " + hookIndex + " hooks, the previous render " +
+                               inst.hooks.length);
+        }
+      } finally {
+        currentInst = savedInst;
+        hookIndex = savedIndex;
+        currentOwner = savedOwner;
       }
-    } finally {
-      currentInst = savedInst;
-      hookIndex = savedIndex;
-      currentOwner = savedOwner;
     }
-    renderChild(result, path, "", -1, path, out);
+    rec.result = result;
+    const start = out.length;
+    reconciling = inst;
+    try {
+      renderChild(result, path, "", -1, path, out);
+    } finally {
+      reconciling = parent;
+    }
+    rec.out = out.slice(start);
     // Effects run children first, then parents (as in React).
     for (let i = 0; i < inst.pending.length; i++) effects.push(inst.pending[i]);
     inst.pending.length = 0;
@@ -207,6 +301,7 @@
         if (id === undefined) id = nextHandlerId++;
         stagedIds.set(hk, id);
         stagedFns.set(id, v);
+        if (reconciling !== null) reconciling.next.handlers.push(hk, id, v);
         if (handlers === null) handlers = [];
         handlers.push(name, id, signatureOf(v));
       }
@@ -266,11 +361,13 @@
       hk.fresh = false;
       hk.value = typeof initial === "function" ? initial() : initial;
       hk.dead = false;
+      const inst = currentInst;
       hk.set = function (next) {
         if (hk.dead) return;
         const v = typeof next === "function" ? next(hk.value) : next;
         if (!Object.is(v, hk.value)) {
           hk.value = v;
+          inst.dirty = true;
           dirty = true;
         }
       };
@@ -333,6 +430,7 @@
     if (ctx == null || ctx.Provider === undefined || ctx.Provider.$$context !== ctx) {
       throw new TypeError("useContext expects a context made by createContext()");
     }
+    if (currentInst !== null) currentInst.next.ctxReads.push(ctx, ctx._value);
     return ctx._value;
   }
 
@@ -344,9 +442,17 @@
       throw e;
     }
     const out = [];
-    // "" is never a component path, so every element here is rooted at its creator.
-    renderChild(children, currentOwner, "", -1, "\u0001", out);
-    const r = host.chatTools(out, options === undefined ? {} : options);
+    const rec = currentInst.next;
+    const site = currentInst.path + "\u0000" + rec.chatTools++;
+    // "\u0001" is never a component path, so every element here is rooted at its creator.
+    const saved = reconciling;
+    reconciling = currentInst;
+    try {
+      renderChild(children, currentOwner, "", -1, "\u0001", out);
+    } finally {
+      reconciling = saved;
+    }
+    const r = host.chatTools(out, options === undefined ? {} : options, site);
     const tree = { $$typeof: ELEMENT, type: BLOCK, key: null, props: {}, owner: currentOwner,
                    block: r.block };
     return { tree, tools: r.tools };
@@ -377,6 +483,7 @@
         unmountInstance(inst, errors);
       } else {
         inst.committed = true;
+        inst.memo = inst.next;
       }
     }
     handlerIds = stagedIds;
@@ -422,6 +529,7 @@
       providerStack.pop()._value = value;
     }
     currentInst = null;
+    reconciling = null;
     hookIndex = 0;
     serial++;
     usedPaths = new Set();
@@ -437,8 +545,19 @@
     return out;
   }
 
+  // Called by the host after any failed render (an interrupt skips every finally block).
+  function invalidate() {
+    memoEpoch++;
+  }
+
+  function disableReuse() {
+    reuse = false;
+  }
+
   function render(entry, props) {
     lastProps = props;
+    called = 0;
+    replayed = 0;
     for (let pass = 0; pass < PASS_LIMIT; pass++) {
       dirty = false;
       const tree = renderPass(entry, props);
@@ -479,7 +598,7 @@
   }
 
   function stats() {
-    return [handlerFns.size, instances.size];
+    return [handlerFns.size, instances.size, called, replayed];
   }
 
   function isMounted(id) {
@@ -503,5 +622,6 @@
   Object.freeze(exports);
   globalThis.h = h;
   globalThis.Fragment = Fragment;
-  return { exports, render, act, takeAsyncError, stats, isMounted, lastProps: () => lastProps };
+  return { exports, render, act, takeAsyncError, stats, isMounted, invalidate, disableReuse,
+           lastProps: () => lastProps };
 })();

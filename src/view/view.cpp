@@ -58,9 +58,15 @@ View::Impl::~Impl() {
   act_fn_.Reset();
   take_async_error_fn_.Reset();
   stats_fn_.Reset();
+  invalidate_fn_.Reset();
+  freeze_fn_.Reset();
   entry_fn_.Reset();
   last_props_.Reset();
   if (ctx_) {
+    for (auto& [ptr, entry] : converted_) JS_FreeValue(ctx_, entry.array);
+    converted_.clear();
+    for (auto& [key, site] : chat_tools_sites_) FreeSite(site);
+    chat_tools_sites_.clear();
     JS_FreeAtom(ctx_, atom_length_);
     JS_FreeContext(ctx_);
   }
@@ -107,6 +113,13 @@ Status View::Impl::Start() {
   act_fn_ = api_.Get("act");
   take_async_error_fn_ = api_.Get("takeAsyncError");
   stats_fn_ = api_.Get("stats");
+  invalidate_fn_ = api_.Get("invalidate");
+  JsValue global(ctx_, JS_GetGlobalObject(ctx_));
+  freeze_fn_ = global.Get("Object").Get("freeze");
+  if (!options_.reuse_components) {
+    JsValue off(ctx_, JS_Call(ctx_, api_.Get("disableReuse").get(), JS_UNDEFINED, 0, nullptr));
+    if (off.IsException()) return TakeError("view.runtime");
+  }
   return {};
 }
 
@@ -230,16 +243,58 @@ Result<std::vector<Node>> View::Impl::Render(const nlohmann::ordered_json& props
     return MakeError("view.invalid_props", "render props must be a JSON object");
   }
   Enter();
-  blocks_.clear();
-  JsValue js_props(ctx_, ToJs(props));
+  JsValue js_props(ctx_, PropsToJs(props, rendered_ ? &last_props_json_ : nullptr,
+                                   last_props_.get()));
   if (js_props.IsException()) return TakeError("view.memory");
-  JSValue args[2] = {entry_fn_.get(), js_props.get()};
-  JsValue tree(ctx_, JS_Call(ctx_, render_fn_.get(), JS_UNDEFINED, 2, args));
-  if (tree.IsException()) return TakeError("view.render");
-  Result<std::vector<Node>> nodes = ToNodes(tree.get());
+  Result<std::vector<Node>> nodes = RenderWith(js_props.get());
+  if (!nodes.ok()) return nodes;
   last_props_ = std::move(js_props);
+  last_props_json_ = props;
   rendered_ = true;
   return nodes;
+}
+
+Result<std::vector<Node>> View::Impl::RenderWith(JSValueConst props) {
+  ++generation_;
+  block_log_.clear();
+  JSValue args[2] = {entry_fn_.get(), props};
+  JsValue tree(ctx_, JS_Call(ctx_, render_fn_.get(), JS_UNDEFINED, 2, args));
+  Result<std::vector<Node>> nodes =
+      tree.IsException() ? Result<std::vector<Node>>(TakeError("view.render")) : ToNodes(tree.get());
+  if (!nodes.ok()) {
+    Enter();  // a fresh budget: the render may have ended by running out of it
+    JsValue done(ctx_, JS_Call(ctx_, invalidate_fn_.get(), JS_UNDEFINED, 0, nullptr));
+    if (done.IsException()) JS_FreeValue(ctx_, JS_GetException(ctx_));
+    return nodes;
+  }
+  Sweep();
+  return nodes;
+}
+
+void View::Impl::Sweep() {
+  for (auto it = converted_.begin(); it != converted_.end();) {
+    if (it->second.used == generation_) {
+      ++it;
+    } else {
+      JS_FreeValue(ctx_, it->second.array);
+      it = converted_.erase(it);
+    }
+  }
+  std::erase_if(blocks_, [this](const auto& b) { return b.second.used != generation_; });
+  for (auto it = chat_tools_sites_.begin(); it != chat_tools_sites_.end();) {
+    if (it->second.used == generation_) {
+      ++it;
+    } else {
+      FreeSite(it->second);
+      it = chat_tools_sites_.erase(it);
+    }
+  }
+}
+
+void View::Impl::FreeSite(ChatToolsSite& site) {
+  for (JSValue v : site.items) JS_FreeValue(ctx_, v);
+  site.items.clear();
+  site.tools_js.Reset();
 }
 
 Result<std::vector<Node>> View::Impl::Act(HandlerId id, const nlohmann::ordered_json& args) {
@@ -264,11 +319,7 @@ Result<std::vector<Node>> View::Impl::Act(HandlerId id, const nlohmann::ordered_
   JsValue async(ctx_, JS_Call(ctx_, take_async_error_fn_.get(), JS_UNDEFINED, 0, nullptr));
   if (async.IsException()) return TakeError("view.handler");
 
-  blocks_.clear();
-  JSValue render_args[2] = {entry_fn_.get(), last_props_.get()};
-  JsValue tree(ctx_, JS_Call(ctx_, render_fn_.get(), JS_UNDEFINED, 2, render_args));
-  if (tree.IsException()) return TakeError("view.render");
-  return ToNodes(tree.get());
+  return RenderWith(last_props_.get());
 }
 
 ViewStats View::Impl::Stats() const {
@@ -276,12 +327,12 @@ ViewStats View::Impl::Stats() const {
   Enter();
   JsValue counts(ctx_, JS_Call(ctx_, stats_fn_.get(), JS_UNDEFINED, 0, nullptr));
   if (!counts.IsException()) {
-    int64_t handlers = 0, components = 0;
-    JsValue h = counts.At(0), c = counts.At(1);
-    JS_ToInt64(ctx_, &handlers, h.get());
-    JS_ToInt64(ctx_, &components, c.get());
-    s.mounted_handlers = static_cast<size_t>(handlers);
-    s.mounted_components = static_cast<size_t>(components);
+    int64_t v[4] = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < 4; ++i) JS_ToInt64(ctx_, &v[i], counts.At(i).get());
+    s.mounted_handlers = static_cast<size_t>(v[0]);
+    s.mounted_components = static_cast<size_t>(v[1]);
+    s.components_called = static_cast<size_t>(v[2]);
+    s.components_replayed = static_cast<size_t>(v[3]);
   } else {
     JS_FreeValue(ctx_, JS_GetException(ctx_));
   }
@@ -292,6 +343,8 @@ ViewStats View::Impl::Stats() const {
   s.modules = modules_.size();
   s.transforms_from_cache = transforms_from_cache_;
   s.transforms_run = transforms_run_;
+  s.converted_nodes_kept = converted_.size();
+  s.live_blocks = blocks_.size();
   return s;
 }
 
@@ -314,7 +367,11 @@ Result<std::vector<Node>> View::Act(HandlerId id, const nlohmann::ordered_json& 
   return impl_->Act(id, args);
 }
 
-void View::SetChatToolsHook(ChatToolsHook hook) { impl_->chat_tools_hook_ = std::move(hook); }
+void View::SetChatToolsHook(ChatToolsHook hook) {
+  impl_->chat_tools_hook_ = std::move(hook);
+  for (auto& [key, site] : impl_->chat_tools_sites_) impl_->FreeSite(site);
+  impl_->chat_tools_sites_.clear();  // results of the previous hook
+}
 
 const Encoder& View::encoder() const { return impl_->encoder_; }
 

@@ -57,6 +57,10 @@ struct ViewOptions {
   // Folder of the on-disk transform cache. Empty: $XDG_CACHE_HOME/affordance/tsx, else
   // $HOME/.cache/affordance/tsx. "-" disables the disk cache.
   std::string cache_dir;
+  // Reuse the output of components whose props (shallow), state and contexts did not change, as
+  // React.memo would for every component. false calls every component on every render (for
+  // components that read data the runtime cannot see change, and for measuring cold renders).
+  bool reuse_components = true;
 };
 
 // Counters for tests and benchmarks.
@@ -67,6 +71,13 @@ struct ViewStats {
   size_t modules = 0;             // modules loaded (the runtime module not counted)
   size_t transforms_from_cache = 0;
   size_t transforms_run = 0;
+  // The last Render/Act (all its passes): components whose function ran, and components whose
+  // last output was replayed as it was, each one inside a replayed subtree counted
+  // (docs/RUNTIME.md, "Re-rendering from caches").
+  size_t components_called = 0;
+  size_t components_replayed = 0;
+  size_t converted_nodes_kept = 0;  // host nodes whose C++ conversion is kept for replays
+  size_t live_blocks = 0;           // asChatTools trees still referenced
 };
 
 class View {

@@ -52,8 +52,17 @@ class View::Impl {
   std::string MapPosition(const std::string& file, SourcePosition generated) const;
 
   Result<Node> ToNode(JSValueConst host_node);
+  Result<Node> ConvertElement(JSValueConst host_array);
   Result<std::vector<Node>> ToNodes(JSValueConst array);
   JSValue ToJs(const nlohmann::ordered_json& value);
+  // Props for a render: frozen JS values, sharing every part that equals `prev` (whose JS value is
+  // `prev_js`) so unchanged props are the same objects as last time and components that receive
+  // them are reused (runtime.js). JS_EXCEPTION when out of memory.
+  JSValue PropsToJs(const nlohmann::ordered_json& next, const nlohmann::ordered_json* prev,
+                    JSValueConst prev_js);
+  // Runs the runtime's render with `props`; after success, drops converted nodes and blocks this
+  // render did not use; after failure, tells the runtime to reuse nothing from before.
+  Result<std::vector<Node>> RenderWith(JSValueConst props);
 
   void Enter() const;  // starts the time budget of one call
   bool Interrupted() const;
@@ -65,9 +74,11 @@ class View::Impl {
   JSContext* ctx_ = nullptr;
   JsValue api_;        // the runtime library's internal API object
   JsValue exports_;    // its public exports ("affordance" module)
-  JsValue render_fn_, act_fn_, take_async_error_fn_, stats_fn_;
+  JsValue render_fn_, act_fn_, take_async_error_fn_, stats_fn_, invalidate_fn_;
+  JsValue freeze_fn_;  // Object.freeze
   JsValue entry_fn_;
   JsValue last_props_;
+  nlohmann::ordered_json last_props_json_;
   bool rendered_ = false;
 
   std::string cache_dir_;
@@ -78,8 +89,41 @@ class View::Impl {
   size_t transforms_run_ = 0;
 
   std::vector<HandlerSignature> signatures_;
-  std::unordered_map<int64_t, std::shared_ptr<const void>> blocks_;
+
+  // Everything below lives across renders and is swept after each successful one: what that
+  // render did not use is dropped. `generation_` counts renders.
+  uint64_t generation_ = 0;
+  struct BlockEntry {
+    std::shared_ptr<const void> block;
+    uint64_t used = 0;
+  };
+  std::unordered_map<int64_t, BlockEntry> blocks_;  // asChatTools trees by id
   int64_t next_block_ = 1;
+  // Host node arrays the runtime replayed from an earlier render are the same JS objects, so
+  // their conversion is kept, keyed by the object (a reference is held so the key stays unique).
+  struct ConvertedNode {
+    JSValue array;
+    Node node;
+    std::vector<int64_t> blocks;  // asChatTools trees inside it
+    uint64_t used = 0;
+  };
+  std::unordered_map<void*, ConvertedNode> converted_;
+  // The last result of each asChatTools call site (component path + call number). When a call
+  // gets the same host nodes (the same JS values: a replayed app) and options, layout is skipped
+  // and the same block and the same frozen tools objects are returned.
+  struct ChatToolsSite {
+    std::vector<JSValue> items;  // the host nodes it was called with (references held)
+    nlohmann::ordered_json options;
+    std::shared_ptr<const void> block;
+    nlohmann::ordered_json tools;
+    JsValue tools_js;
+    uint64_t used = 0;
+  };
+  std::unordered_map<std::string, ChatToolsSite> chat_tools_sites_;
+  void FreeSite(ChatToolsSite& site);
+  std::vector<int64_t> block_log_;  // trees met while converting, for ConvertedNode::blocks
+  void UseBlock(int64_t id);
+  void Sweep();
 
   mutable std::chrono::steady_clock::time_point deadline_;
   mutable bool timed_out_ = false;

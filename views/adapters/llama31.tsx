@@ -12,7 +12,7 @@
 //   <|start_header_id|>assistant<|end_header_id|>\n\n
 // `date` is the "Today Date" (default "26 Jul 2024", the template's). Unlike the template, no
 // message is trimmed: the app's native whitespace is kept (docs/ADAPTERS.md).
-import { asChatTools } from "affordance";
+import { asChatTools, useMemo } from "affordance";
 import { pyJson } from "@lib/json";
 import { checkHistory, type ChatAppProps } from "@lib/chat";
 
@@ -32,7 +32,11 @@ export interface Llama31AppProps extends ChatAppProps {
 export function Llama31App({ system, question, history, callable, date, children }: Llama31AppProps) {
   const turns = checkHistory(history);
   const { tree, tools } = asChatTools(children, { callable: callable !== false });
-  const toolText = tools.length > 0 ? TOOLS_INTRO + tools.map((t) => pyJson(t, 4) + "\n\n").join("") : "";
+  // Unchanged tools are the same (frozen) objects as last render: their JSON is written once.
+  const toolText = useMemo(
+    () => (tools.length > 0 ? TOOLS_INTRO + tools.map((t) => pyJson(t, 4) + "\n\n").join("") : ""),
+    [tools],
+  );
   let toolsPending = tools.length > 0;
   // The first user turn carries the tool section.
   const userHead = () => {

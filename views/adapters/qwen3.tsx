@@ -12,7 +12,7 @@
 // template's flat string does. Tool objects are serialized like the template's `tojson`. The
 // system/tool section and protocol tokens are outside every app budget. The app's own runs stay
 // native (hard tokenization boundaries): see docs/ADAPTERS.md.
-import { asChatTools } from "affordance";
+import { asChatTools, useMemo } from "affordance";
 import { pyJson } from "@lib/json";
 import { checkHistory, type ChatAppProps } from "@lib/chat";
 
@@ -29,12 +29,14 @@ const tok = (name: string) => <token name={name} />;
 export function Qwen3App({ system, question, history, callable, children }: ChatAppProps) {
   const turns = checkHistory(history);
   const { tree, tools } = asChatTools(children, { callable: callable !== false });
+  // Unchanged tools are the same (frozen) objects as last render: their JSON is written once.
+  const toolText = useMemo(() => tools.map((t) => "\n" + pyJson(t)).join(""), [tools]);
   const out: unknown[] = [];
   if (tools.length > 0) {
     out.push(
       imStart(),
       "system\n" + (system !== undefined ? system + "\n\n" : "") + TOOLS_HEAD +
-        tools.map((t) => "\n" + pyJson(t)).join("") + TOOLS_TAIL,
+        toolText + TOOLS_TAIL,
       tok("<tool_call>"), tok("</tool_call>"), " XML tags:\n",
       tok("<tool_call>"), '\n{"name": <function-name>, "arguments": <args-json-object>}\n',
       tok("</tool_call>"), imEnd(), "\n",

@@ -1,0 +1,190 @@
+// Re-rendering from caches (docs/RUNTIME.md): components whose props, state and contexts did not
+// change are not called again, and what is replayed behaves exactly as a fresh render would.
+#include "view_test_util.h"
+
+#include <gtest/gtest.h>
+
+namespace affordance::view {
+namespace {
+
+using testing::HandlerOf;
+using testing::MustLoad;
+using testing::Text;
+using json = nlohmann::ordered_json;
+
+const json kItems = json::array({"a", "b"});
+
+TEST(ViewReuse, UnchangedPropsReplayTheTreeAndChangesCallOnlyWhatChanged) {
+  auto view = MustLoad("reuse.tsx", "App");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"title", "t"}, {"items", kItems}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "tabcount=0");
+  EXPECT_EQ(view->Stats().components_called, 3u);  // App, List, Counter
+
+  tree = view->Render({{"title", "t"}, {"items", kItems}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "tabcount=0");
+  EXPECT_EQ(view->Stats().components_called, 0u);
+  EXPECT_EQ(view->Stats().components_replayed, 3u);  // the root and everything under it
+
+  // A new title: App runs; List (same items: props share unchanged parts) and Counter replay.
+  tree = view->Render({{"title", "u"}, {"items", kItems}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "uabcount=0");
+  EXPECT_EQ(view->Stats().components_called, 1u);
+  EXPECT_EQ(view->Stats().components_replayed, 2u);
+
+  // State: only Counter runs; App's last result is reconciled again without calling it.
+  tree = view->Act(HandlerOf(*tree, "inc"), json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "uabcount=1");
+  EXPECT_EQ(view->Stats().components_called, 1u);
+  EXPECT_EQ(view->Stats().components_replayed, 1u);  // List
+
+  // New items: App and List run, Counter keeps its state.
+  tree = view->Render({{"title", "u"}, {"items", {"a", "b", "c"}}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "uabccount=1");
+  EXPECT_EQ(view->Stats().components_called, 2u);
+}
+
+TEST(ViewReuse, HandlersInReplayedSubtreesStayMountedAndWork) {
+  auto view = MustLoad("reuse.tsx", "App");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"title", "t"}, {"items", kItems}});
+  ASSERT_TRUE(tree.ok());
+  const HandlerId inc = HandlerOf(*tree, "inc");
+  ASSERT_NE(inc, 0u);
+  for (int i = 0; i < 5; ++i) {
+    tree = view->Render({{"title", "t" + std::to_string(i % 2)}, {"items", kItems}});
+    ASSERT_TRUE(tree.ok());
+    EXPECT_EQ(HandlerOf(*tree, "inc"), inc);
+  }
+  EXPECT_EQ(view->Stats().mounted_handlers, 1u);
+  tree = view->Act(inc, json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "t0abcount=1");
+}
+
+TEST(ViewReuse, AContextChangeReachesAConsumerWhoseParentsAreUnchanged) {
+  auto view = MustLoad("reuse.tsx", "Themed");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"theme", "dark"}, {"title", "x"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "xtheme=dark");
+  tree = view->Render({{"theme", "light"}, {"title", "x"}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "xtheme=light");
+  tree = view->Render({{"theme", "light"}, {"title", "y"}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "ytheme=light");
+}
+
+TEST(ViewReuse, PropsAreFrozenSoAComponentCannotChangeWhatLaterRendersShare) {
+  auto view = MustLoad("reuse.tsx", "Mutates");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"items", {3, 1, 2}}});
+  ASSERT_FALSE(tree.ok());
+  EXPECT_EQ(tree.error().code, "view.render");
+  EXPECT_NE(tree.error().message.find("TypeError"), std::string::npos) << tree.error().message;
+}
+
+TEST(ViewReuse, NothingFromBeforeAFailedOrInterruptedRenderIsReplayed) {
+  auto view = MustLoad("reuse.tsx", "Failing", {}, testing::ShortBudget());
+  ASSERT_TRUE(view);
+  const json ok = {{"fail", false}, {"spin", false}, {"title", "a"}};
+  auto tree = view->Render(ok);
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  tree = view->Act(HandlerOf(*tree, "inc"), json::object());
+  ASSERT_TRUE(tree.ok());
+  const std::string before = Text(*tree);
+  EXPECT_EQ(before, "acount=1finestill");
+
+  auto failed = view->Render({{"fail", true}, {"spin", false}, {"title", "b"}});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message, "fragile failed");
+  tree = view->Render(ok);
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), before);
+  EXPECT_EQ(view->Stats().components_replayed, 0u);  // every memo was dropped
+
+  auto spun = view->Render({{"fail", false}, {"spin", true}, {"title", "c"}});
+  ASSERT_FALSE(spun.ok());
+  EXPECT_EQ(spun.error().code, "view.timeout");
+  tree = view->Render(ok);
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), before);
+  tree = view->Act(HandlerOf(*tree, "inc"), json::object());
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "acount=2finestill");
+}
+
+TEST(ViewReuse, OffCallsEveryComponentEveryRender) {
+  ViewOptions o = testing::TestOptions();
+  o.reuse_components = false;
+  auto view = MustLoad("reuse.tsx", "App", {}, o);
+  ASSERT_TRUE(view);
+  for (int i = 0; i < 2; ++i) {
+    auto tree = view->Render({{"title", "t"}, {"items", kItems}});
+    ASSERT_TRUE(tree.ok());
+    EXPECT_EQ(Text(*tree), "tabcount=0");
+    EXPECT_EQ(view->Stats().components_called, 3u);
+    EXPECT_EQ(view->Stats().components_replayed, 0u);
+  }
+}
+
+TEST(ViewReuse, KeyedDuplicatesFollowRenderOrderAsAFreshRenderWould) {
+  auto view = MustLoad("reuse.tsx", "Duplicates");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"names", {"x", "y"}}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  tree = view->Act(HandlerOf(*tree, "y"), json::object());
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "x:0y:1");
+  // The state lives at the second path ("~1"), whoever renders second.
+  tree = view->Render({{"names", {"y", "x"}}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "y:0x:1");
+  tree = view->Render({{"names", {"y", "x"}}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "y:0x:1");
+}
+
+TEST(ViewReuse, AnUnchangedAppIsLaidOutOnceAndCachesDoNotGrow) {
+  auto view = MustLoad("reuse.tsx", "Wrapped");
+  ASSERT_TRUE(view);
+  int layouts = 0;
+  view->SetChatToolsHook([&](const std::vector<Node>& children, const json&) -> Result<ChatTools> {
+    ++layouts;
+    ChatTools out;
+    out.block = std::make_shared<const std::vector<Node>>(children);
+    out.tools = json::array({{{"type", "function"}, {"function", {{"name", "click__inc"}}}}});
+    return out;
+  });
+  auto tree = view->Render({{"question", "q0"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(layouts, 1);
+  for (int i = 1; i <= 20; ++i) {
+    tree = view->Render({{"question", "q" + std::to_string(i)}});
+    ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+    EXPECT_EQ(Text(*tree), "q" + std::to_string(i) + " tools=1");
+  }
+  EXPECT_EQ(layouts, 1);  // the wrapper ran 20 more times; its app never changed
+  const ViewStats s = view->Stats();
+  EXPECT_LE(s.live_blocks, 1u);
+  EXPECT_LE(s.converted_nodes_kept, 8u);
+  // The app changes: laid out again, and the block in the tree is the new one.
+  const Node* block = nullptr;
+  for (const Node& n : *tree)
+    for (const Node& c : n.children)
+      if (c.kind == Node::Kind::kBlock) block = &c;
+  ASSERT_NE(block, nullptr);
+  const auto* children = static_cast<const std::vector<Node>*>(block->block.get());
+  tree = view->Act(HandlerOf(*children, "inc"), json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(layouts, 2);
+}
+
+}  // namespace
+}  // namespace affordance::view
