@@ -53,6 +53,15 @@ void Check(const Result<Block>& b) {
   }
 }
 
+// Share of the last render's wall time by stage (src/view vs src/render), as counters.
+void ReportStages(Renderer& r, benchmark::State& state) {
+  const auto& t = r.profile();
+  const double total = static_cast<double>(t.view_ns + t.projection_ns + t.layout_ns);
+  state.counters["view%"] = 100.0 * t.view_ns / total;
+  state.counters["projection%"] = 100.0 * t.projection_ns / total;
+  state.counters["layout%"] = 100.0 * t.layout_ns / total;
+}
+
 void BM_NativeCold(benchmark::State& state) {
   auto r = Load("views/demo/notebook_app.tsx", "Notebook", /*reuse_components=*/false);
   const auto props = State();
@@ -87,12 +96,7 @@ void BM_WrappedWarm(benchmark::State& state) {
   }
   const auto& p = r->projection_cache_stats();
   state.counters["proj_hit%"] = 100.0 * p.hits / std::max<uint64_t>(1, p.hits + p.misses);
-  // Share of the last render's wall time by stage (src/view vs src/render).
-  const auto& t = r->profile();
-  const double total = static_cast<double>(t.view_ns + t.projection_ns + t.layout_ns);
-  state.counters["view%"] = 100.0 * t.view_ns / total;
-  state.counters["projection%"] = 100.0 * t.projection_ns / total;
-  state.counters["layout%"] = 100.0 * t.layout_ns / total;
+  ReportStages(*r, state);
 }
 BENCHMARK(BM_WrappedWarm)->Unit(benchmark::kMicrosecond);
 
@@ -115,11 +119,7 @@ void BM_WrappedWarmNewQuestion(benchmark::State& state) {
   const auto s = r->view().Stats();
   state.counters["called"] = static_cast<double>(s.components_called);
   state.counters["replayed"] = static_cast<double>(s.components_replayed);
-  const auto& t = r->profile();
-  const double total = static_cast<double>(t.view_ns + t.projection_ns + t.layout_ns);
-  state.counters["view%"] = 100.0 * t.view_ns / total;
-  state.counters["projection%"] = 100.0 * t.projection_ns / total;
-  state.counters["layout%"] = 100.0 * t.layout_ns / total;
+  ReportStages(*r, state);
 }
 BENCHMARK(BM_WrappedWarmNewQuestion)->Unit(benchmark::kMicrosecond);
 
