@@ -57,15 +57,16 @@ class NodeList {
   NodeList(std::vector<Node> nodes);  // NOLINT: implicit, as a vector would be
   NodeList(std::initializer_list<Node> nodes);
 
+  // Defined after Node (a complete type is needed).
   const std::vector<Node>& vec() const;
   operator const std::vector<Node>&() const { return vec(); }  // NOLINT
-  size_t size() const { return nodes_ ? nodes_->size() : 0; }
+  size_t size() const;
   bool empty() const { return size() == 0; }
-  const Node& operator[](size_t i) const { return (*nodes_)[i]; }
-  const Node& front() const { return nodes_->front(); }
-  const Node& back() const { return nodes_->back(); }
-  std::vector<Node>::const_iterator begin() const { return vec().begin(); }
-  std::vector<Node>::const_iterator end() const { return vec().end(); }
+  const Node& operator[](size_t i) const;
+  const Node& front() const;
+  const Node& back() const;
+  std::vector<Node>::const_iterator begin() const;
+  std::vector<Node>::const_iterator end() const;
 
  private:
   std::shared_ptr<const std::vector<Node>> nodes_;
@@ -99,6 +100,12 @@ inline const std::vector<Node>& NodeList::vec() const {
   static const std::vector<Node> kEmpty;
   return nodes_ ? *nodes_ : kEmpty;
 }
+inline size_t NodeList::size() const { return nodes_ ? nodes_->size() : 0; }
+inline const Node& NodeList::operator[](size_t i) const { return (*nodes_)[i]; }
+inline const Node& NodeList::front() const { return nodes_->front(); }
+inline const Node& NodeList::back() const { return nodes_->back(); }
+inline std::vector<Node>::const_iterator NodeList::begin() const { return vec().begin(); }
+inline std::vector<Node>::const_iterator NodeList::end() const { return vec().end(); }
 
 // What asChatTools(children, options) hands back to the view: the opaque laid-out block (placed in
 // the JS element tree as `tree`) and the tool objects (given to JS as `tools`).
