@@ -72,7 +72,9 @@ Node Build(Bytes& in, int depth, const Block* nested) {
     n.handlers.push_back(std::move(h));
   }
   const int children = in.Next() % 5;
-  for (int i = 0; i < children; ++i) n.children.push_back(Build(in, depth + 1, nested));
+  std::vector<affordance::view::Node> kids;
+  for (int i = 0; i < children; ++i) kids.push_back(Build(in, depth + 1, nested));
+  n.children = std::move(kids);
   return n;
 }
 
