@@ -57,12 +57,13 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
   JsValue len_value(ctx, JS_GetProperty(ctx, argv[0], impl->atom_length_));
   int64_t len = 0;
   JS_ToInt64(ctx, &len, len_value.get());
-  bool same = site.block != nullptr && *options == site.options &&
-              static_cast<size_t>(len) == site.items.size();
-  for (int64_t i = 0; same && i < len; ++i) {
-    JsValue item(ctx, JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
-    same = JS_StrictEq(ctx, item.get(), site.items[static_cast<size_t>(i)]);
-  }
+  std::vector<JsValue> items;
+  items.reserve(static_cast<size_t>(len));
+  for (int64_t i = 0; i < len; ++i)
+    items.emplace_back(ctx, JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
+  bool same = site.block != nullptr && *options == site.options && items.size() == site.items.size();
+  for (size_t i = 0; same && i < items.size(); ++i)
+    same = JS_StrictEq(ctx, items[i].get(), site.items[i]);
   if (!same) {
     Result<std::vector<Node>> children = impl->ToNodes(argv[0]);
     if (!children.ok()) return ThrowCoded(ctx, children.error());
@@ -78,8 +79,7 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
     site.tools = std::move(tools->tools);
     site.block = std::move(tools->block);
     site.options = std::move(*options);
-    for (int64_t i = 0; i < len; ++i)
-      site.items.push_back(JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
+    for (JsValue& item : items) site.items.push_back(item.Release());
   }
   int64_t id = impl->next_block_++;
   impl->blocks_[id] = View::Impl::BlockEntry{site.block, impl->generation_};
@@ -212,12 +212,16 @@ void InstallHostBindings(View::Impl* impl) {
 }
 
 JSValue View::Impl::ToJs(const nlohmann::ordered_json& value) {
-  std::string text = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-  return JS_ParseJSON(ctx_, text.c_str(), text.size(), "<json>");
+  return BuildJs(value, nullptr, JS_UNDEFINED, /*freeze=*/false);
 }
 
 JSValue View::Impl::PropsToJs(const nlohmann::ordered_json& next,
                               const nlohmann::ordered_json* prev, JSValueConst prev_js) {
+  return BuildJs(next, prev, prev_js, /*freeze=*/true);
+}
+
+JSValue View::Impl::BuildJs(const nlohmann::ordered_json& next, const nlohmann::ordered_json* prev,
+                            JSValueConst prev_js, bool freeze) {
   using Json = nlohmann::ordered_json;
   if (prev != nullptr && *prev == next) return JS_DupValue(ctx_, prev_js);
   switch (next.type()) {
@@ -260,7 +264,7 @@ JSValue View::Impl::PropsToJs(const nlohmann::ordered_json& next,
       }
       if (prev_item != nullptr) prev_item_js = JsValue(ctx_, JS_GetProperty(ctx_, prev_js, key));
     }
-    JSValue item = PropsToJs(*it, prev_item, prev_item_js.get());
+    JSValue item = BuildJs(*it, prev_item, prev_item_js.get(), freeze);
     if (JS_IsException(item) ||
         JS_DefinePropertyValue(ctx_, out.get(), key, item, JS_PROP_C_W_E | JS_PROP_THROW) < 0) {
       JS_FreeAtom(ctx_, key);
@@ -268,10 +272,11 @@ JSValue View::Impl::PropsToJs(const nlohmann::ordered_json& next,
     }
     JS_FreeAtom(ctx_, key);
   }
-  // Frozen, so a component cannot change props that later renders share.
-  JSValue target = out.get();
-  JsValue frozen(ctx_, JS_Call(ctx_, freeze_fn_.get(), JS_UNDEFINED, 1, &target));
-  if (frozen.IsException()) return JS_EXCEPTION;
+  if (freeze) {
+    JSValue target = out.get();
+    JsValue frozen(ctx_, JS_Call(ctx_, freeze_fn_.get(), JS_UNDEFINED, 1, &target));
+    if (frozen.IsException()) return JS_EXCEPTION;
+  }
   return out.Release();
 }
 

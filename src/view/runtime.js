@@ -192,18 +192,22 @@
     return true;
   }
 
-  // True when `inst`'s last committed output can be replayed as it is: nothing in the subtree
-  // changed state, read a context that changed, or depends on render order, and its paths are
-  // still free.
+  // True when `inst` has a committed memo of this epoch, its state did not change and the
+  // contexts it read hold the same values.
+  function unchanged(inst) {
+    const m = inst.memo;
+    return m !== null && m.epoch === memoEpoch && !inst.dirty && sameContexts(m.ctxReads);
+  }
+
+  // True when the last committed output of an unchanged `inst` can be replayed as it is: every
+  // component under it is unchanged too, none depends on render order, and its paths are free.
   function replayable(inst) {
     const m = inst.memo;
-    if (m === null || m.epoch !== memoEpoch || inst.dirty || m.unstable || !sameContexts(m.ctxReads)) {
-      return false;
-    }
+    if (m.unstable) return false;
     for (let i = 0; i < m.paths.length; i++) if (usedPaths.has(m.paths[i])) return false;
     for (let i = 0; i < m.kids.length; i++) {
       const kid = m.kids[i];
-      if (instances.get(kid.path) !== kid || !replayable(kid)) return false;
+      if (instances.get(kid.path) !== kid || !unchanged(kid) || !replayable(kid)) return false;
     }
     return true;
   }
@@ -238,8 +242,7 @@
     const parent = reconciling;
     if (parent !== null) parent.next.kids.push(inst);
     const m = inst.memo;
-    const same = reuse && m !== null && m.epoch === memoEpoch && !inst.dirty &&
-                 shallowEqual(m.props, el.props) && sameContexts(m.ctxReads);
+    const same = reuse && unchanged(inst) && shallowEqual(m.props, el.props);
     if (same && replayable(inst)) {
       replay(inst, out);
       return;

@@ -60,6 +60,10 @@ class View::Impl {
   // them are reused (runtime.js). JS_EXCEPTION when out of memory.
   JSValue PropsToJs(const nlohmann::ordered_json& next, const nlohmann::ordered_json* prev,
                     JSValueConst prev_js);
+  // Both: builds the JS value from JSON directly (no text round trip), sharing parts equal to
+  // `prev`, frozen on request.
+  JSValue BuildJs(const nlohmann::ordered_json& next, const nlohmann::ordered_json* prev,
+                  JSValueConst prev_js, bool freeze);
   // Runs the runtime's render with `props`; after success, drops converted nodes and blocks this
   // render did not use; after failure, tells the runtime to reuse nothing from before.
   Result<std::vector<Node>> RenderWith(JSValueConst props);
