@@ -41,6 +41,14 @@ Result<Json> LoadJsonFile(const std::string& path, const char* code, const char*
 }
 
 // The program from stdin, merged into --existing when given.
+// The name of a handle or tool given as "name" or {"name": "name", ...}; nullptr otherwise.
+const std::string* NameOf(const Json& item) {
+  if (item.is_string()) return &item.get_ref<const std::string&>();
+  if (item.is_object() && item.contains("name") && item["name"].is_string())
+    return &item["name"].get_ref<const std::string&>();
+  return nullptr;
+}
+
 Result<std::string> ReadProgram(const LangOptions& o) {
   std::string input = ReadStdin();
   if (o.existing.empty()) return input;
@@ -86,8 +94,8 @@ int RunValidate(const LangOptions& o) {
     std::vector<std::string> names;
     bool ok = doc->is_array();
     for (const auto& h : ok ? *doc : Json::array()) {
-      if (h.is_string()) names.push_back(h);
-      else if (h.is_object() && h.contains("name") && h["name"].is_string()) names.push_back(h["name"]);
+      const std::string* name = NameOf(h);
+      if (name) names.push_back(*name);
       else ok = false;
     }
     if (!ok) {
@@ -128,9 +136,7 @@ int RunPrompt(const LangOptions& o) {
     if (!doc.ok()) return ReportError(doc.error(), o.json, kExitUsage);
     Json tools = doc->is_object() && doc->contains("tools") ? (*doc)["tools"] : *doc;
     bool ok = tools.is_array();
-    for (const auto& t : ok ? tools : Json::array()) {
-      ok = ok && (t.is_string() || (t.is_object() && t.contains("name") && t["name"].is_string()));
-    }
+    for (const auto& t : ok ? tools : Json::array()) ok = ok && NameOf(t) != nullptr;
     if (!ok) {
       return ReportError(MakeError("surface.tools_invalid",
                                    "tools must be a JSON array (or {\"tools\": [...]}) of names or "
