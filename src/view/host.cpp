@@ -212,17 +212,23 @@ void InstallHostBindings(View::Impl* impl) {
 }
 
 JSValue View::Impl::ToJs(const nlohmann::ordered_json& value) {
-  return BuildJs(value, nullptr, JS_UNDEFINED, /*freeze=*/false);
+  return BuildJs(value, nullptr, JS_UNDEFINED, /*freeze=*/false, 0);
 }
 
 JSValue View::Impl::PropsToJs(const nlohmann::ordered_json& next,
                               const nlohmann::ordered_json* prev, JSValueConst prev_js) {
-  return BuildJs(next, prev, prev_js, /*freeze=*/true);
+  return BuildJs(next, prev, prev_js, /*freeze=*/true, 0);
 }
 
 JSValue View::Impl::BuildJs(const nlohmann::ordered_json& next, const nlohmann::ordered_json* prev,
-                            JSValueConst prev_js, bool freeze) {
+                            JSValueConst prev_js, bool freeze, int depth) {
   using Json = nlohmann::ordered_json;
+  constexpr int kMaxDepth = 512;  // the builder recurses on the C++ stack
+  if (depth > kMaxDepth) {
+    ThrowCoded(ctx_, MakeError("view.too_deep", "a JSON value given to the view nests deeper than " +
+                                                     std::to_string(kMaxDepth) + " levels"));
+    return JS_EXCEPTION;
+  }
   if (prev != nullptr && *prev == next) return JS_DupValue(ctx_, prev_js);
   switch (next.type()) {
     case Json::value_t::null:
@@ -264,7 +270,7 @@ JSValue View::Impl::BuildJs(const nlohmann::ordered_json& next, const nlohmann::
       }
       if (prev_item != nullptr) prev_item_js = JsValue(ctx_, JS_GetProperty(ctx_, prev_js, key));
     }
-    JSValue item = BuildJs(*it, prev_item, prev_item_js.get(), freeze);
+    JSValue item = BuildJs(*it, prev_item, prev_item_js.get(), freeze, depth + 1);
     if (JS_IsException(item) ||
         JS_DefinePropertyValue(ctx_, out.get(), key, item, JS_PROP_C_W_E | JS_PROP_THROW) < 0) {
       JS_FreeAtom(ctx_, key);

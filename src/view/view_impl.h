@@ -61,9 +61,9 @@ class View::Impl {
   JSValue PropsToJs(const nlohmann::ordered_json& next, const nlohmann::ordered_json* prev,
                     JSValueConst prev_js);
   // Both: builds the JS value from JSON directly (no text round trip), sharing parts equal to
-  // `prev`, frozen on request.
+  // `prev`, frozen on request. Deeper than 512 levels: throws "view.too_deep".
   JSValue BuildJs(const nlohmann::ordered_json& next, const nlohmann::ordered_json* prev,
-                  JSValueConst prev_js, bool freeze);
+                  JSValueConst prev_js, bool freeze, int depth);
   // Runs the runtime's render with `props`; after success, drops converted nodes and blocks this
   // render did not use; after failure, tells the runtime to reuse nothing from before.
   Result<std::vector<Node>> RenderWith(JSValueConst props);
