@@ -1,0 +1,142 @@
+// Store: the only code that writes SQL. Threads, messages, their parts and the step ledger of
+// every assistant turn, persisted as they arrive so that a process killed at any point leaves a
+// database that opens and shows what happened up to the kill.
+//
+//   auto store = store::OpenSqlite(data_dir + "/affordance.db");    // creates + migrates
+//   auto thread = (*store)->CreateThread("Calendar questions");
+//   auto msg = (*store)->AddMessage(thread->id, "assistant", "running", meta);
+//   (*store)->PutPart(msg->id, part);        // upsert by (message, seq), as parts arrive
+//   (*store)->PutStep(msg->id, step);        // upsert by (message, index)
+//   (*store)->UpdateMessage(msg->id, "complete", meta);
+//
+// Data model (one writer per fact: the harness writes turns, later parts add their own tables):
+//   thread   1..n message (seq 0, 1, 2 ... in the thread; role user | assistant)
+//   message  1..n part    (seq within the message; kind text | reasoning | tool | surface | reality
+//                           | data-*; `key` is the part's identity: text id, tool call id)
+//   message  1..n step    (assistant messages: the step ledger, index 0, 1, 2 ...; usage and the
+//                           sampled token IDs of the step, so a resumed thread re-emits them)
+// A part's `data` is the kind's JSON payload (documented in docs/HARNESS.md); `state` is the
+// truth state it has reached (harness/truth.h names them); `open` is true while the part still
+// waits for evidence that closes it (a text that is streaming, a call without a result).
+//
+// Recovery: RecoverInterrupted() turns every message still "running" into "interrupted", every
+// step still "running" into "interrupted", and closes each open part of those messages with state
+// "interrupted" (data gains "interrupted": true). Nothing persisted is deleted.
+//
+// Backend: SQLite in WAL mode (synchronous=NORMAL: a committed write survives a process kill;
+// a power loss may lose the last transactions but never corrupts the file), versioned migrations
+// in PRAGMA user_version, foreign keys on. A PostgreSQL backend will implement the same interface.
+//
+// Errors (codes): "store.open" (cannot open or create the file), "store.migrate" (a migration
+// failed, or the file's schema is newer than this binary), "store.not_found" (unknown thread or
+// message id), "store.bad_input" (empty role, unknown status, ...), "store.io" (any other SQLite
+// failure; the message carries SQLite's text). No method throws.
+//
+// Thread safety: every method may be called from any thread (one connection behind a mutex).
+#pragma once
+
+#include "base/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace affordance::store {
+
+// Milliseconds since the epoch (the store's timestamps).
+int64_t NowMs();
+
+// A fresh random identifier: `prefix` + 16 lowercase hex digits ("t_3f9a...", "m_...").
+std::string NewId(std::string_view prefix);
+
+struct ThreadInfo {
+  std::string id;
+  std::string title;
+  int64_t created_ms = 0;
+  int64_t updated_ms = 0;  // the last write to the thread or any of its messages
+  int64_t messages = 0;    // how many messages it holds
+};
+
+struct PartRecord {
+  int64_t seq = 0;       // order within the message, assigned by the writer (0, 1, 2 ...)
+  int step = -1;         // the step that produced it; -1 for parts of user messages
+  std::string kind;      // "text", "reasoning", "tool", "surface", "reality", "data-..."
+  std::string key;       // identity within the message (text part id, tool call id); may be empty
+  std::string state;     // truth state name ("emitted", "parsed", "executed", ...)
+  bool open = false;     // still waiting for the evidence that closes it
+  nlohmann::json data = nlohmann::json::object();
+};
+
+struct StepRecord {
+  int index = 0;
+  std::string status = "running";  // running | finished | error | aborted | interrupted
+  std::string finish_reason;       // the provider's finish reason ("stop", "tool-calls", ...)
+  int64_t prompt_tokens = 0;
+  int64_t cached_prompt_tokens = 0;
+  int64_t generated_tokens = 0;
+  std::vector<int32_t> tokens;     // the sampled token IDs, exactly as the model produced them
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  nlohmann::json detail = nlohmann::json::object();  // error, prompt audit, ...
+};
+
+struct MessageRecord {
+  std::string id;
+  std::string thread_id;
+  int64_t seq = 0;
+  std::string role;    // "user" | "assistant"
+  std::string status;  // "running" | "complete" | "interrupted"
+  nlohmann::json meta = nlohmann::json::object();  // terminal status, truth, provider, ...
+  int64_t created_ms = 0;
+  int64_t updated_ms = 0;
+  std::vector<PartRecord> parts;  // by seq
+  std::vector<StepRecord> steps;  // by index
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Threads. ListThreads is newest first (updated_ms descending). DeleteThread removes the thread
+  // with all its messages, parts and steps.
+  virtual Result<ThreadInfo> CreateThread(const std::string& title) = 0;
+  virtual Result<std::vector<ThreadInfo>> ListThreads() = 0;
+  virtual Result<ThreadInfo> GetThread(const std::string& id) = 0;
+  virtual Status RenameThread(const std::string& id, const std::string& title) = 0;
+  virtual Status DeleteThread(const std::string& id) = 0;
+
+  // Appends a message at the end of the thread (seq = previous max + 1) with a fresh id and no
+  // parts. role: "user" | "assistant"; status: "running" | "complete" | "interrupted".
+  virtual Result<MessageRecord> AddMessage(const std::string& thread_id, const std::string& role,
+                                           const std::string& status,
+                                           const nlohmann::json& meta) = 0;
+  // Replaces the message's status and meta.
+  virtual Status UpdateMessage(const std::string& message_id, const std::string& status,
+                               const nlohmann::json& meta) = 0;
+  // Inserts or replaces the part (message_id, part.seq) / the step (message_id, step.index).
+  virtual Status PutPart(const std::string& message_id, const PartRecord& part) = 0;
+  virtual Status PutStep(const std::string& message_id, const StepRecord& step) = 0;
+
+  // Every message of the thread in order, with parts and steps.
+  virtual Result<std::vector<MessageRecord>> LoadThread(const std::string& thread_id) = 0;
+  virtual Result<MessageRecord> LoadMessage(const std::string& message_id) = 0;
+
+  // See the file comment. Returns how many messages it marked interrupted.
+  virtual Result<int64_t> RecoverInterrupted() = 0;
+
+  // Runs `writes` (calls on this store from the same thread) as one transaction: all of them are
+  // committed, or none when `writes` returns an error (which Batch returns).
+  virtual Status Batch(const std::function<Status()>& writes) = 0;
+
+  // The schema version the file is at (PRAGMA user_version).
+  virtual int SchemaVersion() = 0;
+};
+
+// Opens (creating the file and its folder when missing) and migrates a SQLite store.
+Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path);
+
+}  // namespace affordance::store
