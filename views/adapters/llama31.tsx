@@ -8,13 +8,15 @@
 //   {question}<|eot_id|>
 //   history: user turns; assistant turns from their sampled IDs; tool results as ipython turns
 //            (JSON-quoted, as the template's tojson does)
-//   <|start_header_id|>user<|end_header_id|>\n\n{app tree IDs}<|eot_id|>
+//   <|start_header_id|>user<|end_header_id|>\n\n{app tree IDs}<|eot_id|>     (when there are children)
 //   <|start_header_id|>assistant<|end_header_id|>\n\n
+// `tools` (tool objects that are not the app's, e.g. a harness's resident tools) come before the
+// app's projected tools.
 // `date` is the "Today Date" (default "26 Jul 2024", the template's). Unlike the template, no
 // message is trimmed: the app's native whitespace is kept (docs/ADAPTERS.md).
 import { asChatTools, useMemo } from "affordance";
 import { pyJson } from "@lib/json";
-import { checkHistory, type ChatAppProps } from "@lib/chat";
+import { checkHistory, checkTools, type ChatAppProps } from "@lib/chat";
 
 const TOOLS_INTRO =
   "Given the following functions, please respond with a JSON for a function call " +
@@ -29,13 +31,15 @@ export interface Llama31AppProps extends ChatAppProps {
   date?: string;
 }
 
-export function Llama31App({ system, question, history, callable, date, children }: Llama31AppProps) {
+export function Llama31App({ system, question, history, callable, date, tools: own, children }: Llama31AppProps) {
   const turns = checkHistory(history);
-  const { tree, tools } = asChatTools(children, { callable: callable !== false });
+  const ownTools = checkTools(own);
+  const { tree, tools: appTools } = asChatTools(children, { callable: callable !== false });
+  const tools = ownTools.length > 0 ? [...ownTools, ...appTools] : appTools;
   // Unchanged tools are the same (frozen) objects as last render: their JSON is written once.
   const toolText = useMemo(
     () => (tools.length > 0 ? TOOLS_INTRO + tools.map((t) => pyJson(t, 4) + "\n\n").join("") : ""),
-    [tools],
+    [ownTools, appTools],
   );
   let toolsPending = tools.length > 0;
   // The first user turn carries the tool section.
@@ -65,6 +69,9 @@ export function Llama31App({ system, question, history, callable, date, children
       out.push(...header("assistant"), "\n\n" + turn.content, tok("<|eot_id|>"));
     }
   }
-  out.push(...header("user"), userHead(), tree, tok("<|eot_id|>"), ...header("assistant"), "\n\n");
+  if (children !== undefined && children !== null) {
+    out.push(...header("user"), userHead(), tree, tok("<|eot_id|>"));
+  }
+  out.push(...header("assistant"), "\n\n");
   return <>{out}</>;
 }

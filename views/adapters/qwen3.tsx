@@ -6,7 +6,10 @@
 //   <|im_start|>user\n{question}<|im_end|>\n                                          (question)
 //   history: user turns; assistant turns from their sampled IDs; consecutive tool results merged
 //            into one user turn of <tool_response> blocks
-//   <|im_start|>user\n{app tree IDs}<|im_end|>\n<|im_start|>assistant\n
+//   <|im_start|>user\n{app tree IDs}<|im_end|>\n   (when there are children)
+//   <|im_start|>assistant\n
+// `tools` (tool objects that are not the app's, e.g. a harness's resident tools) come before the
+// app's projected tools in the tool section.
 // Protocol tokens are <token> elements (resolved against the view's encoder only when emitted)
 // and every stretch of text between two of them is one run, so the protocol text tokenizes as the
 // template's flat string does. Tool objects are serialized like the template's `tojson`. The
@@ -14,7 +17,7 @@
 // native (hard tokenization boundaries): see docs/ADAPTERS.md.
 import { asChatTools, useMemo } from "affordance";
 import { pyJson } from "@lib/json";
-import { checkHistory, type ChatAppProps } from "@lib/chat";
+import { checkHistory, checkTools, type ChatAppProps } from "@lib/chat";
 
 const TOOLS_HEAD =
   "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n" +
@@ -26,11 +29,13 @@ const imStart = () => <token name="<|im_start|>" />;
 const imEnd = () => <token name="<|im_end|>" />;
 const tok = (name: string) => <token name={name} />;
 
-export function Qwen3App({ system, question, history, callable, children }: ChatAppProps) {
+export function Qwen3App({ system, question, history, callable, tools: own, children }: ChatAppProps) {
   const turns = checkHistory(history);
-  const { tree, tools } = asChatTools(children, { callable: callable !== false });
+  const ownTools = checkTools(own);
+  const { tree, tools: appTools } = asChatTools(children, { callable: callable !== false });
+  const tools = ownTools.length > 0 ? [...ownTools, ...appTools] : appTools;
   // Unchanged tools are the same (frozen) objects as last render: their JSON is written once.
-  const toolText = useMemo(() => tools.map((t) => "\n" + pyJson(t)).join(""), [tools]);
+  const toolText = useMemo(() => tools.map((t) => "\n" + pyJson(t)).join(""), [ownTools, appTools]);
   const out: unknown[] = [];
   if (tools.length > 0) {
     out.push(
@@ -59,6 +64,7 @@ export function Qwen3App({ system, question, history, callable, children }: Chat
       out.push(imStart(), turn.role + "\n" + turn.content, imEnd(), "\n");
     }
   });
-  out.push(imStart(), "user\n", tree, imEnd(), "\n", imStart(), "assistant\n");
+  if (children !== undefined && children !== null) out.push(imStart(), "user\n", tree, imEnd(), "\n");
+  out.push(imStart(), "assistant\n");
   return <>{out}</>;
 }

@@ -19,7 +19,16 @@ export interface ChatAppProps {
   history?: HistoryTurn[];
   /** false: a preview; tools are declared but the model cannot call them. */
   callable?: boolean;
-  /** The app: laid out by asChatTools and emitted as the last user turn. */
+  /**
+   * Tools that are not the app's (a harness's resident tools): OpenAI-style tool objects
+   * ({type: "function", function: {name, description?, parameters}}), declared before the app's
+   * projected tools, in this order. Not dispatched through the app: the caller executes them.
+   */
+  tools?: readonly object[];
+  /**
+   * The app: laid out by asChatTools and emitted as the last user turn. Without children there is
+   * no app turn: the history's last turn is followed by the generation prompt (a harness frame).
+   */
   children?: Node;
 }
 
@@ -40,4 +49,17 @@ export function checkHistory(history: unknown): HistoryTurn[] {
     }
   });
   return history as HistoryTurn[];
+}
+
+/** Checks the `tools` prop: an array of OpenAI-style tool objects (or undefined). */
+export function checkTools(tools: unknown): readonly object[] {
+  if (tools === undefined || tools === null) return [];
+  if (!Array.isArray(tools)) throw new TypeError("tools must be an array of tool objects");
+  tools.forEach((t, i) => {
+    const f = t !== null && typeof t === "object" ? (t as { function?: { name?: unknown } }).function : undefined;
+    if (!(f && typeof f === "object" && typeof f.name === "string" && f.name.length > 0)) {
+      throw new TypeError(`tools[${i}] must be {type: "function", function: {name, parameters}}`);
+    }
+  });
+  return tools;
 }
