@@ -51,9 +51,12 @@ export function checkHistory(history: unknown): HistoryTurn[] {
   return history as HistoryTurn[];
 }
 
-/** Checks the `tools` prop: an array of OpenAI-style tool objects (or undefined). */
+const NO_TOOLS: readonly object[] = Object.freeze([]);
+
+/** Checks the `tools` prop: an array of OpenAI-style tool objects (or undefined: the same frozen
+ * empty array every time, so memos keyed on it hold). */
 export function checkTools(tools: unknown): readonly object[] {
-  if (tools === undefined || tools === null) return [];
+  if (tools === undefined || tools === null) return NO_TOOLS;
   if (!Array.isArray(tools)) throw new TypeError("tools must be an array of tool objects");
   tools.forEach((t, i) => {
     const f = t !== null && typeof t === "object" ? (t as { function?: { name?: unknown } }).function : undefined;
