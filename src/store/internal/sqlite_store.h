@@ -1,0 +1,107 @@
+// SqliteStore: the Store of store.h on one SQLite connection. Private to src/store; callers get it
+// from OpenSqlite().
+//
+// Concurrency: one connection behind a recursive mutex. Every public method takes the mutex for
+// its whole duration; Batch holds it while `writes` runs, so calls from `writes` (same thread)
+// re-enter freely and calls from other threads wait until the batch has committed or rolled back.
+//
+// Transactions: every write method runs in a write scope. The outermost scope is
+// BEGIN IMMEDIATE ... COMMIT (the write lock is taken up front, so two processes never deadlock
+// upgrading a read lock); a scope opened inside another (a method inside Batch, a Batch inside a
+// Batch) is a SAVEPOINT, so a failed inner scope undoes only itself and nothing is durable before
+// the outermost scope commits. Reads run in a deferred read transaction (one snapshot for the
+// several SELECTs of LoadThread) unless they are already inside a scope.
+#pragma once
+
+#include "store/internal/sqlite.h"
+#include "store/store.h"
+
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace affordance::store::internal {
+
+// "store.not_found": no `what` ("thread", "message") with that id.
+Error NotFound(const char* what, const std::string& id);
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(std::unique_ptr<Connection> conn, std::string path);
+
+  Result<ThreadInfo> CreateThread(const std::string& title) override;
+  Result<std::vector<ThreadInfo>> ListThreads() override;
+  Result<ThreadInfo> GetThread(const std::string& id) override;
+  Status RenameThread(const std::string& id, const std::string& title) override;
+  Status DeleteThread(const std::string& id) override;
+
+  Result<MessageRecord> AddMessage(const std::string& thread_id, const std::string& role,
+                                   const std::string& status, const nlohmann::json& meta) override;
+  Status UpdateMessage(const std::string& message_id, const std::string& status,
+                       const nlohmann::json& meta) override;
+  Status PutPart(const std::string& message_id, const PartRecord& part) override;
+  Status PutStep(const std::string& message_id, const StepRecord& step) override;
+
+  Result<std::vector<MessageRecord>> LoadThread(const std::string& thread_id) override;
+  Result<MessageRecord> LoadMessage(const std::string& message_id) override;
+
+  Result<int64_t> RecoverInterrupted() override;
+  Status Batch(const std::function<Status()>& writes) override;
+  int SchemaVersion() override;
+
+ private:
+  // Runs `body` (returning Result<T> or Status) in a write scope (see the file comment) or, with
+  // write=false, a read snapshot; any error or exception from `body` rolls the scope back.
+  template <class Body>
+  auto Transact(bool write, Body&& body) -> decltype(body());
+
+  Status Begin(bool write);
+  Status Commit();
+  void Rollback();
+  // Runs a cached statement that returns no rows.
+  Status Run(std::string_view sql, const std::string& what);
+
+  // Marks the thread written at `now` (updated_ms and the ordering counter); "store.not_found"
+  // when there is no such thread.
+  Status Touch(const std::string& thread_id, int64_t now);
+  // The thread a message belongs to; "store.not_found" when there is no such message.
+  Result<std::string> ThreadOf(const std::string& message_id);
+  // Marks a message and its thread written at `now`.
+  Status TouchMessage(const std::string& message_id, const std::string& thread_id, int64_t now);
+
+  Result<ThreadInfo> ReadThread(const std::string& id);
+  // The parts and steps of `messages` (rows of one thread, or one message, in seq order).
+  Status FillParts(std::vector<MessageRecord>& messages, std::string_view sql,
+                   const std::string& key);
+  Status FillSteps(std::vector<MessageRecord>& messages, std::string_view sql,
+                   const std::string& key);
+
+  std::recursive_mutex mu_;
+  std::unique_ptr<Connection> conn_;
+  std::string path_;
+  int depth_ = 0;       // open scopes on this connection (guarded by mu_)
+  bool read_only_ = false;  // the outermost open scope is a read snapshot
+};
+
+template <class Body>
+auto SqliteStore::Transact(bool write, Body&& body) -> decltype(body()) {
+  std::lock_guard lock(mu_);
+  if (auto s = Begin(write); !s) return s.error();
+  decltype(body()) result = MakeError("store.io", "the store's operation did not run");
+  try {
+    result = body();
+  } catch (const std::exception& e) {
+    result = MakeError("store.io", std::string("the store's operation failed: ") + e.what());
+  } catch (...) {
+    result = MakeError("store.io", "the store's operation failed with an unknown exception");
+  }
+  if (!result) {
+    Rollback();
+    return result;
+  }
+  if (auto s = Commit(); !s) return s.error();
+  return result;
+}
+
+}  // namespace affordance::store::internal

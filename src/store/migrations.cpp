@@ -1,0 +1,128 @@
+#include "store/internal/migrations.h"
+
+#include <array>
+#include <string>
+
+namespace affordance::store::internal {
+
+namespace {
+
+// Version 1: threads, messages, parts and the step ledger.
+//
+// - threads.touch orders threads whose updated_ms is equal (two writes in one millisecond): it is
+//   a store-wide counter that every write to a thread raises, so "newest first" is exact. Its
+//   index makes max(touch) one lookup; ListThreads sorts (threads are few, writes are many).
+// - parts and steps are WITHOUT ROWID tables clustered by their primary key, so the parts of a
+//   message are stored together in seq order (LoadThread reads them in one range scan).
+// - JSON columns hold the text of one JSON value; tokens hold little-endian int32 IDs.
+// - Roles and statuses are checked by the store, not by CHECK constraints: SQLite cannot alter a
+//   constraint without rebuilding the table, and a later version may add a status.
+// - The partial indexes keep RecoverInterrupted cheap however large the file grows.
+constexpr const char* kV1 = R"sql(
+CREATE TABLE threads(
+  id         TEXT PRIMARY KEY,
+  title      TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  touch      INTEGER NOT NULL
+);
+CREATE INDEX threads_by_touch ON threads(touch);
+
+CREATE TABLE messages(
+  id         TEXT PRIMARY KEY,
+  thread_id  TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  role       TEXT NOT NULL,
+  status     TEXT NOT NULL,
+  meta       TEXT NOT NULL DEFAULT '{}',
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  UNIQUE (thread_id, seq)
+);
+CREATE INDEX messages_running ON messages(status) WHERE status = 'running';
+
+CREATE TABLE parts(
+  message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  step       INTEGER NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind <> ''),
+  key        TEXT NOT NULL DEFAULT '',
+  state      TEXT NOT NULL DEFAULT '',
+  open       INTEGER NOT NULL CHECK (open IN (0, 1)),
+  data       TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (message_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE steps(
+  message_id           TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  idx                  INTEGER NOT NULL,
+  status               TEXT NOT NULL,
+  finish_reason        TEXT NOT NULL DEFAULT '',
+  prompt_tokens        INTEGER NOT NULL DEFAULT 0,
+  cached_prompt_tokens INTEGER NOT NULL DEFAULT 0,
+  generated_tokens     INTEGER NOT NULL DEFAULT 0,
+  tokens               BLOB NOT NULL DEFAULT x'',
+  started_ms           INTEGER NOT NULL DEFAULT 0,
+  finished_ms          INTEGER NOT NULL DEFAULT 0,
+  detail               TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (message_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX steps_running ON steps(status) WHERE status = 'running';
+)sql";
+
+constexpr std::array<Migration, 1> kMigrations = {{
+    {1, "threads, messages, parts, steps", kV1},
+}};
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+int LatestSchemaVersion() { return kMigrations.back().version; }
+
+Status Migrate(Connection& conn, const std::string& path) {
+  auto migrate_error = [&](const std::string& message) {
+    return MakeError("store.migrate", message, path);
+  };
+  // Fast path without the write lock: a file at the latest version (every open after the first).
+  auto current = conn.QueryInt("PRAGMA user_version", "cannot read the schema version");
+  if (!current) return migrate_error(current.error().message);
+  if (*current == LatestSchemaVersion()) return {};
+  for (const Migration& m : kMigrations) {
+    // Read the version inside the write transaction: another process may have migrated first.
+    if (auto s = conn.Exec("BEGIN IMMEDIATE", "cannot start migration"); !s) {
+      return migrate_error(s.error().message);
+    }
+    auto version = conn.QueryInt("PRAGMA user_version", "cannot read the schema version");
+    if (!version) {
+      (void)conn.Exec("ROLLBACK", "rollback");
+      return migrate_error(version.error().message);
+    }
+    if (*version > LatestSchemaVersion()) {
+      (void)conn.Exec("ROLLBACK", "rollback");
+      return migrate_error("the store's schema is version " + std::to_string(*version) +
+                           ", newer than this build of affordance knows (version " +
+                           std::to_string(LatestSchemaVersion()) + "); use a newer affordance");
+    }
+    if (*version >= m.version) {
+      (void)conn.Exec("ROLLBACK", "rollback");
+      continue;
+    }
+    if (*version != m.version - 1) {  // the list has no gaps, so this is only a bug guard
+      (void)conn.Exec("ROLLBACK", "rollback");
+      return migrate_error("schema version " + std::to_string(*version) + " has no migration to " +
+                           std::to_string(m.version));
+    }
+    auto ran = conn.Exec(std::string(m.sql) + "\nPRAGMA user_version = " +
+                             std::to_string(m.version) + ";",
+                         "migration " + std::to_string(m.version) + " (" + m.about + ") failed");
+    if (ran) ran = conn.Exec("COMMIT", "cannot commit migration " + std::to_string(m.version));
+    if (!ran) {
+      (void)conn.Exec("ROLLBACK", "rollback");
+      return migrate_error(ran.error().message);
+    }
+  }
+  return {};
+}
+
+}  // namespace affordance::store::internal
