@@ -146,6 +146,7 @@ nlohmann::json HttpProvider::Body(const StepRequest& r) const {
   body["max_tokens"] = r.max_tokens;
   body["temperature"] = r.temperature;
   body["seed"] = r.seed;
+  if (!r.grammar.empty()) body["grammar"] = r.grammar;
   if (options_.extra_body.is_object()) body.update(options_.extra_body);
   return body;
 }

@@ -142,6 +142,14 @@ Status LlamaProvider::Stream(const StepRequest& request, const PartSink& sink,
   if (cancelled) return writer.Abort();
 
   llama_sampler* sampler = llama_sampler_chain_init(llama_sampler_chain_default_params());
+  if (!request.grammar.empty()) {
+    llama_sampler* grammar = llama_sampler_init_grammar(e.vocab, request.grammar.c_str(), "root");
+    if (grammar == nullptr) {
+      llama_sampler_free(sampler);
+      return writer.Fail(MakeError("model.bad_grammar", "the grammar does not parse (GBNF)"));
+    }
+    llama_sampler_chain_add(sampler, grammar);
+  }
   if (request.temperature <= 0) {
     llama_sampler_chain_add(sampler, llama_sampler_init_greedy());
   } else {

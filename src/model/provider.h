@@ -49,6 +49,10 @@ struct StepRequest {
   uint64_t seed = 0;
   // Prefix of every part id of this step (make it unique per step, e.g. "s3-").
   std::string step_id;
+  // A GBNF grammar the sampled text must match (llama.cpp syntax, rule "root"); empty = none.
+  // The embedded provider applies it in its sampler ("model.bad_grammar" when it does not parse);
+  // HTTP providers pass it as the request's "grammar" field (llama-server); replay ignores it.
+  std::string grammar;
 };
 
 // Shared cancellation flag: a handle, so copies (and const references) share one state. Callbacks registered with OnCancel run once,

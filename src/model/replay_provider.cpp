@@ -1,5 +1,8 @@
 #include "model/replay_provider.h"
 
+#include <chrono>
+#include <thread>
+
 #include "model/internal/token_step.h"
 
 #include <algorithm>
@@ -25,6 +28,12 @@ Result<ReplayScript> ParseReplayScript(std::string_view json) {
                        f->get<std::string>());
     }
     script.format = *format;
+  }
+  if (auto d = doc.find("token_delay_ms"); d != doc.end()) {
+    if (!d->is_number_integer() || d->get<int64_t>() < 0 || d->get<int64_t>() > 10000) {
+      return MakeError("model.replay_script", "\"token_delay_ms\" must be an integer 0..10000");
+    }
+    script.token_delay_ms = d->get<int>();
   }
   auto steps = doc.find("steps");
   if (steps == doc.end() || !steps->is_array()) {
@@ -115,6 +124,9 @@ Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
   internal::TokenStep play(*tokenizer_, script_.format, request.step_id, writer);
   bool limited = false;
   for (text::TokenId id : tokens) {
+    if (script_.token_delay_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(script_.token_delay_ms));
+    }
     if (cancel.cancelled()) {
       play.Close();
       return writer.Abort();

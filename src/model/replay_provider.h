@@ -28,6 +28,9 @@ struct ReplayScript {
   };
   formats::ChatFormat format = formats::ChatFormat::kQwen3;
   std::vector<Step> steps;
+  // "token_delay_ms": a pause before each token (a model's pace: demos, cancellation and
+  // process-kill tests). 0 = as fast as possible.
+  int token_delay_ms = 0;
 };
 
 // Parses a replay script document. Errors: "model.replay_script" naming what is wrong and where.

@@ -2,6 +2,7 @@
 // scripts/build-llama) on loopback, serving the random-weight Qwen3-vocabulary model
 // (random_gguf.h): token-array prompts, streaming, prefix cache reporting, cancellation, a timeout.
 #include "model/http_provider.h"
+#include "llama_server.h"
 #include "random_gguf.h"
 #include "scripted_server.h"
 #include "well_formed.h"
@@ -22,72 +23,6 @@ namespace {
 
 using formats::PartType;
 using namespace std::chrono_literals;
-
-// One llama-server process for the whole test program.
-class LlamaServer {
- public:
-  static LlamaServer& Get() {
-    static LlamaServer server;
-    return server;
-  }
-  bool ready() const { return ready_; }
-  const std::string& failure() const { return failure_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
-  ~LlamaServer() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      for (int i = 0; i < 200 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) {
-        std::this_thread::sleep_for(10ms);
-      }
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, WNOHANG);
-    }
-  }
-
- private:
-  LlamaServer() {
-    auto model = RandomQwen3Gguf();
-    if (!model.ok()) {
-      failure_ = model.error().ToString();
-      return;
-    }
-    port_ = UnusedPort();
-    std::vector<std::string> args = {AFFORDANCE_LLAMA_SERVER, "-m", *model, "--host", "127.0.0.1",
-                                     "--port", std::to_string(port_), "-c", "4096", "--parallel",
-                                     "1", "-t", "2", "--no-webui", "--no-warmup", "--log-disable"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (::posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
-      failure_ = "cannot start " + args[0];
-      pid_ = -1;
-      return;
-    }
-    httplib::Client client("127.0.0.1", port_);
-    client.set_connection_timeout(0, 200000);
-    for (int i = 0; i < 300; ++i) {
-      if (auto res = client.Get("/health"); res && res->status == 200) {
-        ready_ = true;
-        return;
-      }
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        failure_ = "llama-server exited during start-up";
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(100ms);
-    }
-    failure_ = "llama-server did not become healthy in 30 s";
-  }
-
-  pid_t pid_ = -1;
-  int port_ = 0;
-  bool ready_ = false;
-  std::string failure_;
-};
 
 class RandomWeightQwen3LlamaServer : public ::testing::Test {
  protected:

@@ -1,0 +1,249 @@
+#include "cli/session.h"
+
+#include "cli/output.h"
+#include "connect/manifest.h"
+#include "formats/output_parser.h"
+#include "model/http_provider.h"
+#include "model/llama_provider.h"
+#include "model/replay_provider.h"
+#include "text/tokenizer.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace affordance::cli {
+
+void AddSessionOptions(CLI::App& app, SessionOptions& o) {
+  app.add_option("--data", o.data, "Data folder (default $AFFORDANCE_DATA, else XDG data home)");
+  app.add_option("--model", o.model, "Model binding: a registered tokenizer name")
+      ->capture_default_str();
+  app.add_option("--provider", o.provider, "replay | llama | openai")->capture_default_str();
+  app.add_option("--script", o.script, "Replay script (JSON) for --provider replay");
+  app.add_option("--gguf", o.gguf, "GGUF model file for --provider llama");
+  app.add_option("--context", o.context, "Context size for --provider llama")->capture_default_str();
+  app.add_option("--base-url", o.base_url, "OpenAI-compatible server for --provider openai");
+  app.add_option("--api", o.api, "completions (token IDs) | chat (messages + tools)")
+      ->capture_default_str();
+  app.add_option("--api-key-env", o.api_key_env, "Name of the variable that holds the API key");
+  app.add_option("--server-model", o.server_model, "The request's \"model\" field");
+  app.add_option("--extra-body", o.extra_body, "JSON merged into every request body");
+  app.add_option("--connectors", o.connectors,
+                 "Connector manifest folder (default $AFFORDANCE_CONNECTORS)");
+  app.add_option("--app", o.apps, "Mount a TSX app: VIEW.tsx:Component[:name] (repeatable)");
+  app.add_option("--app-props", o.app_props, "Props of the mounted app: a JSON file or JSON text");
+  app.add_option("--max-steps", o.max_steps, "Step limit per turn")->capture_default_str();
+  app.add_option("--max-tokens", o.max_tokens, "Token limit per step")->capture_default_str();
+  app.add_option("--temperature", o.temperature, "0 = greedy")->capture_default_str();
+  app.add_option("--seed", o.seed, "Sampling seed");
+}
+
+std::string DataDir(const SessionOptions& o) {
+  if (!o.data.empty()) return o.data;
+  if (const char* d = std::getenv("AFFORDANCE_DATA"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/affordance";
+  const char* home = std::getenv("HOME");
+  return std::string(home ? home : ".") + "/.local/share/affordance";
+}
+
+std::string ViewsRoot() {
+  if (const char* v = std::getenv("AFFORDANCE_VIEWS"); v && *v) return v;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
+         dir = dir.parent_path()) {
+      if (fs::exists(dir / "views" / "harness" / "frame.tsx")) return (dir / "views").string();
+      if (fs::exists(dir / "share" / "affordance" / "views" / "harness" / "frame.tsx"))
+        return (dir / "share" / "affordance" / "views").string();
+    }
+  }
+  return "views";
+}
+
+int ExitFor(const Error& e) {
+  const std::string& c = e.code;
+  for (const char* usage : {"cli.", "model.replay_script", "model.not_found", "model.bad_url",
+                            "connect.manifest", "harness.empty_message", "store.not_found",
+                            "harness.bad_app"}) {
+    if (c.rfind(usage, 0) == 0) return kExitUsage;
+  }
+  return kExitFailure;
+}
+
+namespace {
+
+Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file) {
+  std::string text = text_or_file;
+  if (!text.empty() && text[0] != '{') {
+    std::ifstream in(text_or_file, std::ios::binary);
+    if (!in) return MakeError("cli.bad_file", "cannot read " + text_or_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  try {
+    return nlohmann::ordered_json::parse(text);
+  } catch (const std::exception& e) {
+    return MakeError("cli.bad_json", "not valid JSON: " + text_or_file.substr(0, 80), e.what());
+  }
+}
+
+Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
+                                                      std::shared_ptr<const text::Tokenizer> tok,
+                                                      formats::ChatFormat format) {
+  if (o.provider == "replay") {
+    if (o.script.empty()) return MakeError("cli.missing_option", "--provider replay needs --script FILE");
+    auto script = model::LoadReplayScript(o.script);
+    if (!script) return script.error();
+    if (script->format != format) {
+      return MakeError("cli.bad_binding", "the replay script is for another chat format than --model",
+                       std::string(formats::ChatFormatName(script->format)) + " vs " +
+                           std::string(formats::ChatFormatName(format)));
+    }
+    auto p = model::ReplayProvider::Create(tok, std::move(*script));
+    if (!p) return p.error();
+    return std::unique_ptr<model::Provider>(std::move(*p));
+  }
+  if (o.provider == "llama") {
+    if (o.gguf.empty()) return MakeError("cli.missing_option", "--provider llama needs --gguf FILE");
+    if (!fs::exists(o.gguf)) return MakeError("model.not_found", "no model file at " + o.gguf);
+    if (!model::LlamaProvider::Available()) {
+      return MakeError("model.llama_unavailable",
+                       "this build has no embedded llama.cpp (configure with AFFORDANCE_LLAMA=ON)");
+    }
+    model::LlamaProviderOptions lo;
+    lo.model_path = o.gguf;
+    lo.format = format;
+    lo.context_tokens = o.context;
+    auto p = model::LlamaProvider::Open(tok, lo);
+    if (!p) return p.error();
+    return std::unique_ptr<model::Provider>(std::move(*p));
+  }
+  if (o.provider == "openai") {
+    if (o.base_url.empty()) return MakeError("cli.missing_option", "--provider openai needs --base-url URL");
+    model::HttpProviderOptions ho;
+    ho.base_url = o.base_url;
+    if (o.api == "chat") {
+      ho.api = model::HttpProviderOptions::Api::kChat;
+    } else if (o.api != "completions") {
+      return MakeError("cli.bad_option", "--api must be completions or chat", o.api);
+    }
+    ho.model = o.server_model;
+    ho.api_key_env = o.api_key_env;
+    ho.format = format;
+    if (!o.extra_body.empty()) {
+      auto extra = ReadJsonArg(o.extra_body);
+      if (!extra) return extra.error();
+      ho.extra_body = nlohmann::json::parse(extra->dump());
+    } else if (ho.api == model::HttpProviderOptions::Api::kCompletions) {
+      ho.extra_body = {{"n_probs", 1}};  // llama-server reports sampled token IDs this way
+    }
+    auto p = model::HttpProvider::Create(ho);
+    if (!p) return p.error();
+    return std::unique_ptr<model::Provider>(std::move(*p));
+  }
+  return MakeError("cli.bad_option", "--provider must be replay, llama or openai", o.provider);
+}
+
+Result<std::vector<harness::MountedApp>> ParseApps(const SessionOptions& o) {
+  std::vector<harness::MountedApp> apps;
+  for (const auto& spec : o.apps) {
+    // VIEW:Component[:name]; the view path itself may not contain ':'.
+    size_t a = spec.find(':');
+    if (a == std::string::npos) {
+      return MakeError("harness.bad_app", "--app needs VIEW.tsx:Component[:name]", spec);
+    }
+    size_t b = spec.find(':', a + 1);
+    harness::MountedApp app;
+    app.view = spec.substr(0, a);
+    app.component = spec.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+    app.name = b == std::string::npos ? app.component : spec.substr(b + 1);
+    if (!fs::exists(app.view)) return MakeError("harness.bad_app", "no view file at " + app.view);
+    app.view = fs::absolute(app.view).string();
+    apps.push_back(std::move(app));
+  }
+  if (!o.app_props.empty()) {
+    if (apps.empty()) return MakeError("harness.bad_app", "--app-props needs an --app");
+    auto props = ReadJsonArg(o.app_props);
+    if (!props) return props.error();
+    if (!props->is_object()) return MakeError("harness.bad_app", "--app-props must be a JSON object");
+    apps[0].props = *props;
+  }
+  return apps;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
+  auto s = std::make_unique<Session>();
+  const std::string data = DataDir(o);
+  auto store = store::OpenSqlite(data + "/affordance.db");
+  if (!store) return store.error();
+  s->store = std::move(*store);
+  auto recovered = s->store->RecoverInterrupted();
+  if (!recovered) return recovered.error();
+  s->recovered = *recovered;
+
+  auto tok = text::LoadModel(o.model);
+  if (!tok) return tok.error();
+  s->tokenizer = *tok;
+  auto format = formats::DetectChatFormat(*s->tokenizer);
+  if (!format) {
+    return MakeError("cli.bad_binding", "the model has no known chat format (Qwen3 or Llama 3.1)",
+                     o.model);
+  }
+  auto provider = MakeProvider(o, s->tokenizer, *format);
+  if (!provider) return provider.error();
+  s->provider = std::move(*provider);
+
+  std::string manifests = o.connectors;
+  if (manifests.empty()) {
+    if (const char* c = std::getenv("AFFORDANCE_CONNECTORS"); c && *c) manifests = c;
+  }
+  if (!manifests.empty()) {
+    if (!fs::is_directory(manifests)) {
+      return MakeError("cli.bad_option", "no connector folder at " + manifests);
+    }
+    auto loaded = connect::LoadManifests(manifests);
+    if (!loaded) return loaded.error();
+    connect::RoadOptions ro;
+    ro.data_dir = o.data.empty() && !std::getenv("AFFORDANCE_DATA") ? connect::DefaultDataDir()
+                                                                     : data;
+    s->road = std::make_unique<connect::ConnectorRoad>(std::move(*loaded), ro);
+  }
+
+  auto apps = ParseApps(o);
+  if (!apps) return apps.error();
+  harness::FrameOptions fo;
+  fo.views_root = ViewsRoot();
+  fo.model = o.model;
+  fo.tokenizer = s->tokenizer;
+  fo.apps = std::move(*apps);
+  fo.work_dir = data + "/frames";
+  auto frame = harness::Frame::Load(std::move(fo));
+  if (!frame) return frame.error();
+  s->frame = std::move(*frame);
+
+  harness::HarnessOptions ho;
+  ho.stop.max_steps = o.max_steps;
+  ho.max_tokens = o.max_tokens;
+  ho.temperature = o.temperature;
+  ho.seed = o.seed;
+  ho.format = *format;
+  ho.chat_messages = o.provider == "openai" && o.api == "chat";
+  std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  ho.utc_offset_s = static_cast<int>(local.tm_gmtoff);
+  s->harness = std::make_unique<harness::Harness>(*s->store, *s->provider, *s->frame,
+                                                  s->road.get(), ho);
+  return s;
+}
+
+}  // namespace affordance::cli

@@ -1,0 +1,75 @@
+// What `affordance chat`, `affordance run` and `affordance prompt` share: the options that pick a
+// data folder, a model binding, a provider, connectors and mounted apps, and the objects they
+// make (store, tokenizer, provider, road, frame, harness), opened in that order.
+//
+// Data folder: --data DIR, else $AFFORDANCE_DATA, else $XDG_DATA_HOME/affordance (default
+// ~/.local/share/affordance). It holds affordance.db (threads, messages, steps), the connector
+// mirrors (<slug>/mirror.db, as `affordance connector` uses them) and generated frame entries.
+#pragma once
+
+#include "base/result.h"
+#include "connect/road.h"
+#include "harness/frame.h"
+#include "harness/harness.h"
+#include "model/provider.h"
+#include "store/store.h"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace affordance::cli {
+
+struct SessionOptions {
+  std::string data;
+  std::string model = "Qwen__Qwen3-4B-Instruct-2507";
+  std::string provider = "replay";
+  std::string script;        // replay
+  std::string gguf;          // llama
+  int context = 8192;        // llama
+  std::string base_url;      // openai
+  std::string api = "completions";
+  std::string api_key_env;
+  std::string server_model;  // the request's "model" field
+  std::string extra_body;    // JSON merged into every request
+  std::string connectors;    // manifest folder ("" = none unless $AFFORDANCE_CONNECTORS is set)
+  std::vector<std::string> apps;  // VIEW:Component[:name]
+  std::string app_props;          // JSON file (or inline JSON) with the first app's props
+  int max_steps = 12;
+  int max_tokens = 1024;
+  double temperature = 0.0;
+  uint64_t seed = 0;
+  bool json = false;
+};
+
+// Adds the options above to a subcommand.
+void AddSessionOptions(CLI::App& app, SessionOptions& o);
+
+// The data folder these options select (created on demand by Open).
+std::string DataDir(const SessionOptions& o);
+
+// The views/ folder: $AFFORDANCE_VIEWS, else the nearest views/ with harness/frame.tsx above the
+// binary (a build tree) or its ../share/affordance/views (an installed binary).
+std::string ViewsRoot();
+
+struct Session {
+  std::unique_ptr<store::Store> store;
+  std::shared_ptr<const text::Tokenizer> tokenizer;
+  std::unique_ptr<model::Provider> provider;
+  std::unique_ptr<connect::ConnectorRoad> road;
+  std::unique_ptr<harness::Frame> frame;
+  std::unique_ptr<harness::Harness> harness;
+  int64_t recovered = 0;  // interrupted turns found when the store opened
+};
+
+// Opens everything (recovering turns a killed process left running). Errors name what failed:
+// "store.*", "tokenizer.*", "model.*" (missing model file, bad script, unreachable URL form),
+// "connect.*" (bad manifests), "view.*" / "harness.*" (frame or apps).
+Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o);
+
+// Exit status for an error (usage errors 2, others 1).
+int ExitFor(const Error& e);
+
+}  // namespace affordance::cli

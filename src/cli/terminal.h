@@ -1,0 +1,73 @@
+// The terminal face of the harness: renders harness::Events as a person reads them (streamed
+// text, one line per tool call with its truth state, a spinner while a step runs, the turn's
+// status), and turns Ctrl-C into a cancellation of the running turn.
+#pragma once
+
+#include "harness/event.h"
+#include "model/provider.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <thread>
+
+namespace affordance::cli {
+
+bool IsTty(int fd);
+
+// A thread title from the first user message (first line, at most 60 characters).
+std::string TitleFor(const std::string& message);
+
+class TerminalView {
+ public:
+  // `tty`: colours, a spinner and line rewriting; otherwise plain lines only.
+  TerminalView(std::ostream& out, bool tty);
+  ~TerminalView();
+  void Show(const harness::Event& event);
+
+ private:
+  void Write(const std::string& text);  // erases the spinner first
+  void Line(const std::string& text);   // on a line of its own
+  void Spin(const std::string& label);
+  void StopSpin();
+  std::string Dim(const std::string& s) const;
+  std::string Color(const char* code, const std::string& s) const;
+
+  std::ostream& out_;
+  bool tty_;
+  std::mutex mu_;
+  bool at_line_start_ = true;
+  std::string spin_label_;
+  bool spinning_ = false;
+  bool spinner_drawn_ = false;
+  std::atomic<bool> quit_{false};
+  std::thread spinner_;
+  struct Call {
+    std::string name;
+    std::string args;
+    std::string error;
+    bool ok = false;
+  };
+  std::map<std::string, Call> calls_;
+  std::chrono::steady_clock::time_point step_started_;
+};
+
+// While alive, Ctrl-C (SIGINT) cancels `cancel` instead of killing the process.
+class InterruptGuard {
+ public:
+  explicit InterruptGuard(model::CancelToken cancel);
+  ~InterruptGuard();
+
+ private:
+  model::CancelToken cancel_;
+  std::atomic<bool> done_{false};
+  std::thread watcher_;
+  struct sigaction previous_ {};
+};
+
+}  // namespace affordance::cli

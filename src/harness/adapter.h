@@ -1,0 +1,81 @@
+// Adapter: the ONE place where stream parts become product state.
+//
+// Every part a provider streams, every tool result and every turn end goes through an Adapter,
+// which (in this order) updates the step ledger, persists the message's parts and steps through
+// store::Store as they arrive, and emits Events. Front doors only read events; the frame only
+// reads the message record the adapter keeps (the same one it persisted).
+//
+// Part kinds it writes (store PartRecord.kind, `data` fields):
+//   text, reasoning  {id, text}                                  open while streaming
+//   tool             {toolCallId, toolName, input, inputText, status, output?, errorCode?,
+//                     errorText?, resultText?, dataState?, connector?}
+//                    status: input-streaming | input-available | input-error | output-available |
+//                    output-error | cancelled (| interrupted, by recovery); open until it has a
+//                    result or an explicit end state. resultText is exactly what the model read.
+//   surface          {surfaceId, toolCallId, program, kind, appSlug, live, handles}
+// Streaming text is written when its part opens and closes, and in between at most every
+// kTextFlushMs, so a killed process loses at most that much of a streaming answer.
+// Truth states (PartRecord.state): emitted -> parsed -> executed; a surface is "persisted" once
+// its part is stored (never "painted" until a client acknowledges it).
+#pragma once
+
+#include "formats/stream_part.h"
+#include "harness/event.h"
+#include "harness/ledger.h"
+#include "harness/tool.h"
+#include "store/store.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace affordance::harness {
+
+inline constexpr int64_t kTextFlushMs = 100;
+
+class Adapter {
+ public:
+  // `message` is the assistant message (already added to the store, status "running").
+  Adapter(store::Store& store, store::MessageRecord message, EventSink sink);
+
+  // Emits `start` {messageId, messageMetadata: {threadId}}.
+  void Start();
+  // A provider step begins / its parts / it ended (the step is persisted, the ledger entry added;
+  // finish-step is emitted later by FinishStep, after the step's tool results).
+  void BeginStep(int index);
+  void OnPart(const formats::StreamPart& part);
+  StepEntry& step() { return ledger_.back(); }
+  // Records a fact about the current step in its persisted detail (e.g. the prompt audit).
+  void SetStepDetail(const std::string& key, nlohmann::json value);
+  // The tool result of call `index` of the current step.
+  void ToolResult(size_t index, const std::string& tool_name, const ToolOutcome& outcome,
+                  const std::string& model_text);
+  // A call that will not run (the turn was cancelled first).
+  void CancelCall(size_t index, const std::string& reason);
+  void FinishStep();
+  // Ends the turn: data-turn, then finish (or error + finish, or abort); the message becomes
+  // "complete" with meta {status, truth, evidence, usage}.
+  void Finish(TurnStatus status, const nlohmann::json& report);
+
+  const StepLedger& ledger() const { return ledger_; }
+  const store::MessageRecord& message() const { return message_; }
+  // The first store error, if any write failed (the turn then ends).
+  const std::optional<Error>& store_error() const { return store_error_; }
+
+ private:
+  store::PartRecord& Part(const std::string& kind, const std::string& key, int step);
+  void Persist(const store::PartRecord& part);
+  void PersistStep(const store::StepRecord& step);
+  void Emit(nlohmann::ordered_json chunk);
+  store::StepRecord& StepRecordOf(int index);
+
+  store::Store& store_;
+  store::MessageRecord message_;
+  EventSink sink_;
+  StepLedger ledger_;
+  std::map<std::string, size_t> part_index_;  // kind + key -> index in message_.parts
+  std::map<size_t, int64_t> flushed_ms_;      // streaming text part -> when it was last written
+  std::optional<Error> store_error_;
+};
+
+}  // namespace affordance::harness

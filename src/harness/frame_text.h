@@ -1,0 +1,57 @@
+// The text the harness writes into its prompt frame: the stable head (identity, tool law, the
+// OpenUI Lang digest), the reality block of each turn, and the evidence wrapper of tool results.
+//
+// The head is byte-stable: nothing in it depends on time, data, connectors or the thread, so its
+// tokens are identical across steps and turns and provider prefix caches keep it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace affordance::harness {
+
+// Identity, tool law and the OpenUI Lang digest (the system text of every frame).
+const std::string& HeadText();
+
+struct RealityConnector {
+  std::string slug;
+  std::string title;
+  std::string data_state;        // live | mirrored | stale | empty | syncing | disconnected
+  int64_t synced_at = 0;         // epoch seconds, 0 = never
+  std::string credential_state;  // not_required | present | missing | rejected
+  std::vector<std::string> operations;  // readable operation names
+};
+
+struct RealityQuery {
+  std::string handle;
+  std::string connector;
+  std::string operation;
+};
+
+struct Reality {
+  int64_t now = 0;           // epoch seconds
+  int utc_offset_s = 0;      // local offset from UTC
+  std::vector<RealityConnector> connectors;
+  std::vector<RealityQuery> queries;
+  std::vector<std::string> grants;   // one line each; empty: none
+  std::string active_artifact;       // "" = none
+  std::vector<std::string> apps;     // mounted app names
+};
+
+// The reality block: rebuilt unconditionally at the start of every turn and persisted with the
+// turn's user message, so earlier turns re-render to the same tokens.
+std::string RealityText(const Reality& reality);
+
+// Results longer than this many characters (Unicode code points) are cut with a visible note.
+inline constexpr size_t kToolResultCap = 24000;
+
+// A tool result as the model reads it: capped at kToolResultCap characters (a note says how much
+// was cut) and wrapped as untrusted evidence. Special-token spellings inside stay text (the frame
+// encodes history text without matching added tokens).
+std::string EvidenceText(const std::string& tool_name, const std::string& body);
+
+// Cuts `text` at `cap` code points (never inside a UTF-8 sequence); returns how many were cut.
+size_t CapText(std::string& text, size_t cap);
+
+}  // namespace affordance::harness

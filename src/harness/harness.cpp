@@ -1,0 +1,152 @@
+#include "harness/harness.h"
+
+#include "connect/schema.h"
+#include "harness/adapter.h"
+#include "harness/chooser.h"
+#include "harness/frame_text.h"
+#include "harness/tools.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace affordance::harness {
+
+namespace {
+
+int64_t SystemClock() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Interrupted(const std::string& tool) {
+  return EvidenceText(tool, "error harness.interrupted: the turn ended before this call ran");
+}
+
+}  // namespace
+
+nlohmann::json TurnReport::ToJson() const {
+  nlohmann::json steps = nlohmann::json::array();
+  int64_t prompt = 0, cached = 0, generated = 0;
+  nlohmann::json evidence = nlohmann::json::array();
+  nlohmann::json surfaces = nlohmann::json::array();
+  for (const auto& s : ledger) {
+    steps.push_back(harness::ToJson(s));
+    prompt += s.prompt_tokens;
+    cached += s.cached_prompt_tokens;
+    generated += s.generated_tokens;
+    for (const auto& c : s.calls) {
+      if (c.data_state) {
+        evidence.push_back({{"toolCallId", c.id}, {"connector", c.connector},
+                            {"dataState", DataStateName(*c.data_state)}});
+      }
+    }
+  }
+  nlohmann::json truth = {{"message", "persisted"}, {"evidence", evidence}};
+  if (auto weakest = WeakestEvidence(ledger)) truth["weakestEvidence"] = DataStateName(*weakest);
+  nlohmann::json j = {{"threadId", thread_id},
+                      {"messageId", message_id},
+                      {"status", TurnStatusName(status)},
+                      {"truth", truth},
+                      {"usage",
+                       {{"prompt_tokens", prompt},
+                        {"cached_prompt_tokens", cached},
+                        {"generated_tokens", generated}}},
+                      {"steps", steps}};
+  return j;
+}
+
+Harness::Harness(store::Store& store, model::Provider& provider, Frame& frame,
+                 connect::ConnectorRoad* road, HarnessOptions options)
+    : store_(store), provider_(provider), frame_(frame), road_(road), options_(std::move(options)) {
+  if (!options_.clock) options_.clock = SystemClock;
+  std::vector<std::string> handles;
+  if (road_ != nullptr) {
+    for (const auto& m : road_->manifests()) {
+      for (const auto& op : m.operations) {
+        if (op.kind != connect::OperationKind::kMutation && op.risk == connect::Risk::kRead) {
+          handles.push_back(op.handle);
+        }
+      }
+    }
+  }
+  // Registration cannot fail for these fixed, distinct names.
+  (void)registry_.AddResident(MakeAskUserQuestion());
+  (void)registry_.AddResident(MakeToolSearch());
+  (void)registry_.AddResident(MakeListComponents());
+  (void)registry_.AddResident(MakeRunConnectorCommand(road_));
+  (void)registry_.AddResident(MakeComposeUI(handles));
+  if (road_ != nullptr) {
+    for (auto& tool : MakeConnectorOperations(*road_)) (void)registry_.AddDeferred(std::move(tool));
+  }
+  resident_json_ = nlohmann::ordered_json::array();
+  for (const Tool* t : registry_.Resident()) resident_json_.push_back(t->spec().ToJson());
+  for (const char* end : {"<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>"}) {
+    if (auto id = frame_.tokenizer().TokenIdOf(end)) end_tokens_.push_back(*id);
+  }
+  FrameOptions plain = frame_.options();
+  plain.apps.clear();
+  if (auto chooser_frame = Frame::Load(plain); chooser_frame) {
+    chooser_ = std::make_unique<ModelChooser>(provider_, std::move(*chooser_frame),
+                                              options_.chat_messages, options_.max_tokens);
+  }
+}
+
+Harness::~Harness() = default;
+
+std::vector<TranscriptTurn> Harness::Transcript(
+    const std::vector<store::MessageRecord>& messages) const {
+  std::vector<TranscriptTurn> out;
+  for (const auto& m : messages) {
+    if (m.role == "user") {
+      for (const auto& p : m.parts) {
+        if (p.kind != "reality" && p.kind != "text") continue;
+        TranscriptTurn t;
+        t.role = TranscriptTurn::Role::kUser;
+        t.owner = p.kind == "reality" ? TranscriptTurn::Owner::kReality
+                                      : TranscriptTurn::Owner::kUser;
+        t.content = p.data.value("text", "");
+        out.push_back(std::move(t));
+      }
+      continue;
+    }
+    std::vector<const store::StepRecord*> steps;
+    for (const auto& s : m.steps) steps.push_back(&s);
+    std::sort(steps.begin(), steps.end(),
+              [](const auto* a, const auto* b) { return a->index < b->index; });
+    for (const store::StepRecord* s : steps) {
+      if (s->status != "finished") continue;
+      TranscriptTurn a;
+      a.role = TranscriptTurn::Role::kAssistant;
+      a.owner = TranscriptTurn::Owner::kAssistant;
+      a.tokens.assign(s->tokens.begin(), s->tokens.end());
+      while (!a.tokens.empty() && std::find(end_tokens_.begin(), end_tokens_.end(),
+                                            a.tokens.back()) != end_tokens_.end()) {
+        a.tokens.pop_back();
+      }
+      a.tool_calls = nlohmann::json::array();
+      std::vector<TranscriptTurn> results;
+      for (const auto& p : m.parts) {
+        if (p.step != s->index) continue;
+        if (p.kind == "text") a.content += p.data.value("text", "");
+        if (p.kind != "tool") continue;
+        const std::string name = p.data.value("toolName", "");
+        a.tool_calls.push_back({{"id", p.key}, {"name", name},
+                                {"arguments", p.data.value("input", nlohmann::json::object())}});
+        TranscriptTurn r;
+        r.role = TranscriptTurn::Role::kTool;
+        r.owner = TranscriptTurn::Owner::kToolResult;
+        r.tool_call_id = p.key;
+        r.content = p.data.contains("resultText") ? p.data["resultText"].get<std::string>()
+                                                  : Interrupted(name);
+        results.push_back(std::move(r));
+      }
+      if (a.tokens.empty() && a.content.empty() && a.tool_calls.empty()) continue;
+      out.push_back(std::move(a));
+      for (auto& r : results) out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+}  // namespace affordance::harness

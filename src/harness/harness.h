@@ -1,0 +1,100 @@
+// Harness: the one agent loop. A turn takes a thread, a user message, a provider and a model
+// binding, and runs steps until a stop predicate holds:
+//
+//   reality (rebuilt unconditionally) + user words  -> persisted user message
+//   step: Frame::Render (head + transcript + mounted apps) -> Provider::Stream
+//         -> every part through the ONE Adapter (ledger, store, events)
+//         -> each call checked (known callable tool? arguments valid for its schema?) and executed,
+//            results capped + wrapped as evidence -> finish-step
+//   until StopStatus(ledger) says why it ends; that same ledger gives the terminal status.
+//
+// There is no second loop anywhere: the CLI, the server and MCP call RunTurn and render its
+// events. Cancellation (CancelToken, from any thread) stops the running step at once; calls not
+// yet run are closed as cancelled; the turn is persisted and ends with status "cancelled".
+//
+// Thread safety: one RunTurn at a time per Harness (a Frame and a provider are single-threaded).
+#pragma once
+
+#include "base/result.h"
+#include "connect/road.h"
+#include "formats/output_parser.h"
+#include "harness/event.h"
+#include "harness/frame.h"
+#include "harness/ledger.h"
+#include "harness/registry.h"
+#include "model/provider.h"
+#include "store/store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace affordance::harness {
+
+struct HarnessOptions {
+  StopOptions stop;
+  int max_tokens = 1024;          // per step
+  double temperature = 0.0;
+  uint64_t seed = 0;
+  // Send chat-API messages + tools instead of token IDs (an OpenAI-compatible chat endpoint).
+  bool chat_messages = false;
+  formats::ChatFormat format = formats::ChatFormat::kQwen3;
+  std::function<int64_t()> clock;  // epoch seconds for the reality block; default: system clock
+  int utc_offset_s = 0;            // the reality block's local time offset
+  std::string grammar;             // GBNF constraint for every step (model::StepRequest::grammar)
+};
+
+struct TurnReport {
+  std::string thread_id;
+  std::string user_message_id;
+  std::string message_id;  // the assistant message
+  TurnStatus status = TurnStatus::kAnswered;
+  std::string text;        // the prose of the last step
+  StepLedger ledger;
+  std::vector<PromptAudit> audits;  // one per step
+  nlohmann::json ToJson() const;    // what the message's meta holds, plus audits
+};
+
+class Harness {
+ public:
+  // `road` may be null (no connectors). `frame` is bound to the same tokenizer as the provider.
+  Harness(store::Store& store, model::Provider& provider, Frame& frame,
+          connect::ConnectorRoad* road, HarnessOptions options);
+  ~Harness();
+
+  // Runs one turn (see the file comment). Errors (returned, nothing half-written): unknown
+  // thread ("store.not_found"), empty user text ("harness.empty_message"), a store that cannot
+  // write. Every other failure ends the turn with a terminal status in the report.
+  Result<TurnReport> RunTurn(const std::string& thread_id, const std::string& user_text,
+                             const EventSink& sink, const model::CancelToken& cancel);
+
+  ToolRegistry& registry() { return registry_; }
+  const HarnessOptions& options() const { return options_; }
+
+  // The transcript the frame renders for these stored messages (exposed for audits and tests).
+  std::vector<TranscriptTurn> Transcript(const std::vector<store::MessageRecord>& messages) const;
+
+  // The reality block as it would be written for a turn of this thread starting now (time,
+  // connectors with freshness and credentials, query handles, grants, the active artifact).
+  std::string RealityFor(const std::vector<store::MessageRecord>& thread) const;
+
+ private:
+  Result<model::StepRequest> Request(int step, const std::vector<TranscriptTurn>& transcript,
+                                     PromptAudit& audit);
+  void ExecuteCalls(class Adapter& adapter, const model::CancelToken& cancel);
+
+  store::Store& store_;
+  model::Provider& provider_;
+  Frame& frame_;
+  connect::ConnectorRoad* road_;
+  HarnessOptions options_;
+  ToolRegistry registry_;
+  nlohmann::ordered_json resident_json_;
+  std::unique_ptr<class ModelChooser> chooser_;
+  std::vector<text::TokenId> end_tokens_;
+};
+
+}  // namespace affordance::harness

@@ -1,0 +1,360 @@
+#include "harness/tools.h"
+
+#include "harness/registry.h"
+#include "store/store.h"
+#include "surface/library.h"
+#include "surface/prompt.h"
+#include "surface/validate.h"
+
+#include <set>
+
+namespace affordance::harness {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+class SimpleTool : public Tool {
+ public:
+  explicit SimpleTool(ToolSpec spec) : spec_(std::move(spec)) {}
+  const ToolSpec& spec() const override { return spec_; }
+
+ protected:
+  ToolSpec spec_;
+};
+
+// ---- AskUserQuestion -------------------------------------------------------------------------
+
+class AskUserQuestion final : public SimpleTool {
+ public:
+  AskUserQuestion()
+      : SimpleTool({"AskUserQuestion",
+                    "Ask the user a question when you cannot proceed without their answer. "
+                    "Offer choices when the answer is one of a few options. Ends your turn.",
+                    ojson::parse(R"({"type": "object", "properties": {
+                      "question": {"type": "string", "minLength": 1, "description": "the question"},
+                      "choices": {"type": "array", "items": {"type": "string", "minLength": 1},
+                                  "maxItems": 8, "description": "options the user can pick"}},
+                      "required": ["question"], "additionalProperties": false})")}) {}
+
+  ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {
+    nlohmann::json out = {{"question", input.at("question")},
+                          {"choices", input.value("choices", nlohmann::json::array())}};
+    ToolOutcome o = ToolOutcome::Ok(out);
+    o.ends_turn = true;
+    o.model_text = "The question was shown to the user. Their answer will be the next message.";
+    return o;
+  }
+};
+
+// ---- ToolSearch ------------------------------------------------------------------------------
+
+class ToolSearch final : public SimpleTool {
+ public:
+  ToolSearch()
+      : SimpleTool({"ToolSearch",
+                    "Find deferred tools (connector operations and other capabilities) and make "
+                    "them callable from your next step. query: words describing what you need, "
+                    "or \"select:name1,name2\" for exact tool names.",
+                    ojson::parse(R"({"type": "object", "properties": {
+                      "query": {"type": "string", "minLength": 1},
+                      "max_results": {"type": "integer", "minimum": 1, "maximum": 10}},
+                      "required": ["query"], "additionalProperties": false})")}) {}
+
+  ToolOutcome Execute(ToolContext& ctx, const nlohmann::json& input) override {
+    const std::string query = input.at("query").get<std::string>();
+    const size_t max = input.value("max_results", 5);
+    std::vector<const Tool*> found;
+    // "select:" is this tool's own argument syntax (exact names), not a reading of user language.
+    static constexpr std::string_view kSelect = "select:";
+    if (query.compare(0, kSelect.size(), kSelect) == 0) {
+      std::string names = query.substr(kSelect.size());
+      size_t start = 0;
+      while (start <= names.size()) {
+        size_t comma = names.find(',', start);
+        std::string name = names.substr(start, comma == std::string::npos ? std::string::npos
+                                                                           : comma - start);
+        while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+        while (!name.empty() && name.back() == ' ') name.pop_back();
+        if (!name.empty()) {
+          if (Status s = ctx.registry->Attach(name); !s) return ToolOutcome::Fail(s.error());
+          found.push_back(ctx.registry->Find(name));
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      if (found.empty()) {
+        return ToolOutcome::Fail(MakeError("harness.bad_arguments",
+                                           "select: needs at least one tool name"));
+      }
+    } else {
+      for (const auto& hit : ctx.registry->Search(query, max)) {
+        if (Status s = ctx.registry->Attach(hit.tool->spec().name); !s) {
+          return ToolOutcome::Fail(s.error());
+        }
+        found.push_back(hit.tool);
+      }
+    }
+    nlohmann::json tools = nlohmann::json::array();
+    for (const Tool* t : found) {
+      tools.push_back({{"name", t->spec().name},
+                       {"description", t->spec().description},
+                       {"parameters", nlohmann::json::parse(t->spec().parameters.dump())}});
+    }
+    nlohmann::json out = {{"attached", tools.size()}, {"tools", tools}};
+    if (found.empty()) {
+      out["note"] = "no deferred tool matches; try other words";
+    } else {
+      out["note"] = "these tools are callable from your next step";
+    }
+    return ToolOutcome::Ok(out);
+  }
+};
+
+// ---- ListComponents --------------------------------------------------------------------------
+
+class ListComponents final : public SimpleTool {
+ public:
+  ListComponents()
+      : SimpleTool({"ListComponents",
+                    "The OpenUI component vocabulary for ComposeUI: signatures of all components, "
+                    "or of the named ones.",
+                    ojson::parse(R"({"type": "object", "properties": {
+                      "names": {"type": "array", "items": {"type": "string"}, "maxItems": 64}},
+                      "additionalProperties": false})")}) {}
+
+  ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {
+    const surface::Library& lib = surface::Library::Default();
+    nlohmann::json list = nlohmann::json::array();
+    std::vector<std::string> unknown;
+    auto add = [&](const surface::Component& c) {
+      list.push_back({{"name", c.name},
+                      {"signature", surface::ComponentSignature(c, lib.document()["$defs"][c.name])},
+                      {"description", c.description}});
+    };
+    if (input.contains("names")) {
+      for (const auto& n : input["names"]) {
+        if (const auto* c = lib.Find(n.get<std::string>())) {
+          add(*c);
+        } else {
+          unknown.push_back(n.get<std::string>());
+        }
+      }
+    } else {
+      for (const auto& c : lib.components()) add(c);
+    }
+    if (!unknown.empty() && list.empty()) {
+      std::string known;
+      for (const auto& c : lib.components()) known += (known.empty() ? "" : ", ") + c.name;
+      return ToolOutcome::Fail(
+          MakeError("harness.unknown_component", "no component is named " + unknown.front(),
+                    "known: " + known));
+    }
+    nlohmann::json out = {{"components", list}};
+    if (!unknown.empty()) out["unknown"] = unknown;
+    return ToolOutcome::Ok(out);
+  }
+};
+
+// ---- RunConnectorCommand and connector operations --------------------------------------------
+
+ToolOutcome ConnectorOutcome(Result<connect::ConnectorResult> result) {
+  if (!result) return ToolOutcome::Fail(result.error());
+  const connect::ConnectorResult& r = *result;
+  ToolOutcome o = ToolOutcome::Ok(connect::ToJson(r));
+  o.data_state = DataStateOf(r.mirror_snapshot.freshness.state, r.mirror_snapshot.credential_state);
+  o.connector = r.connector;
+  return o;
+}
+
+class RunConnectorCommand final : public SimpleTool {
+ public:
+  explicit RunConnectorCommand(connect::ConnectorRoad* road)
+      : SimpleTool({"RunConnectorCommand", "", {}}), road_(road) {
+    nlohmann::ordered_json connector = {{"type", "string"}};
+    std::string slugs;
+    if (road_ != nullptr && !road_->manifests().empty()) {
+      nlohmann::ordered_json names = nlohmann::ordered_json::array();
+      for (const auto& m : road_->manifests()) {
+        names.push_back(m.slug);
+        slugs += (slugs.empty() ? "" : ", ") + m.slug;
+      }
+      connector["enum"] = names;
+    }
+    spec_.description =
+        "The one road to external data: read a connector. request is the user's words (a string) "
+        "or {\"operation\": name, \"args\": {...}} for an exact operation. Returns rows with their "
+        "operation ledger, query handles and freshness." +
+        (slugs.empty() ? std::string(" No connector is configured.") : " Connectors: " + slugs + ".");
+    spec_.parameters = ojson::parse(R"({"type": "object", "properties": {
+        "connector": {}, "request": {"type": ["string", "object"]},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+        "mode": {"type": "string", "enum": ["auto", "local", "live"]}},
+        "required": ["connector", "request"], "additionalProperties": false})");
+    spec_.parameters["properties"]["connector"] = connector;
+  }
+
+  ToolOutcome Execute(ToolContext& ctx, const nlohmann::json& input) override {
+    if (road_ == nullptr) {
+      return ToolOutcome::Fail(MakeError("connect.unknown_connector",
+                                         "no connector is configured (affordance chat --connectors DIR)"));
+    }
+    auto command = connect::ParseConnectorCommand(input);
+    if (!command) return ToolOutcome::Fail(command.error());
+    return ConnectorOutcome(road_->RunConnectorCommand(*command, ctx.chooser));
+  }
+
+ private:
+  connect::ConnectorRoad* road_;
+};
+
+class ConnectorOperation final : public SimpleTool {
+ public:
+  ConnectorOperation(connect::ConnectorRoad& road, const connect::ConnectorManifest& m,
+                     const connect::Operation& op)
+      : SimpleTool({OperationToolName(m.slug, op.name),
+                    m.title + ": " + op.description + " (connector " + m.slug + ", operation " +
+                        op.name + ")",
+                    ojson::parse(op.args_schema.is_object() ? op.args_schema.dump()
+                                                            : std::string(R"({"type":"object"})"))}),
+        road_(road),
+        slug_(m.slug),
+        operation_(op.name) {}
+
+  ToolOutcome Execute(ToolContext& ctx, const nlohmann::json& input) override {
+    connect::ConnectorCommand command;
+    command.connector = slug_;
+    command.request = {{"operation", operation_}, {"args", input}};
+    return ConnectorOutcome(road_.RunConnectorCommand(command, ctx.chooser));
+  }
+
+ private:
+  connect::ConnectorRoad& road_;
+  std::string slug_;
+  std::string operation_;
+};
+
+// ---- ComposeUI -------------------------------------------------------------------------------
+
+class ComposeUI final : public SimpleTool {
+ public:
+  explicit ComposeUI(std::vector<std::string> handles)
+      : SimpleTool({"ComposeUI",
+                    "Show the user an interface written in OpenUI Lang. It is validated before "
+                    "anyone sees it; errors come back with codes. Bind source data with Query() "
+                    "handles from the reality block.",
+                    ojson::parse(R"({"type": "object", "properties": {
+                      "program": {"type": "string", "minLength": 1},
+                      "surface": {"type": "string", "enum": ["inline", "panel", "live_app"]},
+                      "app_slug": {"type": "string", "minLength": 1, "maxLength": 64}},
+                      "required": ["program"], "additionalProperties": false})")}),
+        handles_(std::move(handles)) {}
+
+  ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {
+    const std::string program = input.at("program").get<std::string>();
+    const std::string kind = input.value("surface", "inline");
+    if (kind == "live_app" && !input.contains("app_slug")) {
+      return ToolOutcome::Fail(MakeError("surface.app_slug_required",
+                                         "a live_app surface needs an app_slug"));
+    }
+    surface::ValidationOptions options;
+    options.handles = handles_;
+    surface::Validation v = surface::ValidateProgram(program, surface::Library::Default(), options);
+    if (!v.ok()) {
+      nlohmann::json errors = nlohmann::json::array();
+      std::string first;
+      for (const auto& e : v.errors) {
+        auto j = nlohmann::json::parse(surface::ErrorToJson(e).dump());
+        if (first.empty()) first = j.value("code", "") + ": " + j.value("message", "");
+        errors.push_back(std::move(j));
+      }
+      ToolOutcome o = ToolOutcome::Fail(MakeError(
+          "surface.invalid",
+          "the program was not accepted (" + std::to_string(v.errors.size()) + " error" +
+              (v.errors.size() == 1 ? "" : "s") + "; first: " + first + ")"));
+      o.output = {{"errors", errors}};
+      return o;
+    }
+    SurfaceDraft draft;
+    draft.id = store::NewId("s_");
+    draft.program = program;
+    draft.kind = kind;
+    draft.app_slug = input.value("app_slug", "");
+    draft.live = !v.parse.query_statements.empty();
+    for (const auto& q : v.parse.query_statements) {
+      const auto& tool = q["toolAST"];
+      if (tool.is_object() && tool.value("k", "") == "Str" && tool["v"].is_string()) {
+        draft.handles.push_back(tool["v"].get<std::string>());
+      }
+    }
+    nlohmann::json out = {{"surfaceId", draft.id}, {"surface", kind},
+                          {"live", draft.live}, {"statements", v.parse.statement_count}};
+    ToolOutcome o = ToolOutcome::Ok(out);
+    o.model_text = "Accepted: surface " + draft.id + " (" + kind + ", " +
+                   (draft.live ? "live: its queries run again when it is shown" : "static") +
+                   "). It is shown with this message; do not repeat its content in prose.";
+    o.surface = std::move(draft);
+    return o;
+  }
+
+ private:
+  std::vector<std::string> handles_;
+};
+
+// ---- App actions -----------------------------------------------------------------------------
+
+class AppAction final : public SimpleTool {
+ public:
+  AppAction(const render::Tool& projected, Frame& frame)
+      : SimpleTool({projected.name, "An action of a mounted app (" + projected.event + ").",
+                    projected.parameters}),
+        frame_(frame) {}
+
+  ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {
+    if (Status s = frame_.Act(spec_.name, input); !s) return ToolOutcome::Fail(s.error());
+    ToolOutcome o = ToolOutcome::Ok({{"dispatched", spec_.name}});
+    o.model_text = "Done: the app handled " + spec_.name + " and re-rendered; its current view is "
+                   "in the app turn.";
+    return o;
+  }
+
+ private:
+  Frame& frame_;
+};
+
+}  // namespace
+
+std::string OperationToolName(const std::string& slug, const std::string& operation) {
+  std::string name;
+  for (char c : slug + "__" + operation) {
+    name.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_');
+  }
+  if (name.size() > 64) name.resize(64);
+  return name;
+}
+
+std::unique_ptr<Tool> MakeAskUserQuestion() { return std::make_unique<AskUserQuestion>(); }
+std::unique_ptr<Tool> MakeToolSearch() { return std::make_unique<ToolSearch>(); }
+std::unique_ptr<Tool> MakeListComponents() { return std::make_unique<ListComponents>(); }
+std::unique_ptr<Tool> MakeRunConnectorCommand(connect::ConnectorRoad* road) {
+  return std::make_unique<RunConnectorCommand>(road);
+}
+std::unique_ptr<Tool> MakeComposeUI(std::vector<std::string> handles) {
+  return std::make_unique<ComposeUI>(std::move(handles));
+}
+
+std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoad& road) {
+  std::vector<std::unique_ptr<Tool>> out;
+  for (const auto& m : road.manifests()) {
+    for (const auto& op : m.operations) {
+      if (op.kind == connect::OperationKind::kMutation || op.risk != connect::Risk::kRead) continue;
+      out.push_back(std::make_unique<ConnectorOperation>(road, m, op));
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<Tool> MakeAppAction(const render::Tool& projected, Frame& frame) {
+  return std::make_unique<AppAction>(projected, frame);
+}
+
+}  // namespace affordance::harness

@@ -1,0 +1,42 @@
+// The harness's tools: the five resident product tools, the deferred connector operations, and
+// app actions. Each is a Tool value (tool.h) registered in a ToolRegistry.
+//
+//   AskUserQuestion     {question, choices?}: shows a typed question; ends the turn (asked_user)
+//   ToolSearch          {query}: "select:a,b" attaches exact deferred tools; other text ranks
+//                       deferred tools by name and description and attaches the top matches. The
+//                       schemas are disclosed in the result; attached tools are callable next step.
+//   ListComponents      {names?}: OpenUI component signatures (all, or the named ones)
+//   RunConnectorCommand {connector, request, limit?, mode?}: the one read road (connect/road.h),
+//                       with the model-backed chooser for requests in words
+//   ComposeUI           {program, surface?, app_slug?}: an OpenUI Lang program validated by
+//                       src/surface (syntax + product checks + known query handles); an accepted
+//                       program becomes a surface part of the assistant message
+//   <slug>__<operation> deferred: one read operation of a connector, its args schema as parameters
+//   <app action>        an action projected from a mounted app, dispatched through Frame::Act
+#pragma once
+
+#include "connect/road.h"
+#include "harness/frame.h"
+#include "harness/tool.h"
+#include "render/block.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace affordance::harness {
+
+std::unique_ptr<Tool> MakeAskUserQuestion();
+std::unique_ptr<Tool> MakeToolSearch();
+std::unique_ptr<Tool> MakeListComponents();
+// `road` may be null (no connectors are configured): every call is then a clear error.
+std::unique_ptr<Tool> MakeRunConnectorCommand(connect::ConnectorRoad* road);
+// `handles`: the query handles a program may bind (every readable operation's handle).
+std::unique_ptr<Tool> MakeComposeUI(std::vector<std::string> handles);
+// One deferred tool per readable operation of every connector of `road`.
+std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoad& road);
+// The deferred tool name of a connector operation: "<slug>__<operation>".
+std::string OperationToolName(const std::string& slug, const std::string& operation);
+std::unique_ptr<Tool> MakeAppAction(const render::Tool& projected, Frame& frame);
+
+}  // namespace affordance::harness

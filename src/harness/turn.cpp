@@ -1,0 +1,264 @@
+// Harness::RunTurn: the loop itself (harness.h documents the contract).
+#include "connect/schema.h"
+#include "harness/adapter.h"
+#include "harness/chooser.h"
+#include "harness/frame_text.h"
+#include "harness/harness.h"
+#include "harness/tools.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+
+namespace affordance::harness {
+
+std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread) const {
+  Reality r;
+  r.now = options_.clock();
+  r.utc_offset_s = options_.utc_offset_s;
+  if (road_ != nullptr) {
+    for (const auto& m : road_->manifests()) {
+      RealityConnector c;
+      c.slug = m.slug;
+      c.title = m.title;
+      if (auto snap = road_->Snapshot(m.slug); snap) {
+        c.data_state = std::string(
+            DataStateName(DataStateOf(snap->freshness.state, snap->credential_state)));
+        c.synced_at = snap->freshness.synced_at;
+        c.credential_state = snap->credential_state;
+      } else {
+        c.data_state = "disconnected";
+        c.credential_state = "unknown";
+      }
+      for (const auto& op : m.operations) {
+        if (op.kind == connect::OperationKind::kMutation || op.risk != connect::Risk::kRead) continue;
+        c.operations.push_back(op.name);
+        r.queries.push_back({op.handle, m.slug, op.name});
+      }
+      r.connectors.push_back(std::move(c));
+    }
+  }
+  for (auto m = thread.rbegin(); m != thread.rend() && r.active_artifact.empty(); ++m) {
+    for (auto p = m->parts.rbegin(); p != m->parts.rend(); ++p) {
+      if (p->kind != "surface") continue;
+      r.active_artifact = p->key + " (" + p->data.value("kind", "inline") + ", " +
+                          (p->data.value("live", false) ? "live" : "static") + ")";
+      break;
+    }
+  }
+  for (const auto& app : frame_.options().apps) r.apps.push_back(app.name);
+  return RealityText(r);
+}
+
+Result<model::StepRequest> Harness::Request(int step,
+                                            const std::vector<TranscriptTurn>& transcript,
+                                            PromptAudit& audit) {
+  auto prompt = frame_.Render(HeadText(), resident_json_, transcript);
+  if (!prompt) return prompt.error();
+  if (frame_.has_apps()) {
+    std::vector<std::unique_ptr<Tool>> app_tools;
+    for (const auto& t : prompt->app_tools) {
+      if (t.callable) app_tools.push_back(MakeAppAction(t, frame_));
+    }
+    if (Status s = registry_.SetAppTools(std::move(app_tools)); !s) return s.error();
+  }
+  audit = prompt->audit;
+  model::StepRequest request;
+  request.step_id = "s" + std::to_string(step) + "-";
+  request.max_tokens = options_.max_tokens;
+  request.temperature = options_.temperature;
+  request.seed = options_.seed + static_cast<uint64_t>(step);
+  request.grammar = options_.grammar;
+  if (options_.chat_messages) {
+    request.messages = std::move(prompt->messages);
+    request.tools = std::move(prompt->tools);
+    for (const auto& name : registry_.attached()) {
+      if (const Tool* t = registry_.Find(name)) {
+        request.tools.push_back(nlohmann::json::parse(t->spec().ToJson().dump()));
+      }
+    }
+  } else {
+    request.prompt = std::move(prompt->tokens);
+  }
+  return request;
+}
+
+void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
+  const size_t n = adapter.step().calls.size();
+  bool ended = false;
+  for (size_t i = 0; i < n; ++i) {
+    const CallEntry call = adapter.step().calls[i];
+    if (cancel.cancelled()) {
+      adapter.CancelCall(i, "the turn was cancelled before this call ran");
+      continue;
+    }
+    if (ended) {
+      adapter.CancelCall(i, "an earlier call of this step ended the turn");
+      continue;
+    }
+    const std::string shown = call.name.empty() ? "unknown" : call.name;
+    if (call.outcome == CallEntry::Outcome::kInputError) {
+      const auto& parts = adapter.message().parts;
+      std::string why;
+      for (const auto& p : parts) {
+        if (p.kind == "tool" && p.key == call.id) why = p.data.value("errorText", "");
+      }
+      ToolOutcome o = ToolOutcome::Fail(MakeError("harness.malformed_call", why));
+      adapter.ToolResult(i, call.name, o,
+                         EvidenceText(shown, "error harness.malformed_call: " + why +
+                                                 ". Write the call again as one JSON object "
+                                                 "with \"name\" and \"arguments\"."));
+      continue;
+    }
+    ToolOutcome outcome;
+    Tool* tool = registry_.FindCallable(call.name);
+    if (tool == nullptr) {
+      if (registry_.IsDeferred(call.name)) {
+        outcome = ToolOutcome::Fail(MakeError(
+            "harness.tool_not_attached",
+            call.name + " is a deferred tool: attach it first with ToolSearch({\"query\": "
+                        "\"select:" + call.name + "\"})"));
+      } else {
+        std::string names;
+        for (const Tool* t : registry_.Resident()) names += (names.empty() ? "" : ", ") + t->spec().name;
+        for (const auto& a : registry_.attached()) names += ", " + a;
+        for (const Tool* t : registry_.AppTools()) names += ", " + t->spec().name;
+        outcome = ToolOutcome::Fail(MakeError("harness.unknown_tool",
+                                              "no callable tool is named \"" + call.name + "\"",
+                                              "callable: " + names));
+      }
+    } else {
+      nlohmann::json schema = nlohmann::json::parse(tool->spec().parameters.dump());
+      Status valid = connect::CheckSchema(schema, "") ? connect::ValidateArgs(schema, call.input)
+                                                      : Status();
+      if (!valid) {
+        outcome = ToolOutcome::Fail(MakeError("harness.bad_arguments",
+                                              "the arguments of " + call.name +
+                                                  " do not match its schema: " +
+                                                  valid.error().message));
+      } else {
+        ToolContext ctx;
+        ctx.thread_id = adapter.message().thread_id;
+        ctx.message_id = adapter.message().id;
+        ctx.call_id = call.id;
+        ctx.step = adapter.step().index;
+        ctx.cancel = cancel;
+        ctx.registry = &registry_;
+        if (chooser_) {
+          chooser_->SetCancel(cancel);
+          ctx.chooser = chooser_.get();
+        }
+        try {
+          outcome = tool->Execute(ctx, call.input);
+        } catch (const std::exception& e) {
+          outcome = ToolOutcome::Fail(MakeError("harness.tool_failed",
+                                                call.name + " failed unexpectedly", e.what()));
+        }
+      }
+    }
+    std::string body;
+    if (outcome.ok) {
+      body = outcome.model_text.empty() ? outcome.output.dump() : outcome.model_text;
+    } else {
+      body = "error " + outcome.error.code + ": " + outcome.error.ToString();
+      if (!outcome.output.is_null()) body += "\n" + outcome.output.dump();
+    }
+    adapter.ToolResult(i, call.name, outcome, EvidenceText(shown, body));
+    if (outcome.ok && outcome.ends_turn) ended = true;
+  }
+}
+
+Result<TurnReport> Harness::RunTurn(const std::string& thread_id, const std::string& user_text,
+                                    const EventSink& sink, const model::CancelToken& cancel) {
+  if (std::all_of(user_text.begin(), user_text.end(),
+                  [](unsigned char c) { return std::isspace(c); })) {
+    return MakeError("harness.empty_message", "the message is empty");
+  }
+  auto thread = store_.LoadThread(thread_id);
+  if (!thread) return thread.error();
+  if (auto info = store_.GetThread(thread_id); !info) return info.error();
+
+  // The user message: this turn's reality, then the words. Rebuilt unconditionally.
+  std::string reality = RealityFor(*thread);
+  store::MessageRecord user;
+  Status written = store_.Batch([&]() -> Status {
+    auto m = store_.AddMessage(thread_id, "user", "complete", nlohmann::json::object());
+    if (!m) return m.error();
+    user = *m;
+    store::PartRecord r;
+    r.seq = 0;
+    r.kind = "reality";
+    r.state = std::string(TruthName(TruthState::kPersisted));
+    r.data = {{"text", reality}};
+    store::PartRecord t;
+    t.seq = 1;
+    t.kind = "text";
+    t.state = r.state;
+    t.data = {{"text", user_text}};
+    user.parts = {r, t};
+    if (Status s = store_.PutPart(user.id, r); !s) return s;
+    return store_.PutPart(user.id, t);
+  });
+  if (!written) return written.error();
+  auto assistant = store_.AddMessage(thread_id, "assistant", "running", nlohmann::json::object());
+  if (!assistant) return assistant.error();
+
+  TurnReport report;
+  report.thread_id = thread_id;
+  report.user_message_id = user.id;
+  report.message_id = assistant->id;
+
+  std::vector<store::MessageRecord> history = std::move(*thread);
+  history.push_back(user);
+  const std::vector<TranscriptTurn> before = Transcript(history);
+
+  Adapter adapter(store_, *assistant, sink);
+  adapter.Start();
+  registry_.ClearAttached();
+  std::optional<TurnStatus> status;
+  for (int step = 0; !status; ++step) {
+    if (cancel.cancelled() && step > 0) {
+      status = TurnStatus::kCancelled;
+      break;
+    }
+    std::vector<TranscriptTurn> transcript = before;
+    for (auto& t : Transcript({adapter.message()})) transcript.push_back(std::move(t));
+    PromptAudit audit;
+    adapter.BeginStep(step);
+    auto request = Request(step, transcript, audit);
+    if (!request) {
+      adapter.OnPart(formats::StreamPart::Of(formats::PartType::kStartStep));
+      formats::StreamPart error = formats::StreamPart::Of(formats::PartType::kError);
+      error.error_code = request.error().code;
+      error.error_text = request.error().ToString();
+      adapter.OnPart(error);
+      status = TurnStatus::kHarnessError;
+      break;
+    }
+    report.audits.push_back(audit);
+    adapter.SetStepDetail("audit", audit.ToJson());
+    Status streamed = provider_.Stream(
+        *request, [&](const formats::StreamPart& part) { adapter.OnPart(part); }, cancel);
+    (void)streamed;  // the terminal part already told the adapter how the step ended
+    if (adapter.step().end == StepEntry::End::kFinished) {
+      ExecuteCalls(adapter, cancel);
+      adapter.FinishStep();
+    }
+    if (adapter.store_error()) {
+      status = TurnStatus::kHarnessError;
+      break;
+    }
+    status = StopStatus(adapter.ledger(), options_.stop);
+  }
+  report.status = *status;
+  report.ledger = adapter.ledger();
+  for (const auto& p : adapter.message().parts) {
+    if (p.kind == "text" && !adapter.ledger().empty() && p.step == adapter.ledger().back().index) {
+      report.text += p.data.value("text", "");
+    }
+  }
+  adapter.Finish(report.status, report.ToJson());
+  return report;
+}
+
+}  // namespace affordance::harness

@@ -1,0 +1,262 @@
+// `affordance run`, `affordance chat` and `affordance prompt audit` end to end: the real binary,
+// a real data folder, the example calendar connector, the replay provider (a stand-in for a model,
+// which cannot run here), and real process kills.
+#include "connect/process.h"
+#include "store/store.h"
+#include "support.h"
+
+#include <gmock/gmock.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+
+#include <sstream>
+#include <thread>
+
+namespace affordance::harness::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+struct Cli {
+  TempDir dir;
+  Cli() {
+    std::filesystem::create_directories(dir / "connectors");
+    std::filesystem::copy_file(Source("examples/connectors/calendar.ics"), dir / "connectors/calendar.ics");
+    std::filesystem::copy_file(Source("examples/connectors/calendar.json"), dir / "connectors/calendar.json");
+  }
+  std::string Script(const json& steps, int delay_ms = 0) {
+    static int n = 0;
+    std::string path = dir / ("script" + std::to_string(n++) + ".json");
+    WriteText(path, json{{"format", "qwen3"}, {"token_delay_ms", delay_ms}, {"steps", steps}}.dump());
+    return path;
+  }
+  std::vector<std::string> Argv(const std::string& command, std::vector<std::string> args) {
+    std::vector<std::string> argv = {AFFORDANCE_CLI, command, "--data", dir / "data",
+                                     "--connectors", dir / "connectors"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+  connect::ProcessOutput Run(std::vector<std::string> args) {
+    auto r = connect::RunProcess(Argv("run", std::move(args)), 120000);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().ToString());
+    return r.ok() ? *r : connect::ProcessOutput{};
+  }
+  std::unique_ptr<store::Store> Store() {
+    auto s = store::OpenSqlite(dir / "data/affordance.db");
+    EXPECT_TRUE(s.ok());
+    return std::move(*s);
+  }
+};
+
+std::vector<json> Lines(const std::string& out) {
+  std::vector<json> events;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) events.push_back(json::parse(line));
+  }
+  return events;
+}
+
+const json kWeek = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:00Z"}};
+
+TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
+  Cli cli;
+  auto script = cli.Script({Call("RunConnectorCommand",
+                                 {{"connector", "calendar"},
+                                  {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+                            "Three meetings."});
+  auto out = cli.Run({"--provider", "replay", "--script", script, "--json", "What is next week?"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto events = Lines(out.out);
+  ASSERT_GE(events.size(), 10u);
+  EXPECT_EQ(events.front()["type"], "start");
+  EXPECT_EQ(events.back()["type"], "finish");
+  json turn;
+  for (const auto& e : events) {
+    if (e["type"] == "data-turn") turn = e["data"];
+  }
+  EXPECT_EQ(turn["status"], "answered");
+  EXPECT_EQ(turn["truth"]["evidence"][0]["connector"], "calendar");
+  auto store = cli.Store();
+  auto threads = store->ListThreads();
+  ASSERT_EQ(threads->size(), 1u);
+  EXPECT_EQ((*threads)[0].title, "What is next week?");
+  EXPECT_EQ((*threads)[0].messages, 2);
+
+  // The human form streams the answer and one line per tool call.
+  auto human = cli.Run({"--provider", "replay", "--script", cli.Script({"Plain answer."}), "hello"});
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_THAT(human.out, HasSubstr("Plain answer."));
+  EXPECT_THAT(human.out, HasSubstr("— answered · 1 step"));
+
+  auto audit = connect::RunProcess({AFFORDANCE_CLI, "prompt", "audit", "--data", cli.dir / "data",
+                                    "--thread", (*threads)[0].id, "--json"}, 60000);
+  ASSERT_TRUE(audit.ok());
+  ASSERT_EQ(audit->exit_code, 0) << audit->out << audit->err;
+  json a = json::parse(audit->out);
+  ASSERT_EQ(a["steps"].size(), 2u);
+  EXPECT_GT(a["steps"][0]["audit"]["owners"]["head"].get<int>(), 200);
+  EXPECT_GT(a["steps"][1]["audit"]["owners"]["tool_results"].get<int>(), 0);
+}
+
+TEST(HarnessCli, BadInvocationsAreClearErrors) {
+  Cli cli;
+  auto missing = cli.Run({"--provider", "replay", "--script", cli.dir / "nope.json", "--json", "hi"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(json::parse(missing.out)["error"]["code"], "model.replay_script");
+  auto provider = cli.Run({"--provider", "magic", "--json", "hi"});
+  EXPECT_EQ(provider.exit_code, 2);
+  EXPECT_EQ(json::parse(provider.out)["error"]["code"], "cli.bad_option");
+  auto gguf = cli.Run({"--provider", "llama", "--gguf", cli.dir / "none.gguf", "--json", "hi"});
+  EXPECT_EQ(gguf.exit_code, 2);
+  EXPECT_EQ(json::parse(gguf.out)["error"]["code"], "model.not_found");
+  auto thread = cli.Run({"--provider", "replay", "--script", cli.Script({"x"}), "--thread", "t_0",
+                         "--json", "hi"});
+  EXPECT_EQ(thread.exit_code, 2);
+  EXPECT_EQ(json::parse(thread.out)["error"]["code"], "store.not_found");
+  auto app = cli.Run({"--provider", "replay", "--script", cli.Script({"x"}), "--app",
+                      "nowhere.tsx:App", "--json", "hi"});
+  EXPECT_EQ(app.exit_code, 2);
+  EXPECT_EQ(json::parse(app.out)["error"]["code"], "harness.bad_app");
+  // An unreachable server: the turn runs and ends with provider_error (nothing was sent).
+  auto server = cli.Run({"--provider", "openai", "--base-url", "http://127.0.0.1:9", "--json", "hi"});
+  ASSERT_EQ(server.exit_code, 0) << server.err;
+  auto events = Lines(server.out);
+  json turn;
+  bool error = false;
+  for (const auto& e : events) {
+    if (e["type"] == "data-turn") turn = e["data"];
+    if (e["type"] == "error") error = e["errorText"].get<std::string>().find("model.connect") == 0;
+  }
+  EXPECT_EQ(turn["status"], "provider_error");
+  EXPECT_TRUE(error);
+}
+
+std::string Normalized(std::string reality) {
+  // The time line and the sync ages move between two processes; the rest must be identical.
+  std::istringstream in(reality);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.rfind("local time:", 0) == 0) continue;
+    if (auto at = line.find(", synced"); at != std::string::npos) {
+      line = line.substr(0, at) + line.substr(line.find(", credentials"));
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST(HarnessCli, RealityIsRebuiltOnEveryTurnWhateverTheEntryPath) {
+  Cli cli;
+  // Entry path one: `affordance run`. Entry path two: `affordance chat` reading stdin.
+  auto run = cli.Run({"--provider", "replay", "--script", cli.Script({"a"}), "first"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::string chat_cmd = "printf 'second\\n/quit\\n' | " + std::string(AFFORDANCE_CLI) +
+                         " chat --data " + (cli.dir / "data") + " --connectors " +
+                         (cli.dir / "connectors") + " --provider replay --script " +
+                         cli.Script({"b"});
+  auto chat = connect::RunProcess({"/bin/sh", "-c", chat_cmd}, 60000);
+  ASSERT_TRUE(chat.ok());
+  ASSERT_EQ(chat->exit_code, 0) << chat->err;
+  EXPECT_THAT(chat->out, HasSubstr("b"));
+  auto store = cli.Store();
+  auto threads = store->ListThreads();
+  ASSERT_EQ(threads->size(), 2u);
+  std::vector<std::string> realities;
+  for (const auto& t : *threads) {
+    auto messages = store->LoadThread(t.id);
+    ASSERT_EQ((*messages)[0].parts[0].kind, "reality");
+    realities.push_back((*messages)[0].parts[0].data["text"]);
+  }
+  EXPECT_THAT(realities[0], HasSubstr("- calendar (Team calendar)"));
+  EXPECT_EQ(Normalized(realities[0]), Normalized(realities[1]));
+}
+
+TEST(HarnessCli, KilledMidTurnTheDatabaseOpensShowsTheTurnInterruptedAndResumes) {
+  Cli cli;
+  // Three steps at 8 ms a token: the kill lands while step 2 streams.
+  auto script = cli.Script(
+      {Call("ListComponents", {{"names", {"Table"}}}),
+       Call("RunConnectorCommand",
+            {{"connector", "calendar"}, {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+       "A long answer that will never finish because the process is killed while it streams, "
+       "token after token after token after token after token after token after token."},
+      8);
+  auto argv = cli.Argv("run", {"--provider", "replay", "--script", script, "--json", "Next week?"});
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  // Wait until step 2 is running (steps 0 and 1 are persisted with their results).
+  bool ready = false;
+  for (int i = 0; i < 1500 && !ready; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!std::filesystem::exists(cli.dir / "data/affordance.db")) continue;
+    auto s = store::OpenSqlite(cli.dir / "data/affordance.db");
+    if (!s.ok()) continue;
+    auto threads = (*s)->ListThreads();
+    if (!threads.ok() || threads->empty()) continue;
+    auto messages = (*s)->LoadThread((*threads)[0].id);
+    if (!messages.ok() || messages->size() < 2) continue;
+    for (const auto& p : (*messages)[1].parts) {
+      if (p.kind == "text" && p.step == 2 && p.data.value("text", "").size() > 10) ready = true;
+    }
+  }
+  ASSERT_TRUE(ready) << "the turn never reached step 2";
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  auto store = cli.Store();
+  auto recovered = store->RecoverInterrupted();
+  ASSERT_TRUE(recovered.ok());
+  EXPECT_EQ(*recovered, 1);
+  auto threads = store->ListThreads();
+  const std::string thread = (*threads)[0].id;
+  auto messages = store->LoadThread(thread);
+  ASSERT_EQ(messages->size(), 2u);
+  const auto& a = (*messages)[1];
+  EXPECT_EQ(a.status, "interrupted");
+  ASSERT_EQ(a.steps.size(), 3u);
+  EXPECT_EQ(a.steps[0].status, "finished");
+  EXPECT_EQ(a.steps[1].status, "finished");
+  EXPECT_EQ(a.steps[2].status, "interrupted");
+  int results = 0;
+  for (const auto& p : a.parts) {
+    EXPECT_FALSE(p.open) << p.kind;
+    if (p.kind == "tool" && p.data.contains("resultText")) ++results;
+  }
+  EXPECT_EQ(results, 2);
+  store.reset();
+
+  // Resume: the next turn of the same thread runs on top of what was persisted.
+  auto resumed = cli.Run({"--provider", "replay", "--script", cli.Script({"Resumed."}), "--thread",
+                          thread, "--json", "Go on"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  json turn;
+  for (const auto& e : Lines(resumed.out)) {
+    if (e["type"] == "data-turn") turn = e["data"];
+  }
+  EXPECT_EQ(turn["status"], "answered");
+  auto audit = connect::RunProcess({AFFORDANCE_CLI, "prompt", "audit", "--data", cli.dir / "data",
+                                    "--thread", thread, "--json"}, 60000);
+  json steps = json::parse(audit->out)["steps"];
+  // The interrupted turn's two finished steps and their results are in the new frame.
+  EXPECT_GT(steps[0]["audit"]["owners"]["assistant"].get<int>(), 10);
+  EXPECT_GT(steps[0]["audit"]["owners"]["tool_results"].get<int>(), 10);
+}
+
+}  // namespace
+}  // namespace affordance::harness::testing
