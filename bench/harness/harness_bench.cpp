@@ -119,7 +119,7 @@ void BM_LoopStep(benchmark::State& state) {
   auto script = *model::ParseReplayScript(nlohmann::json{{"format", "qwen3"}, {"steps", steps}}.dump());
   Rig rig(model::ReplayProvider::Create(Tok(), script).value());
   auto thread = *rig.store->CreateThread("bench");
-  SeedHistory(*rig.store, thread.id, 7);
+  SeedHistory(*rig.store, thread.id, 4);
   std::vector<double> step_us;
   int64_t tokens = 0;
   for (auto _ : state) {
@@ -146,7 +146,7 @@ void BM_LoopStep(benchmark::State& state) {
     auto messages = *rig.store->LoadThread(thread.id);
     (void)rig.store->DeleteThread(thread.id);
     thread = *rig.store->CreateThread("bench");
-    SeedHistory(*rig.store, thread.id, 7);
+    SeedHistory(*rig.store, thread.id, 4);
     state.ResumeTiming();
   }
   state.counters["p50_us"] = Percentile(step_us, 0.50);
@@ -161,7 +161,7 @@ void BM_FrameRender4k(benchmark::State& state) {
   auto script = *model::ParseReplayScript(R"({"format":"qwen3","steps":["x"]})");
   Rig rig(model::ReplayProvider::Create(Tok(), script).value());
   auto thread = *rig.store->CreateThread("bench");
-  SeedHistory(*rig.store, thread.id, 7);
+  SeedHistory(*rig.store, thread.id, 4);
   auto transcript = rig.harness->Transcript(*rig.store->LoadThread(thread.id));
   nlohmann::ordered_json tools = nlohmann::ordered_json::array();
   for (const Tool* t : rig.harness->registry().Resident()) tools.push_back(t->spec().ToJson());
@@ -216,7 +216,7 @@ void PrefixReuse(benchmark::State& state, bool app) {
   for (auto _ : state) {
     Rig rig(model::LlamaProvider::Open(Tok(), lo).value(), apps, ho);
     auto thread = *rig.store->CreateThread("bench");
-    SeedHistory(*rig.store, thread.id, 7);
+    SeedHistory(*rig.store, thread.id, 4);
     int64_t prompt = 0, cached = 0;
     for (int turn = 0; turn < 2; ++turn) {
       auto report = *rig.harness->RunTurn(thread.id, "Go on.", {}, model::CancelToken());

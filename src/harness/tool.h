@@ -31,6 +31,9 @@ struct ToolSpec {
   std::string name;         // ^[A-Za-z0-9_-]{1,64}$
   std::string description;
   nlohmann::ordered_json parameters = {{"type", "object"}};  // JSON Schema of the arguments
+  // The capability it is declared under in authority::CapabilityRegistry (door "tool"): its own
+  // name for fixed tools, a family name for generated ones ("connector_operation", "app_action").
+  std::string capability;
 
   // {"type":"function","function":{"name","description","parameters"}} (what a wrapper declares).
   nlohmann::ordered_json ToJson() const;

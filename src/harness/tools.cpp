@@ -1,5 +1,6 @@
 #include "harness/tools.h"
 
+#include "authority/capability.h"
 #include "harness/registry.h"
 #include "store/store.h"
 #include "surface/library.h"
@@ -12,6 +13,42 @@ namespace affordance::harness {
 namespace {
 
 using ojson = nlohmann::ordered_json;
+using authority::Access;
+using authority::Mode;
+
+authority::Capability ToolCapability(std::string name, std::string object, std::string action,
+                                     Mode mode, std::string description, std::string grant = "") {
+  authority::Capability c;
+  c.door = "tool";
+  c.name = std::move(name);
+  c.object = std::move(object);
+  c.action = std::move(action);
+  c.access = Access::kUser;
+  c.mode = mode;
+  c.grant = std::move(grant);
+  c.description = std::move(description);
+  return c;
+}
+
+const bool declared = [] {
+  authority::DeclareCapability(ToolCapability("AskUserQuestion", "turn", "ask", Mode::kRead,
+                                              "ends the turn with a typed question"));
+  authority::DeclareCapability(ToolCapability("ToolSearch", "tool", "attach", Mode::kRead,
+                                              "ranks deferred tools and attaches them"));
+  authority::DeclareCapability(ToolCapability("ListComponents", "component", "read", Mode::kRead,
+                                              "OpenUI component signatures"));
+  authority::DeclareCapability(ToolCapability("RunConnectorCommand", "connector", "read",
+                                              Mode::kRead, "the one read road",
+                                              "connector:<slug>:read"));
+  authority::DeclareCapability(ToolCapability("ComposeUI", "surface", "compose", Mode::kLocalState,
+                                              "validates and stores an OpenUI Lang program"));
+  authority::DeclareCapability(ToolCapability("connector_operation", "connector", "read",
+                                              Mode::kRead, "a deferred read operation <slug>__<op>",
+                                              "connector:<slug>:read"));
+  authority::DeclareCapability(ToolCapability("app_action", "app", "act", Mode::kLocalState,
+                                              "an action projected from a mounted app"));
+  return true;
+}();
 
 class SimpleTool : public Tool {
  public:
@@ -215,7 +252,8 @@ class ConnectorOperation final : public SimpleTool {
                     m.title + ": " + op.description + " (connector " + m.slug + ", operation " +
                         op.name + ")",
                     ojson::parse(op.args_schema.is_object() ? op.args_schema.dump()
-                                                            : std::string(R"({"type":"object"})"))}),
+                                                            : std::string(R"({"type":"object"})")),
+                    "connector_operation"}),
         road_(road),
         slug_(m.slug),
         operation_(op.name) {}
@@ -306,7 +344,7 @@ class AppAction final : public SimpleTool {
  public:
   AppAction(const render::Tool& projected, Frame& frame)
       : SimpleTool({projected.name, "An action of a mounted app (" + projected.event + ").",
-                    projected.parameters}),
+                    projected.parameters, "app_action"}),
         frame_(frame) {}
 
   ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {

@@ -260,3 +260,29 @@ TEST(HarnessCli, KilledMidTurnTheDatabaseOpensShowsTheTurnInterruptedAndResumes)
 
 }  // namespace
 }  // namespace affordance::harness::testing
+
+namespace affordance::harness::testing {
+namespace {
+
+TEST(CapabilityRegistry, EveryCommandOfTheBinaryIsDeclared) {
+  auto out = connect::RunProcess({AFFORDANCE_CLI, "capabilities", "--json"}, 60000);
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->exit_code, 0) << out->err;
+  json j = json::parse(out->out);
+  ASSERT_GE(j["commands"].size(), 10u);
+  for (const auto& command : j["commands"]) {
+    bool found = false;
+    for (const auto& c : j["capabilities"]) {
+      if (c["door"] == "cli" && c["name"] == command) {
+        found = true;
+        EXPECT_FALSE(c["object"].get<std::string>().empty());
+        EXPECT_FALSE(c["mode"].get<std::string>().empty());
+      }
+    }
+    EXPECT_TRUE(found) << "the command \"" << command.get<std::string>()
+                       << "\" is not declared in the capability registry";
+  }
+}
+
+}  // namespace
+}  // namespace affordance::harness::testing

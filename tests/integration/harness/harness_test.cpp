@@ -1,6 +1,7 @@
 // Deterministic harness turns with the replay provider (a stand-in for the model: no weights can
 // run here) over real parts: the real tokenizers and frame view, a real SQLite store, the example
 // calendar connector.
+#include "authority/capability.h"
 #include "support.h"
 
 #include <gmock/gmock.h>
@@ -338,6 +339,35 @@ TEST(HarnessReplay, LlamaBindingRunsTheSameLoop) {
   ASSERT_TRUE(report.ok()) << report.error().ToString();
   EXPECT_EQ(report->status, TurnStatus::kAnswered);
   EXPECT_EQ(report->ledger[0].calls[0].outcome, CallEntry::Outcome::kOk);
+}
+
+}  // namespace
+}  // namespace affordance::harness::testing
+
+namespace affordance::harness::testing {
+namespace {
+
+TEST(CapabilityRegistry, EveryHarnessToolIsDeclared) {
+  RigOptions o;
+  MountedApp app;
+  app.name = "notebook";
+  app.view = Source("views/demo/notebook_app.tsx");
+  app.component = "Notebook";
+  app.props = {{"numbers", {1, 2, 3}}};
+  o.apps = {app};
+  Rig rig(nlohmann::json::array({"Done."}), o);
+  ASSERT_TRUE(rig.Turn("hi").ok());  // renders the frame, so the app's tools are registered
+  std::vector<const Tool*> tools = rig.harness->registry().Resident();
+  for (const Tool* t : rig.harness->registry().Deferred()) tools.push_back(t);
+  for (const Tool* t : rig.harness->registry().AppTools()) tools.push_back(t);
+  EXPECT_EQ(rig.harness->registry().Resident().size(), 5u);
+  EXPECT_GT(rig.harness->registry().Deferred().size(), 2u);
+  EXPECT_EQ(rig.harness->registry().AppTools().size(), 2u);
+  for (const Tool* t : tools) {
+    const std::string& cap = t->spec().capability.empty() ? t->spec().name : t->spec().capability;
+    EXPECT_NE(authority::CapabilityRegistry::Global().Find("tool", cap), nullptr)
+        << t->spec().name << " (capability " << cap << ") is not declared";
+  }
 }
 
 }  // namespace
