@@ -84,11 +84,15 @@ Result<int64_t> SqliteStore::RecoverInterrupted() {
       touched_messages.insert(ids->begin(), ids->end());
     }
 
-    // Every message that changed (its status, a part or a step) and its thread count as written.
+    // The thread of every message that changed (its status, a part or a step) counts as written.
+    std::set<std::string> threads;
     for (const std::string& id : touched_messages) {
       auto thread = ThreadOf(id);
       if (!thread) return thread.error();
-      if (auto s = TouchMessage(id, *thread, now); !s) return s.error();
+      threads.insert(std::move(*thread));
+    }
+    for (const std::string& thread : threads) {
+      if (auto s = Touch(thread, now); !s) return s.error();
     }
     return static_cast<int64_t>(messages.size());
   });

@@ -66,8 +66,8 @@ constexpr std::array<const char*, 5> kStepStatuses = {"running", "finished", "er
 
 }  // namespace
 
-SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, std::string path)
-    : conn_(std::move(conn)), path_(std::move(path)) {}
+SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, std::string path, int64_t touch)
+    : conn_(std::move(conn)), path_(std::move(path)), touch_(touch) {}
 
 // ---- transactions -------------------------------------------------------------------------------
 
@@ -126,14 +126,27 @@ Status SqliteStore::Batch(const std::function<Status()>& writes) {
 // ---- shared write steps -------------------------------------------------------------------------
 
 Status SqliteStore::Touch(const std::string& thread_id, int64_t now) {
-  auto prepared = conn_->Prepare(
-      "UPDATE threads SET updated_ms = ?1, "
-      "touch = (SELECT coalesce(max(touch), 0) + 1 FROM threads) WHERE id = ?2");
+  auto prepared = conn_->Prepare("UPDATE threads SET updated_ms = ?1, touch = ?3 WHERE id = ?2");
   if (!prepared) return prepared.error();
   Statement stmt(*prepared);
-  stmt.Bind(1, now).Bind(2, thread_id);
+  stmt.Bind(1, now).Bind(2, thread_id).Bind(3, ++touch_);
   if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot update thread " + thread_id);
   if (sqlite3_changes(conn_->db()) == 0) return NotFound("thread", thread_id);
+  return {};
+}
+
+Status SqliteStore::TouchThreadOf(const std::string& message_id, int64_t now) {
+  auto prepared = conn_->Prepare(
+      "UPDATE threads SET updated_ms = ?1, touch = ?2 "
+      "WHERE id = (SELECT thread_id FROM messages WHERE id = ?3)");
+  if (!prepared) return prepared.error();
+  Statement stmt(*prepared);
+  stmt.Bind(1, now).Bind(2, ++touch_).Bind(3, message_id);
+  if (stmt.Step() != SQLITE_DONE) {
+    return IoError(conn_->db(), "cannot update the thread of message " + message_id);
+  }
+  // messages.thread_id is a foreign key, so no change means no such message.
+  if (sqlite3_changes(conn_->db()) == 0) return NotFound("message", message_id);
   return {};
 }
 
@@ -148,18 +161,6 @@ Result<std::string> SqliteStore::ThreadOf(const std::string& message_id) {
   return IoError(conn_->db(), "cannot read message " + message_id);
 }
 
-Status SqliteStore::TouchMessage(const std::string& message_id, const std::string& thread_id,
-                                 int64_t now) {
-  auto prepared = conn_->Prepare("UPDATE messages SET updated_ms = ?1 WHERE id = ?2");
-  if (!prepared) return prepared.error();
-  Statement stmt(*prepared);
-  stmt.Bind(1, now).Bind(2, message_id);
-  if (stmt.Step() != SQLITE_DONE) {
-    return IoError(conn_->db(), "cannot update message " + message_id);
-  }
-  return Touch(thread_id, now);
-}
-
 // ---- threads ------------------------------------------------------------------------------------
 
 Result<ThreadInfo> SqliteStore::CreateThread(const std::string& title) {
@@ -167,11 +168,10 @@ Result<ThreadInfo> SqliteStore::CreateThread(const std::string& title) {
     ThreadInfo info{NewId("t_"), title, NowMs(), 0, 0};
     info.updated_ms = info.created_ms;
     auto prepared = conn_->Prepare(
-        "INSERT INTO threads(id, title, created_ms, updated_ms, touch) "
-        "VALUES (?1, ?2, ?3, ?3, (SELECT coalesce(max(touch), 0) + 1 FROM threads))");
+        "INSERT INTO threads(id, title, created_ms, updated_ms, touch) VALUES (?1, ?2, ?3, ?3, ?4)");
     if (!prepared) return prepared.error();
     Statement stmt(*prepared);
-    stmt.Bind(1, info.id).Bind(2, info.title).Bind(3, info.created_ms);
+    stmt.Bind(1, info.id).Bind(2, info.title).Bind(3, info.created_ms).Bind(4, ++touch_);
     if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot create a thread");
     return info;
   });
@@ -243,9 +243,8 @@ Status SqliteStore::UpdateMessage(const std::string& message_id, const std::stri
   auto meta_text = EncodeJson(meta, "message meta");
   if (!meta_text) return meta_text.error();
   return Transact(true, [&]() -> Status {
-    auto thread_id = ThreadOf(message_id);
-    if (!thread_id) return thread_id.error();
     int64_t now = NowMs();
+    if (auto s = TouchThreadOf(message_id, now); !s) return s;
     auto prepared = conn_->Prepare(
         "UPDATE messages SET status = ?1, meta = ?2, updated_ms = ?3 WHERE id = ?4");
     if (!prepared) return prepared.error();
@@ -254,7 +253,7 @@ Status SqliteStore::UpdateMessage(const std::string& message_id, const std::stri
     if (stmt.Step() != SQLITE_DONE) {
       return IoError(conn_->db(), "cannot update message " + message_id);
     }
-    return Touch(*thread_id, now);
+    return {};
   });
 }
 
@@ -265,8 +264,7 @@ Status SqliteStore::PutPart(const std::string& message_id, const PartRecord& par
   auto data = EncodeJson(part.data, row + ": data");
   if (!data) return data.error();
   return Transact(true, [&]() -> Status {
-    auto thread_id = ThreadOf(message_id);
-    if (!thread_id) return thread_id.error();
+    if (auto s = TouchThreadOf(message_id, NowMs()); !s) return s;
     auto prepared = conn_->Prepare(
         "INSERT INTO parts(message_id, seq, step, kind, key, state, open, data) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (message_id, seq) DO UPDATE SET "
@@ -277,7 +275,7 @@ Status SqliteStore::PutPart(const std::string& message_id, const PartRecord& par
     stmt.Bind(1, message_id).Bind(2, part.seq).Bind(3, int64_t{part.step}).Bind(4, part.kind);
     stmt.Bind(5, part.key).Bind(6, part.state).Bind(7, int64_t{part.open ? 1 : 0}).Bind(8, *data);
     if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot write " + row);
-    return TouchMessage(message_id, *thread_id, NowMs());
+    return {};
   });
 }
 
@@ -289,8 +287,7 @@ Status SqliteStore::PutStep(const std::string& message_id, const StepRecord& ste
   if (!detail) return detail.error();
   std::string tokens = EncodeTokens(step.tokens);
   return Transact(true, [&]() -> Status {
-    auto thread_id = ThreadOf(message_id);
-    if (!thread_id) return thread_id.error();
+    if (auto s = TouchThreadOf(message_id, NowMs()); !s) return s;
     auto prepared = conn_->Prepare(
         "INSERT INTO steps(message_id, idx, status, finish_reason, prompt_tokens, "
         "cached_prompt_tokens, generated_tokens, tokens, started_ms, finished_ms, detail) "
@@ -308,7 +305,7 @@ Status SqliteStore::PutStep(const std::string& message_id, const StepRecord& ste
     stmt.Bind(7, step.generated_tokens).BindBlob(8, tokens.data(), tokens.size());
     stmt.Bind(9, step.started_ms).Bind(10, step.finished_ms).Bind(11, *detail);
     if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot write " + row);
-    return TouchMessage(message_id, *thread_id, NowMs());
+    return {};
   });
 }
 
@@ -378,7 +375,11 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
     return MakeError("store.open", s.error().message, path);
   }
   if (auto s = internal::Migrate(*conn, path); !s) return s.error();
-  return std::unique_ptr<Store>(std::make_unique<internal::SqliteStore>(std::move(conn), path));
+  auto touch = conn->QueryInt("SELECT coalesce(max(touch), 0) FROM threads",
+                              "cannot read the threads");
+  if (!touch) return MakeError("store.open", touch.error().message, path);
+  return std::unique_ptr<Store>(
+      std::make_unique<internal::SqliteStore>(std::move(conn), path, *touch));
 }
 
 }  // namespace affordance::store
