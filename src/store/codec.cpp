@@ -16,6 +16,7 @@ Result<std::string> EncodeJson(const nlohmann::json& value, const std::string& w
 }
 
 Result<nlohmann::json> DecodeJson(std::string_view text, const std::string& row) {
+  if (text == "{}") return nlohmann::json::object();  // the default of every JSON column
   auto value = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded() || !value.is_object()) {
     return MakeError("store.io", row + " is corrupted: not a JSON object",
