@@ -93,9 +93,7 @@ void BM_PutPart(benchmark::State& state) {
   int64_t seq = 0;
   double start = ThreadCpuSeconds();
   for (auto _ : state) Check(store->PutPart(m->id, TextPart(seq++)));
-  g_seconds["put_part"] =
-      (ThreadCpuSeconds() - start) /
-      static_cast<double>(state.iterations());
+  g_seconds["put_part"] = (ThreadCpuSeconds() - start) / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_PutPart)->Unit(benchmark::kMicrosecond);
 
@@ -146,9 +144,7 @@ void BM_RawSqliteUpsert(benchmark::State& state) {
     if (sqlite3_step(stmt) != SQLITE_DONE) std::abort();
     sqlite3_reset(stmt);
   }
-  g_seconds["raw_upsert"] =
-      (ThreadCpuSeconds() - start) /
-      static_cast<double>(state.iterations());
+  g_seconds["raw_upsert"] = (ThreadCpuSeconds() - start) / static_cast<double>(state.iterations());
   sqlite3_finalize(stmt);
   sqlite3_close(db);
 }
@@ -179,9 +175,7 @@ void BM_Batch10Parts(benchmark::State& state) {
       return {};
     }));
   }
-  g_seconds["batch10"] =
-      (ThreadCpuSeconds() - start) /
-      static_cast<double>(state.iterations());
+  g_seconds["batch10"] = (ThreadCpuSeconds() - start) / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_Batch10Parts)->Unit(benchmark::kMicrosecond);
 

@@ -40,8 +40,7 @@ std::string EncodeTokens(const std::vector<int32_t>& tokens) {
 Result<std::vector<int32_t>> DecodeTokens(std::string_view blob, const std::string& row) {
   if (blob.size() % 4 != 0) {
     return MakeError("store.io", row + " is corrupted: its tokens are " +
-                                     std::to_string(blob.size()) +
-                                     " bytes, not a multiple of 4");
+                                     std::to_string(blob.size()) + " bytes, not a multiple of 4");
   }
   std::vector<int32_t> tokens(blob.size() / 4);
   auto* p = reinterpret_cast<const unsigned char*>(blob.data());

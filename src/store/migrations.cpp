@@ -113,9 +113,9 @@ Status Migrate(Connection& conn, const std::string& path) {
       return migrate_error("schema version " + std::to_string(*version) + " has no migration to " +
                            std::to_string(m.version));
     }
-    auto ran = conn.Exec(std::string(m.sql) + "\nPRAGMA user_version = " +
-                             std::to_string(m.version) + ";",
-                         "migration " + std::to_string(m.version) + " (" + m.about + ") failed");
+    auto ran =
+        conn.Exec(std::string(m.sql) + "\nPRAGMA user_version = " + std::to_string(m.version) + ";",
+                  "migration " + std::to_string(m.version) + " (" + m.about + ") failed");
     if (ran) ran = conn.Exec("COMMIT", "cannot commit migration " + std::to_string(m.version));
     if (!ran) {
       (void)conn.Exec("ROLLBACK", "rollback");

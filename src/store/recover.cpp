@@ -57,8 +57,8 @@ Result<int64_t> SqliteStore::RecoverInterrupted() {
         int rc;
         while ((rc = stmt.Step()) == SQLITE_ROW) {
           int64_t seq = stmt.Int(0);
-          auto data =
-              DecodeJson(stmt.Text(1), "the data of part " + std::to_string(seq) + " of message " + id);
+          auto data = DecodeJson(stmt.Text(1),
+                                 "the data of part " + std::to_string(seq) + " of message " + id);
           if (!data) return data.error();
           (*data)["interrupted"] = true;
           closed.emplace_back(seq, data->dump());

@@ -168,7 +168,8 @@ Result<ThreadInfo> SqliteStore::CreateThread(const std::string& title) {
     ThreadInfo info{NewId("t_"), title, NowMs(), 0, 0};
     info.updated_ms = info.created_ms;
     auto prepared = conn_->Prepare(
-        "INSERT INTO threads(id, title, created_ms, updated_ms, touch) VALUES (?1, ?2, ?3, ?3, ?4)");
+        "INSERT INTO threads(id, title, created_ms, updated_ms, touch) "
+        "VALUES (?1, ?2, ?3, ?3, ?4)");
     if (!prepared) return prepared.error();
     Statement stmt(*prepared);
     stmt.Bind(1, info.id).Bind(2, info.title).Bind(3, info.created_ms).Bind(4, ++touch_);
@@ -202,8 +203,8 @@ Status SqliteStore::DeleteThread(const std::string& id) {
 
 // ---- messages, parts, steps ---------------------------------------------------------------------
 
-Result<MessageRecord> SqliteStore::AddMessage(const std::string& thread_id,
-                                              const std::string& role, const std::string& status,
+Result<MessageRecord> SqliteStore::AddMessage(const std::string& thread_id, const std::string& role,
+                                              const std::string& status,
                                               const nlohmann::json& meta) {
   if (auto s = OneOf(role, kRoles, "message role"); !s) return s.error();
   if (auto s = OneOf(status, kMessageStatuses, "message status"); !s) return s.error();
@@ -245,8 +246,8 @@ Status SqliteStore::UpdateMessage(const std::string& message_id, const std::stri
   return Transact(true, [&]() -> Status {
     int64_t now = NowMs();
     if (auto s = TouchThreadOf(message_id, now); !s) return s;
-    auto prepared = conn_->Prepare(
-        "UPDATE messages SET status = ?1, meta = ?2, updated_ms = ?3 WHERE id = ?4");
+    auto prepared =
+        conn_->Prepare("UPDATE messages SET status = ?1, meta = ?2, updated_ms = ?3 WHERE id = ?4");
     if (!prepared) return prepared.error();
     Statement stmt(*prepared);
     stmt.Bind(1, status).Bind(2, *meta_text).Bind(3, now).Bind(4, message_id);
@@ -330,20 +331,18 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
       std::filesystem::create_directories(folder, ec);
       if (ec) {
         return MakeError("store.open",
-                         "cannot create the folder " + folder.string() + ": " + ec.message(),
-                         path);
+                         "cannot create the folder " + folder.string() + ": " + ec.message(), path);
       }
     }
   }
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   auto conn = std::make_unique<Connection>(db);  // owns `db` from here, even on failure
   if (rc != SQLITE_OK) {
-    return MakeError("store.open",
-                     std::string("cannot open the store: ") + (db ? sqlite3_errmsg(db) : "no memory"),
-                     path);
+    return MakeError(
+        "store.open",
+        std::string("cannot open the store: ") + (db ? sqlite3_errmsg(db) : "no memory"), path);
   }
   sqlite3_busy_timeout(db, 5000);
   // The first statement that reads the file tells a database from anything else.
@@ -365,8 +364,8 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
       &mode, nullptr);
   if (rc != SQLITE_OK || (!memory && mode != "wal")) {
     return MakeError("store.open",
-                     "cannot switch the store to WAL mode (journal mode is \"" + mode + "\"): " +
-                         sqlite3_errmsg(db),
+                     "cannot switch the store to WAL mode (journal mode is \"" + mode +
+                         "\"): " + sqlite3_errmsg(db),
                      path);
   }
   if (auto s = conn->Exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
@@ -375,8 +374,8 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
     return MakeError("store.open", s.error().message, path);
   }
   if (auto s = internal::Migrate(*conn, path); !s) return s.error();
-  auto touch = conn->QueryInt("SELECT coalesce(max(touch), 0) FROM threads",
-                              "cannot read the threads");
+  auto touch =
+      conn->QueryInt("SELECT coalesce(max(touch), 0) FROM threads", "cannot read the threads");
   if (!touch) return MakeError("store.open", touch.error().message, path);
   return std::unique_ptr<Store>(
       std::make_unique<internal::SqliteStore>(std::move(conn), path, *touch));

@@ -204,8 +204,8 @@ TEST_F(StoreBatch, FourConcurrentWritersLoseNothing) {
     EXPECT_EQ(m.seq, static_cast<int64_t>(i));  // 0..199, no gaps, no duplicates
     EXPECT_EQ(m.status, "complete");
     ASSERT_EQ(m.parts.size(), 3u);
-    std::string expect = std::to_string(m.meta["writer"].get<int>()) + "/" +
-                         std::to_string(m.meta["i"].get<int>());
+    std::string expect =
+        std::to_string(m.meta["writer"].get<int>()) + "/" + std::to_string(m.meta["i"].get<int>());
     for (const auto& p : m.parts) EXPECT_EQ(p.data["text"], expect);
     ASSERT_EQ(m.steps.size(), 1u);
     EXPECT_EQ(m.steps[0].tokens,

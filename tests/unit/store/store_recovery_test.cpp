@@ -163,8 +163,9 @@ TEST_F(StoreRecovery, SigkillWhileWritingPartsLosesNothingCommitted) {
   std::vector<std::string> lines;
   std::string pending;
   constexpr size_t kBeforeKill = 400;  // reported writes before the kill
-  ReadLines(child.out, lines, pending, [&] { return lines.size() >= kBeforeKill; },
-            std::chrono::seconds(60));
+  ReadLines(
+      child.out, lines, pending, [&] { return lines.size() >= kBeforeKill; },
+      std::chrono::seconds(60));
   // Parts also exist in the file (another connection sees them) before the kill.
   std::string rows = RawSql(path_, "SELECT count(*) FROM parts");
   ASSERT_EQ(kill(child.pid, SIGKILL), 0);
@@ -174,7 +175,8 @@ TEST_F(StoreRecovery, SigkillWhileWritingPartsLosesNothingCommitted) {
       << "the writer exited on its own (status " << wstatus << ") after " << lines.size()
       << " lines";
   // Lines written before the kill are still in the pipe.
-  ReadLines(child.out, lines, pending, [] { return false; }, std::chrono::seconds(5));
+  ReadLines(
+      child.out, lines, pending, [] { return false; }, std::chrono::seconds(5));
   close(child.out);
   ASSERT_GE(lines.size(), kBeforeKill);
   ASSERT_EQ(lines[0].rfind("m ", 0), 0u);

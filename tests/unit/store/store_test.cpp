@@ -63,8 +63,7 @@ TEST_F(StoreOpen, NewerSchemaIsMigrateError) {
   auto opened = OpenSqlite(path_);
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(opened.error().code, "store.migrate");
-  EXPECT_NE(opened.error().message.find("version 99"), std::string::npos)
-      << opened.error().message;
+  EXPECT_NE(opened.error().message.find("version 99"), std::string::npos) << opened.error().message;
   EXPECT_NE(opened.error().message.find("newer"), std::string::npos) << opened.error().message;
 }
 
@@ -335,7 +334,8 @@ TEST_F(StoreMessages, PartFieldsRoundTrip) {
 
 TEST_F(StoreMessages, MetaUnicodeRoundTrip) {
   auto t = NewThread("Ünïcödé 🧵");
-  json meta = {{"truth", "persisted"}, {"note", "日本語のテキスト — ok ✅"}, {"emoji", "👩‍💻"}};
+  json meta = {
+      {"truth", "persisted"}, {"note", "日本語のテキスト — ok ✅"}, {"emoji", "👩‍💻"}};
   auto m = NewMessage(t.id, "assistant", "complete", meta);
   auto loaded = store_->LoadThread(t.id);
   ASSERT_TRUE(loaded.ok());
@@ -405,7 +405,8 @@ TEST_F(StoreMessages, LoadThreadGroupsPartsAndStepsByMessage) {
   for (int seq = 3; seq >= 0; --seq) {
     for (int i = 3; i >= 0; --i) {
       if (i == 2) continue;  // message 2 has no parts
-      STORE_ASSERT_OK(store_->PutPart(ms[i].id, Part(seq, std::to_string(i) + ":" + std::to_string(seq))));
+      STORE_ASSERT_OK(
+          store_->PutPart(ms[i].id, Part(seq, std::to_string(i) + ":" + std::to_string(seq))));
     }
   }
   for (int idx = 1; idx >= 0; --idx) {

@@ -102,7 +102,7 @@ class StoreFixture : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
-#define STORE_ASSERT_OK(expr)                                        \
+#define STORE_ASSERT_OK(expr)                                       \
   do {                                                              \
     auto _r = (expr);                                               \
     ASSERT_TRUE(_r.ok()) << #expr << ": " << _r.error().ToString(); \
