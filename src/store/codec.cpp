@@ -16,6 +16,7 @@ Result<std::string> EncodeJson(const nlohmann::json& value, const std::string& w
 }
 
 Result<nlohmann::json> DecodeJson(std::string_view text, const std::string& row) {
+  if (text == "{}") return nlohmann::json::object();  // the default of every JSON column
   auto value = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded() || !value.is_object()) {
     return MakeError("store.io", row + " is corrupted: not a JSON object",
@@ -39,8 +40,7 @@ std::string EncodeTokens(const std::vector<int32_t>& tokens) {
 Result<std::vector<int32_t>> DecodeTokens(std::string_view blob, const std::string& row) {
   if (blob.size() % 4 != 0) {
     return MakeError("store.io", row + " is corrupted: its tokens are " +
-                                     std::to_string(blob.size()) +
-                                     " bytes, not a multiple of 4");
+                                     std::to_string(blob.size()) + " bytes, not a multiple of 4");
   }
   std::vector<int32_t> tokens(blob.size() / 4);
   auto* p = reinterpret_cast<const unsigned char*>(blob.data());

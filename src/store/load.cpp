@@ -11,8 +11,8 @@ constexpr std::string_view kThreadColumns =
     "(SELECT count(*) FROM messages m WHERE m.thread_id = t.id) FROM threads t ";
 
 ThreadInfo ThreadRow(const Statement& stmt) {
-  return ThreadInfo{std::string(stmt.Text(0)), std::string(stmt.Text(1)), stmt.Int(2),
-                    stmt.Int(3), stmt.Int(4)};
+  return ThreadInfo{std::string(stmt.Text(0)), std::string(stmt.Text(1)), stmt.Int(2), stmt.Int(3),
+                    stmt.Int(4)};
 }
 
 // Columns: id, thread_id, seq, role, status, meta, created_ms, updated_ms.

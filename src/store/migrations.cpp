@@ -9,9 +9,10 @@ namespace {
 
 // Version 1: threads, messages, parts and the step ledger.
 //
-// - threads.touch orders threads whose updated_ms is equal (two writes in one millisecond): it is
-//   a store-wide counter that every write to a thread raises, so "newest first" is exact. Its
-//   index makes max(touch) one lookup; ListThreads sorts (threads are few, writes are many).
+// - threads.touch orders threads whose updated_ms is equal (two writes in one millisecond): every
+//   write to a thread sets it from a counter the store keeps (seeded with max(touch) at open), so
+//   "newest first" is exact within a process. No index: ListThreads sorts (threads are few,
+//   writes are many, and every index is one more page per commit).
 // - parts and steps are WITHOUT ROWID tables clustered by their primary key, so the parts of a
 //   message are stored together in seq order (LoadThread reads them in one range scan).
 // - JSON columns hold the text of one JSON value; tokens hold little-endian int32 IDs.
@@ -26,7 +27,6 @@ CREATE TABLE threads(
   updated_ms INTEGER NOT NULL,
   touch      INTEGER NOT NULL
 );
-CREATE INDEX threads_by_touch ON threads(touch);
 
 CREATE TABLE messages(
   id         TEXT PRIMARY KEY,
@@ -113,9 +113,9 @@ Status Migrate(Connection& conn, const std::string& path) {
       return migrate_error("schema version " + std::to_string(*version) + " has no migration to " +
                            std::to_string(m.version));
     }
-    auto ran = conn.Exec(std::string(m.sql) + "\nPRAGMA user_version = " +
-                             std::to_string(m.version) + ";",
-                         "migration " + std::to_string(m.version) + " (" + m.about + ") failed");
+    auto ran =
+        conn.Exec(std::string(m.sql) + "\nPRAGMA user_version = " + std::to_string(m.version) + ";",
+                  "migration " + std::to_string(m.version) + " (" + m.about + ") failed");
     if (ran) ran = conn.Exec("COMMIT", "cannot commit migration " + std::to_string(m.version));
     if (!ran) {
       (void)conn.Exec("ROLLBACK", "rollback");

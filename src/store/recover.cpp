@@ -57,8 +57,8 @@ Result<int64_t> SqliteStore::RecoverInterrupted() {
         int rc;
         while ((rc = stmt.Step()) == SQLITE_ROW) {
           int64_t seq = stmt.Int(0);
-          auto data =
-              DecodeJson(stmt.Text(1), "the data of part " + std::to_string(seq) + " of message " + id);
+          auto data = DecodeJson(stmt.Text(1),
+                                 "the data of part " + std::to_string(seq) + " of message " + id);
           if (!data) return data.error();
           (*data)["interrupted"] = true;
           closed.emplace_back(seq, data->dump());
@@ -84,11 +84,15 @@ Result<int64_t> SqliteStore::RecoverInterrupted() {
       touched_messages.insert(ids->begin(), ids->end());
     }
 
-    // Every message that changed (its status, a part or a step) and its thread count as written.
+    // The thread of every message that changed (its status, a part or a step) counts as written.
+    std::set<std::string> threads;
     for (const std::string& id : touched_messages) {
       auto thread = ThreadOf(id);
       if (!thread) return thread.error();
-      if (auto s = TouchMessage(id, *thread, now); !s) return s.error();
+      threads.insert(std::move(*thread));
+    }
+    for (const std::string& thread : threads) {
+      if (auto s = Touch(thread, now); !s) return s.error();
     }
     return static_cast<int64_t>(messages.size());
   });

@@ -66,8 +66,8 @@ constexpr std::array<const char*, 5> kStepStatuses = {"running", "finished", "er
 
 }  // namespace
 
-SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, std::string path)
-    : conn_(std::move(conn)), path_(std::move(path)) {}
+SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, std::string path, int64_t touch)
+    : conn_(std::move(conn)), path_(std::move(path)), touch_(touch) {}
 
 // ---- transactions -------------------------------------------------------------------------------
 
@@ -126,14 +126,27 @@ Status SqliteStore::Batch(const std::function<Status()>& writes) {
 // ---- shared write steps -------------------------------------------------------------------------
 
 Status SqliteStore::Touch(const std::string& thread_id, int64_t now) {
-  auto prepared = conn_->Prepare(
-      "UPDATE threads SET updated_ms = ?1, "
-      "touch = (SELECT coalesce(max(touch), 0) + 1 FROM threads) WHERE id = ?2");
+  auto prepared = conn_->Prepare("UPDATE threads SET updated_ms = ?1, touch = ?3 WHERE id = ?2");
   if (!prepared) return prepared.error();
   Statement stmt(*prepared);
-  stmt.Bind(1, now).Bind(2, thread_id);
+  stmt.Bind(1, now).Bind(2, thread_id).Bind(3, ++touch_);
   if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot update thread " + thread_id);
   if (sqlite3_changes(conn_->db()) == 0) return NotFound("thread", thread_id);
+  return {};
+}
+
+Status SqliteStore::TouchThreadOf(const std::string& message_id, int64_t now) {
+  auto prepared = conn_->Prepare(
+      "UPDATE threads SET updated_ms = ?1, touch = ?2 "
+      "WHERE id = (SELECT thread_id FROM messages WHERE id = ?3)");
+  if (!prepared) return prepared.error();
+  Statement stmt(*prepared);
+  stmt.Bind(1, now).Bind(2, ++touch_).Bind(3, message_id);
+  if (stmt.Step() != SQLITE_DONE) {
+    return IoError(conn_->db(), "cannot update the thread of message " + message_id);
+  }
+  // messages.thread_id is a foreign key, so no change means no such message.
+  if (sqlite3_changes(conn_->db()) == 0) return NotFound("message", message_id);
   return {};
 }
 
@@ -148,18 +161,6 @@ Result<std::string> SqliteStore::ThreadOf(const std::string& message_id) {
   return IoError(conn_->db(), "cannot read message " + message_id);
 }
 
-Status SqliteStore::TouchMessage(const std::string& message_id, const std::string& thread_id,
-                                 int64_t now) {
-  auto prepared = conn_->Prepare("UPDATE messages SET updated_ms = ?1 WHERE id = ?2");
-  if (!prepared) return prepared.error();
-  Statement stmt(*prepared);
-  stmt.Bind(1, now).Bind(2, message_id);
-  if (stmt.Step() != SQLITE_DONE) {
-    return IoError(conn_->db(), "cannot update message " + message_id);
-  }
-  return Touch(thread_id, now);
-}
-
 // ---- threads ------------------------------------------------------------------------------------
 
 Result<ThreadInfo> SqliteStore::CreateThread(const std::string& title) {
@@ -168,10 +169,10 @@ Result<ThreadInfo> SqliteStore::CreateThread(const std::string& title) {
     info.updated_ms = info.created_ms;
     auto prepared = conn_->Prepare(
         "INSERT INTO threads(id, title, created_ms, updated_ms, touch) "
-        "VALUES (?1, ?2, ?3, ?3, (SELECT coalesce(max(touch), 0) + 1 FROM threads))");
+        "VALUES (?1, ?2, ?3, ?3, ?4)");
     if (!prepared) return prepared.error();
     Statement stmt(*prepared);
-    stmt.Bind(1, info.id).Bind(2, info.title).Bind(3, info.created_ms);
+    stmt.Bind(1, info.id).Bind(2, info.title).Bind(3, info.created_ms).Bind(4, ++touch_);
     if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot create a thread");
     return info;
   });
@@ -202,8 +203,8 @@ Status SqliteStore::DeleteThread(const std::string& id) {
 
 // ---- messages, parts, steps ---------------------------------------------------------------------
 
-Result<MessageRecord> SqliteStore::AddMessage(const std::string& thread_id,
-                                              const std::string& role, const std::string& status,
+Result<MessageRecord> SqliteStore::AddMessage(const std::string& thread_id, const std::string& role,
+                                              const std::string& status,
                                               const nlohmann::json& meta) {
   if (auto s = OneOf(role, kRoles, "message role"); !s) return s.error();
   if (auto s = OneOf(status, kMessageStatuses, "message status"); !s) return s.error();
@@ -243,18 +244,17 @@ Status SqliteStore::UpdateMessage(const std::string& message_id, const std::stri
   auto meta_text = EncodeJson(meta, "message meta");
   if (!meta_text) return meta_text.error();
   return Transact(true, [&]() -> Status {
-    auto thread_id = ThreadOf(message_id);
-    if (!thread_id) return thread_id.error();
     int64_t now = NowMs();
-    auto prepared = conn_->Prepare(
-        "UPDATE messages SET status = ?1, meta = ?2, updated_ms = ?3 WHERE id = ?4");
+    if (auto s = TouchThreadOf(message_id, now); !s) return s;
+    auto prepared =
+        conn_->Prepare("UPDATE messages SET status = ?1, meta = ?2, updated_ms = ?3 WHERE id = ?4");
     if (!prepared) return prepared.error();
     Statement stmt(*prepared);
     stmt.Bind(1, status).Bind(2, *meta_text).Bind(3, now).Bind(4, message_id);
     if (stmt.Step() != SQLITE_DONE) {
       return IoError(conn_->db(), "cannot update message " + message_id);
     }
-    return Touch(*thread_id, now);
+    return {};
   });
 }
 
@@ -265,8 +265,7 @@ Status SqliteStore::PutPart(const std::string& message_id, const PartRecord& par
   auto data = EncodeJson(part.data, row + ": data");
   if (!data) return data.error();
   return Transact(true, [&]() -> Status {
-    auto thread_id = ThreadOf(message_id);
-    if (!thread_id) return thread_id.error();
+    if (auto s = TouchThreadOf(message_id, NowMs()); !s) return s;
     auto prepared = conn_->Prepare(
         "INSERT INTO parts(message_id, seq, step, kind, key, state, open, data) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (message_id, seq) DO UPDATE SET "
@@ -277,7 +276,7 @@ Status SqliteStore::PutPart(const std::string& message_id, const PartRecord& par
     stmt.Bind(1, message_id).Bind(2, part.seq).Bind(3, int64_t{part.step}).Bind(4, part.kind);
     stmt.Bind(5, part.key).Bind(6, part.state).Bind(7, int64_t{part.open ? 1 : 0}).Bind(8, *data);
     if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot write " + row);
-    return TouchMessage(message_id, *thread_id, NowMs());
+    return {};
   });
 }
 
@@ -289,8 +288,7 @@ Status SqliteStore::PutStep(const std::string& message_id, const StepRecord& ste
   if (!detail) return detail.error();
   std::string tokens = EncodeTokens(step.tokens);
   return Transact(true, [&]() -> Status {
-    auto thread_id = ThreadOf(message_id);
-    if (!thread_id) return thread_id.error();
+    if (auto s = TouchThreadOf(message_id, NowMs()); !s) return s;
     auto prepared = conn_->Prepare(
         "INSERT INTO steps(message_id, idx, status, finish_reason, prompt_tokens, "
         "cached_prompt_tokens, generated_tokens, tokens, started_ms, finished_ms, detail) "
@@ -308,7 +306,7 @@ Status SqliteStore::PutStep(const std::string& message_id, const StepRecord& ste
     stmt.Bind(7, step.generated_tokens).BindBlob(8, tokens.data(), tokens.size());
     stmt.Bind(9, step.started_ms).Bind(10, step.finished_ms).Bind(11, *detail);
     if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot write " + row);
-    return TouchMessage(message_id, *thread_id, NowMs());
+    return {};
   });
 }
 
@@ -333,20 +331,18 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
       std::filesystem::create_directories(folder, ec);
       if (ec) {
         return MakeError("store.open",
-                         "cannot create the folder " + folder.string() + ": " + ec.message(),
-                         path);
+                         "cannot create the folder " + folder.string() + ": " + ec.message(), path);
       }
     }
   }
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   auto conn = std::make_unique<Connection>(db);  // owns `db` from here, even on failure
   if (rc != SQLITE_OK) {
-    return MakeError("store.open",
-                     std::string("cannot open the store: ") + (db ? sqlite3_errmsg(db) : "no memory"),
-                     path);
+    return MakeError(
+        "store.open",
+        std::string("cannot open the store: ") + (db ? sqlite3_errmsg(db) : "no memory"), path);
   }
   sqlite3_busy_timeout(db, 5000);
   // The first statement that reads the file tells a database from anything else.
@@ -368,8 +364,8 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
       &mode, nullptr);
   if (rc != SQLITE_OK || (!memory && mode != "wal")) {
     return MakeError("store.open",
-                     "cannot switch the store to WAL mode (journal mode is \"" + mode + "\"): " +
-                         sqlite3_errmsg(db),
+                     "cannot switch the store to WAL mode (journal mode is \"" + mode +
+                         "\"): " + sqlite3_errmsg(db),
                      path);
   }
   if (auto s = conn->Exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
@@ -378,7 +374,11 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
     return MakeError("store.open", s.error().message, path);
   }
   if (auto s = internal::Migrate(*conn, path); !s) return s.error();
-  return std::unique_ptr<Store>(std::make_unique<internal::SqliteStore>(std::move(conn), path));
+  auto touch =
+      conn->QueryInt("SELECT coalesce(max(touch), 0) FROM threads", "cannot read the threads");
+  if (!touch) return MakeError("store.open", touch.error().message, path);
+  return std::unique_ptr<Store>(
+      std::make_unique<internal::SqliteStore>(std::move(conn), path, *touch));
 }
 
 }  // namespace affordance::store

@@ -92,7 +92,8 @@ struct MessageRecord {
   std::string status;  // "running" | "complete" | "interrupted"
   nlohmann::json meta = nlohmann::json::object();  // terminal status, truth, provider, ...
   int64_t created_ms = 0;
-  int64_t updated_ms = 0;
+  int64_t updated_ms = 0;  // the last AddMessage / UpdateMessage / recovery of this message (its
+                           // parts and steps move the thread's updated_ms, not this one)
   std::vector<PartRecord> parts;  // by seq
   std::vector<StepRecord> steps;  // by index
 };

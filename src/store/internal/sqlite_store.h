@@ -28,7 +28,8 @@ Error NotFound(const char* what, const std::string& id);
 
 class SqliteStore final : public Store {
  public:
-  SqliteStore(std::unique_ptr<Connection> conn, std::string path);
+  // `touch` is the largest threads.touch in the file.
+  SqliteStore(std::unique_ptr<Connection> conn, std::string path, int64_t touch);
 
   Result<ThreadInfo> CreateThread(const std::string& title) override;
   Result<std::vector<ThreadInfo>> ListThreads() override;
@@ -65,10 +66,11 @@ class SqliteStore final : public Store {
   // Marks the thread written at `now` (updated_ms and the ordering counter); "store.not_found"
   // when there is no such thread.
   Status Touch(const std::string& thread_id, int64_t now);
+  // Touch() for the thread of a message; "store.not_found" when there is no such message. It is
+  // the existence check of the message writes too (one statement instead of two).
+  Status TouchThreadOf(const std::string& message_id, int64_t now);
   // The thread a message belongs to; "store.not_found" when there is no such message.
   Result<std::string> ThreadOf(const std::string& message_id);
-  // Marks a message and its thread written at `now`.
-  Status TouchMessage(const std::string& message_id, const std::string& thread_id, int64_t now);
 
   Result<ThreadInfo> ReadThread(const std::string& id);
   // The parts and steps of `messages` (rows of one thread, or one message, in seq order).
@@ -80,7 +82,8 @@ class SqliteStore final : public Store {
   std::recursive_mutex mu_;
   std::unique_ptr<Connection> conn_;
   std::string path_;
-  int depth_ = 0;       // open scopes on this connection (guarded by mu_)
+  int depth_ = 0;           // open scopes on this connection (guarded by mu_)
+  int64_t touch_ = 0;       // the last threads.touch this store wrote or saw at open
   bool read_only_ = false;  // the outermost open scope is a read snapshot
 };
 
