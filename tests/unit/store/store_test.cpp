@@ -121,6 +121,47 @@ TEST(StoreOpenErrors, EmptyPath) {
   EXPECT_EQ(opened.error().message, "no path given for the store");
 }
 
+TEST(StoreOpenConcurrent, FourOpenersOfANewFileMigrateItOnce) {
+  TempDir dir;
+  std::string path = dir / "new/affordance.db";
+  std::vector<std::unique_ptr<Store>> stores(4);
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> openers;
+  for (int i = 0; i < 4; ++i) {
+    openers.emplace_back([&, i] {
+      auto opened = OpenSqlite(path);
+      if (opened) {
+        stores[i] = std::move(*opened);
+      } else {
+        errors[i] = opened.error().ToString();
+      }
+    });
+  }
+  for (auto& t : openers) t.join();
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(errors[i], "");
+    ASSERT_TRUE(stores[i]);
+    EXPECT_EQ(stores[i]->SchemaVersion(), 1);
+  }
+  auto t = stores[0]->CreateThread("shared");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(stores[3]->GetThread(t->id)->title, "shared");
+}
+
+TEST(StoreOpenMemory, InMemoryStoreWorks) {
+  auto opened = OpenSqlite(":memory:");
+  ASSERT_TRUE(opened.ok()) << opened.error().ToString();
+  auto& store = *opened;
+  EXPECT_EQ(store->SchemaVersion(), 1);
+  auto t = store->CreateThread("ephemeral");
+  ASSERT_TRUE(t.ok());
+  auto m = store->AddMessage(t->id, "user", "complete", {{"k", 1}});
+  ASSERT_TRUE(m.ok());
+  auto loaded = store->LoadThread(t->id);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->size(), 1u);
+}
+
 TEST(StoreIds, PrefixAnd16LowercaseHexDigits) {
   std::set<std::string> seen;
   std::regex shape("m_[0-9a-f]{16}");
