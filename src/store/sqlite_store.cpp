@@ -66,8 +66,8 @@ constexpr std::array<const char*, 5> kStepStatuses = {"running", "finished", "er
 
 }  // namespace
 
-SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, std::string path, int64_t touch)
-    : conn_(std::move(conn)), path_(std::move(path)), touch_(touch) {}
+SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, int64_t touch)
+    : conn_(std::move(conn)), touch_(touch) {}
 
 // ---- transactions -------------------------------------------------------------------------------
 
@@ -79,12 +79,27 @@ Status SqliteStore::Run(std::string_view sql, const std::string& what) {
   return {};
 }
 
+namespace {
+
+// SQLite rolls a whole transaction back by itself after some errors inside it (disk full, I/O
+// error), which an inner scope may have reported and `writes` ignored.
+Error RolledBackBySqlite() {
+  return MakeError("store.io",
+                   "the transaction was rolled back by SQLite after an earlier error; none of "
+                   "its writes were kept");
+}
+
+}  // namespace
+
 Status SqliteStore::Begin(bool write) {
   if (depth_ == 0) {
     if (auto s = Run(write ? "BEGIN IMMEDIATE" : "BEGIN", "cannot start a transaction"); !s) {
       return s;
     }
-    read_only_ = !write;
+  } else if (sqlite3_get_autocommit(conn_->db())) {
+    // Outside any transaction a SAVEPOINT would start a new one and its RELEASE would commit
+    // half a batch.
+    return RolledBackBySqlite();
   } else if (auto s = Run("SAVEPOINT scope", "cannot start a savepoint"); !s) {
     return s;
   }
@@ -95,13 +110,7 @@ Status SqliteStore::Begin(bool write) {
 Status SqliteStore::Commit() {
   --depth_;
   if (depth_ > 0) return Run("RELEASE scope", "cannot release a savepoint");
-  if (sqlite3_get_autocommit(conn_->db())) {
-    // SQLite rolled the whole transaction back after an I/O error inside it (disk full, ...),
-    // which an inner scope may have reported and `writes` ignored.
-    return MakeError("store.io",
-                     "the transaction was rolled back by SQLite after an earlier error; none of "
-                     "its writes were kept");
-  }
+  if (sqlite3_get_autocommit(conn_->db())) return RolledBackBySqlite();
   if (auto s = Run("COMMIT", "cannot commit"); !s) {
     if (!sqlite3_get_autocommit(conn_->db())) (void)Run("ROLLBACK", "rollback");
     return s;
@@ -377,8 +386,7 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
   auto touch =
       conn->QueryInt("SELECT coalesce(max(touch), 0) FROM threads", "cannot read the threads");
   if (!touch) return MakeError("store.open", touch.error().message, path);
-  return std::unique_ptr<Store>(
-      std::make_unique<internal::SqliteStore>(std::move(conn), path, *touch));
+  return std::unique_ptr<Store>(std::make_unique<internal::SqliteStore>(std::move(conn), *touch));
 }
 
 }  // namespace affordance::store

@@ -29,7 +29,7 @@ Error NotFound(const char* what, const std::string& id);
 class SqliteStore final : public Store {
  public:
   // `touch` is the largest threads.touch in the file.
-  SqliteStore(std::unique_ptr<Connection> conn, std::string path, int64_t touch);
+  SqliteStore(std::unique_ptr<Connection> conn, int64_t touch);
 
   Result<ThreadInfo> CreateThread(const std::string& title) override;
   Result<std::vector<ThreadInfo>> ListThreads() override;
@@ -81,10 +81,8 @@ class SqliteStore final : public Store {
 
   std::recursive_mutex mu_;
   std::unique_ptr<Connection> conn_;
-  std::string path_;
   int depth_ = 0;           // open scopes on this connection (guarded by mu_)
   int64_t touch_ = 0;       // the last threads.touch this store wrote or saw at open
-  bool read_only_ = false;  // the outermost open scope is a read snapshot
 };
 
 template <class Body>

@@ -1,5 +1,5 @@
 // The store's contract (store.h) against real SQLite files: opening and migrations, threads,
-// messages, parts and steps, round trips, bad input, and corrupted columns.
+// messages, parts and steps, and round trips. Errors are in store_errors_test.cpp.
 #include "support.h"
 
 #include <climits>
@@ -119,6 +119,47 @@ TEST(StoreOpenErrors, EmptyPath) {
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(opened.error().code, "store.open");
   EXPECT_EQ(opened.error().message, "no path given for the store");
+}
+
+TEST(StoreOpenConcurrent, FourOpenersOfANewFileMigrateItOnce) {
+  TempDir dir;
+  std::string path = dir / "new/affordance.db";
+  std::vector<std::unique_ptr<Store>> stores(4);
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> openers;
+  for (int i = 0; i < 4; ++i) {
+    openers.emplace_back([&, i] {
+      auto opened = OpenSqlite(path);
+      if (opened) {
+        stores[i] = std::move(*opened);
+      } else {
+        errors[i] = opened.error().ToString();
+      }
+    });
+  }
+  for (auto& t : openers) t.join();
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(errors[i], "");
+    ASSERT_TRUE(stores[i]);
+    EXPECT_EQ(stores[i]->SchemaVersion(), 1);
+  }
+  auto t = stores[0]->CreateThread("shared");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(stores[3]->GetThread(t->id)->title, "shared");
+}
+
+TEST(StoreOpenMemory, InMemoryStoreWorks) {
+  auto opened = OpenSqlite(":memory:");
+  ASSERT_TRUE(opened.ok()) << opened.error().ToString();
+  auto& store = *opened;
+  EXPECT_EQ(store->SchemaVersion(), 1);
+  auto t = store->CreateThread("ephemeral");
+  ASSERT_TRUE(t.ok());
+  auto m = store->AddMessage(t->id, "user", "complete", {{"k", 1}});
+  ASSERT_TRUE(m.ok());
+  auto loaded = store->LoadThread(t->id);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->size(), 1u);
 }
 
 TEST(StoreIds, PrefixAnd16LowercaseHexDigits) {
@@ -437,124 +478,6 @@ TEST_F(StoreMessages, EmptyThreadLoadsAsNoMessages) {
   auto loaded = store_->LoadThread(t.id);
   ASSERT_TRUE(loaded.ok());
   EXPECT_TRUE(loaded->empty());
-}
-
-// ---- bad input ----------------------------------------------------------------------------------
-
-class StoreBadInput : public StoreFixture {};
-
-TEST_F(StoreBadInput, UnknownIdsAreNotFoundNamingTheId) {
-  auto expect_not_found = [](const auto& r, const std::string& what) {
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, "store.not_found");
-    EXPECT_EQ(r.error().message, what);
-  };
-  expect_not_found(store_->GetThread("t_nope"), "no thread \"t_nope\" in the store");
-  expect_not_found(store_->RenameThread("t_nope", "x"), "no thread \"t_nope\" in the store");
-  expect_not_found(store_->DeleteThread("t_nope"), "no thread \"t_nope\" in the store");
-  expect_not_found(store_->LoadThread("t_nope"), "no thread \"t_nope\" in the store");
-  expect_not_found(store_->AddMessage("t_nope", "user", "complete", {}),
-                   "no thread \"t_nope\" in the store");
-  expect_not_found(store_->UpdateMessage("m_nope", "complete", {}),
-                   "no message \"m_nope\" in the store");
-  expect_not_found(store_->PutPart("m_nope", Part(0, "x")), "no message \"m_nope\" in the store");
-  expect_not_found(store_->PutStep("m_nope", StepRecord{}), "no message \"m_nope\" in the store");
-  expect_not_found(store_->LoadMessage("m_nope"), "no message \"m_nope\" in the store");
-  EXPECT_EQ(Raw("SELECT count(*) FROM threads"), "0");  // nothing was written on the way
-}
-
-TEST_F(StoreBadInput, RolesStatusesKindsAndPayloads) {
-  auto t = NewThread();
-  auto m = NewMessage(t.id);
-  auto expect_bad = [](const auto& r, const std::string& message) {
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, "store.bad_input");
-    EXPECT_EQ(r.error().message, message);
-  };
-  expect_bad(store_->AddMessage(t.id, "system", "complete", {}),
-             "message role \"system\" is not one of user, assistant");
-  expect_bad(store_->AddMessage(t.id, "", "complete", {}),
-             "message role \"\" is not one of user, assistant");
-  expect_bad(store_->AddMessage(t.id, "user", "done", {}),
-             "message status \"done\" is not one of running, complete, interrupted");
-  expect_bad(store_->UpdateMessage(m.id, "finished", {}),
-             "message status \"finished\" is not one of running, complete, interrupted");
-  expect_bad(store_->AddMessage(t.id, "user", "complete", json::array({1})),
-             "message meta must be a JSON object, not array");
-  PartRecord p = Part(3, "x");
-  p.kind = "";
-  expect_bad(store_->PutPart(m.id, p), "part 3 of message " + m.id + ": kind is empty");
-  p = Part(-1, "x");
-  expect_bad(store_->PutPart(m.id, p), "part -1 of message " + m.id + ": seq must not be negative");
-  p = Part(0, "x");
-  p.data = "just a string";
-  expect_bad(store_->PutPart(m.id, p),
-             "part 0 of message " + m.id + ": data must be a JSON object, not string");
-  p.data = {{"text", std::string("\xff\xfe not utf-8")}};
-  auto r = store_->PutPart(m.id, p);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().code, "store.bad_input");
-  EXPECT_NE(r.error().message.find("part 0 of message " + m.id + ": data cannot be stored"),
-            std::string::npos)
-      << r.error().message;
-  StepRecord s;
-  s.status = "done";
-  expect_bad(store_->PutStep(m.id, s),
-             "step status \"done\" is not one of running, finished, error, aborted, interrupted");
-  s.status = "finished";
-  s.index = -2;
-  expect_bad(store_->PutStep(m.id, s),
-             "step -2 of message " + m.id + ": index must not be negative");
-  auto loaded = store_->LoadMessage(m.id);
-  ASSERT_TRUE(loaded.ok());
-  EXPECT_TRUE(loaded->parts.empty());
-  EXPECT_TRUE(loaded->steps.empty());
-  EXPECT_EQ(store_->GetThread(t.id)->messages, 1);
-}
-
-// ---- corrupted columns --------------------------------------------------------------------------
-
-class StoreCorruption : public StoreFixture {};
-
-TEST_F(StoreCorruption, MalformedJsonReadsBackAsIoErrorNamingTheRow) {
-  auto t = NewThread();
-  auto m = NewMessage(t.id);
-  STORE_ASSERT_OK(store_->PutPart(m.id, Part(0, "fine")));
-  STORE_ASSERT_OK(store_->PutPart(m.id, Part(1, "soon broken")));
-  ASSERT_EQ(Raw("UPDATE parts SET data = '{\"text\": \"oops' WHERE seq = 1"), "");
-  auto check = [&](const Error& e) {
-    EXPECT_EQ(e.code, "store.io");
-    EXPECT_EQ(e.message,
-              "the data of part 1 of message " + m.id + " is corrupted: not a JSON object");
-    EXPECT_EQ(e.detail, "{\"text\": \"oops");
-  };
-  auto message = store_->LoadMessage(m.id);
-  ASSERT_FALSE(message.ok());
-  check(message.error());
-  auto thread = store_->LoadThread(t.id);
-  ASSERT_FALSE(thread.ok());
-  check(thread.error());
-  ASSERT_EQ(Raw("UPDATE parts SET data = '{}' WHERE seq = 1"), "");
-  ASSERT_EQ(Raw("UPDATE messages SET meta = 'not json'"), "");
-  auto r = store_->LoadThread(t.id);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "the meta of message " + m.id + " is corrupted: not a JSON object");
-  ASSERT_EQ(Raw("UPDATE messages SET meta = '{}'"), "");
-  STORE_ASSERT_OK(store_->PutStep(m.id, StepRecord{}));
-  ASSERT_EQ(Raw("UPDATE steps SET detail = '[1,2'"), "");
-  r = store_->LoadThread(t.id);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message,
-            "the detail of step 0 of message " + m.id + " is corrupted: not a JSON object");
-  ASSERT_EQ(Raw("UPDATE steps SET detail = '{}', tokens = x'0102030405'"), "");
-  auto one = store_->LoadMessage(m.id);
-  ASSERT_FALSE(one.ok());
-  EXPECT_EQ(one.error().code, "store.io");
-  EXPECT_EQ(one.error().message, "step 0 of message " + m.id +
-                                     " is corrupted: its tokens are 5 bytes, not a multiple of 4");
-  // The store stays usable.
-  ASSERT_EQ(Raw("UPDATE steps SET tokens = x''"), "");
-  EXPECT_TRUE(store_->LoadThread(t.id).ok());
 }
 
 }  // namespace
