@@ -3,6 +3,7 @@
 #include "cli/output.h"
 #include "connect/manifest.h"
 #include "formats/output_parser.h"
+#include "harness/owner.h"
 #include "model/http_provider.h"
 #include "model/llama_provider.h"
 #include "model/replay_provider.h"
@@ -186,7 +187,7 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
   auto store = store::OpenSqlite(data + "/affordance.db");
   if (!store) return store.error();
   s->store = std::move(*store);
-  auto recovered = s->store->RecoverInterrupted();
+  auto recovered = s->store->RecoverInterrupted(harness::Abandoned);
   if (!recovered) return recovered.error();
   s->recovered = *recovered;
 

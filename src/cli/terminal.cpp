@@ -24,6 +24,31 @@ std::string TitleFor(const std::string& message) {
 namespace {
 const char* kFrames[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
 
+std::string Shorten(const std::string& s, size_t n);
+
+// `key: value, key: value` with short scalar values and {…} / […] for nested ones: what a person
+// needs to recognise a call at a glance.
+std::string ArgsSummary(const nlohmann::ordered_json& input) {
+  if (!input.is_object()) return input.is_null() ? "" : Shorten(input.dump(), 40);
+  std::string out;
+  for (const auto& [key, value] : input.items()) {
+    std::string v;
+    if (value.is_string()) {
+      v = Shorten(value.get<std::string>(), 28);
+      for (char& c : v) if (c == '\n') c = ' ';
+    } else if (value.is_object()) {
+      auto op = value.find("operation");
+      v = op != value.end() && op->is_string() ? op->get<std::string>() + "(…)" : "{…}";
+    } else if (value.is_array()) {
+      v = value.size() <= 3 ? Shorten(value.dump(), 28) : "[" + std::to_string(value.size()) + "]";
+    } else {
+      v = value.dump();
+    }
+    out += (out.empty() ? "" : ", ") + key + ": " + v;
+  }
+  return out;
+}
+
 std::string Shorten(const std::string& s, size_t n) {
   if (s.size() <= n) return s;
   size_t cut = n - 1;
@@ -117,7 +142,7 @@ void TerminalView::Show(const harness::Event& event) {
   } else if (type == "tool-input-available") {
     Call& call = calls_[c.value("toolCallId", "")];
     call.name = c.value("toolName", "");
-    call.args = c.contains("input") ? c["input"].dump() : "";
+    call.args = c.contains("input") ? ArgsSummary(c["input"]) : "";
     Spin("running " + call.name);
   } else if (type == "tool-input-error") {
     StopSpin();
@@ -136,7 +161,7 @@ void TerminalView::Show(const harness::Event& event) {
     if (d.contains("dataState")) state += " · " + d.value("dataState", "");
     std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");
     std::string detail = call.ok ? state : Shorten(call.error, 110);
-    Line("  " + mark + " " + call.name + Dim(" " + Shorten(call.args, 60) + " · " + detail));
+    Line("  " + mark + " " + call.name + Dim(" " + Shorten(call.args, 70) + " · " + detail));
     Spin("thinking");
   } else if (type == "data-surface") {
     StopSpin();

@@ -4,6 +4,7 @@
 #include "harness/chooser.h"
 #include "harness/frame_text.h"
 #include "harness/harness.h"
+#include "harness/owner.h"
 #include "harness/tools.h"
 
 #include <algorithm>
@@ -200,7 +201,7 @@ Result<TurnReport> Harness::RunTurn(const std::string& thread_id, const std::str
     return store_.PutPart(user.id, t);
   });
   if (!written) return written.error();
-  auto assistant = store_.AddMessage(thread_id, "assistant", "running", nlohmann::json::object());
+  auto assistant = store_.AddMessage(thread_id, "assistant", "running", {{"owner", TurnOwner()}});
   if (!assistant) return assistant.error();
 
   TurnReport report;

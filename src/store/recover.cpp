@@ -8,37 +8,37 @@
 
 namespace affordance::store::internal {
 
-namespace {
-
-// Runs `stmt` to the end, collecting its first column.
-Result<std::vector<std::string>> FirstColumn(Statement& stmt, sqlite3* db,
-                                             const std::string& what) {
-  std::vector<std::string> out;
-  int rc;
-  while ((rc = stmt.Step()) == SQLITE_ROW) out.emplace_back(stmt.Text(0));
-  if (rc != SQLITE_DONE) return IoError(db, what);
-  return out;
-}
-
-}  // namespace
-
-Result<int64_t> SqliteStore::RecoverInterrupted() {
+Result<int64_t> SqliteStore::RecoverInterrupted(const AbandonedFn& abandoned) {
   return Transact(true, [&]() -> Result<int64_t> {
     sqlite3* db = conn_->db();
     int64_t now = NowMs();
     std::set<std::string> touched_messages;
 
-    auto marked = conn_->Prepare(
-        "UPDATE messages SET status = 'interrupted', updated_ms = ?1 WHERE status = 'running' "
-        "RETURNING id");
-    if (!marked) return marked.error();
+    // The running messages, and of those the ones whose writer is gone.
+    auto running = conn_->Prepare("SELECT id, meta FROM messages WHERE status = 'running'");
+    if (!running) return running.error();
     std::vector<std::string> messages;
     {
-      Statement stmt(*marked);
-      stmt.Bind(1, now);
-      auto ids = FirstColumn(stmt, db, "cannot mark running messages interrupted");
-      if (!ids) return ids.error();
-      messages = std::move(*ids);
+      Statement stmt(*running);
+      int rc;
+      while ((rc = stmt.Step()) == SQLITE_ROW) {
+        std::string id(stmt.Text(0));
+        if (abandoned) {
+          auto meta = DecodeJson(stmt.Text(1), "the meta of message " + id);
+          if (!meta) return meta.error();
+          if (!abandoned(*meta)) continue;
+        }
+        messages.push_back(std::move(id));
+      }
+      if (rc != SQLITE_DONE) return IoError(db, "cannot read the running messages");
+    }
+    auto mark = conn_->Prepare(
+        "UPDATE messages SET status = 'interrupted', updated_ms = ?2 WHERE id = ?1");
+    if (!mark) return mark.error();
+    for (const std::string& id : messages) {
+      Statement stmt(*mark);
+      stmt.Bind(1, id).Bind(2, now);
+      if (stmt.Step() != SQLITE_DONE) return IoError(db, "cannot mark message " + id + " interrupted");
     }
 
     auto open_parts =
@@ -75,13 +75,24 @@ Result<int64_t> SqliteStore::RecoverInterrupted() {
     }
 
     auto steps = conn_->Prepare(
-        "UPDATE steps SET status = 'interrupted' WHERE status = 'running' RETURNING message_id");
+        "UPDATE steps SET status = 'interrupted' WHERE status = 'running' AND message_id = ?1");
     if (!steps) return steps.error();
-    {
+    for (const std::string& id : messages) {
       Statement stmt(*steps);
-      auto ids = FirstColumn(stmt, db, "cannot mark running steps interrupted");
-      if (!ids) return ids.error();
-      touched_messages.insert(ids->begin(), ids->end());
+      stmt.Bind(1, id);
+      if (stmt.Step() != SQLITE_DONE) return IoError(db, "cannot mark the steps of " + id + " interrupted");
+      touched_messages.insert(id);
+    }
+    // A step left running in a message that is no longer running has no writer either.
+    auto stray = conn_->Prepare(
+        "UPDATE steps SET status = 'interrupted' WHERE status = 'running' AND message_id IN "
+        "(SELECT id FROM messages WHERE status != 'running') RETURNING message_id");
+    if (!stray) return stray.error();
+    {
+      Statement stmt(*stray);
+      int rc;
+      while ((rc = stmt.Step()) == SQLITE_ROW) touched_messages.insert(std::string(stmt.Text(0)));
+      if (rc != SQLITE_DONE) return IoError(db, "cannot mark running steps interrupted");
     }
 
     // The thread of every message that changed (its status, a part or a step) counts as written.

@@ -19,8 +19,8 @@
 // truth state it has reached (harness/truth.h names them); `open` is true while the part still
 // waits for evidence that closes it (a text that is streaming, a call without a result).
 //
-// Recovery: RecoverInterrupted() turns every message still "running" into "interrupted", every
-// step still "running" into "interrupted", and closes each open part of those messages with state
+// Recovery: RecoverInterrupted() turns every message still "running" (whose writer is gone, see
+// the method) into "interrupted", its steps still "running" into "interrupted", and closes each open part of those messages with state
 // "interrupted" (data gains "interrupted": true). Nothing persisted is deleted.
 //
 // Backend: SQLite in WAL mode (synchronous=NORMAL: a committed write survives a process kill;
@@ -126,8 +126,12 @@ class Store {
   virtual Result<std::vector<MessageRecord>> LoadThread(const std::string& thread_id) = 0;
   virtual Result<MessageRecord> LoadMessage(const std::string& message_id) = 0;
 
-  // See the file comment. Returns how many messages it marked interrupted.
-  virtual Result<int64_t> RecoverInterrupted() = 0;
+  // See the file comment. Returns how many messages it marked interrupted. `abandoned` (given the
+  // message's meta) decides which running messages are orphans; without it every running message
+  // is. Pass it whenever another live process may be writing a turn to the same file (the harness
+  // records its writer in meta.owner and checks that the writer still runs).
+  using AbandonedFn = std::function<bool(const nlohmann::json& meta)>;
+  virtual Result<int64_t> RecoverInterrupted(const AbandonedFn& abandoned = {}) = 0;
 
   // Runs `writes` (calls on this store from the same thread) as one transaction: all of them are
   // committed, or none when `writes` returns an error (which Batch returns).

@@ -47,7 +47,7 @@ class SqliteStore final : public Store {
   Result<std::vector<MessageRecord>> LoadThread(const std::string& thread_id) override;
   Result<MessageRecord> LoadMessage(const std::string& message_id) override;
 
-  Result<int64_t> RecoverInterrupted() override;
+  Result<int64_t> RecoverInterrupted(const AbandonedFn& abandoned) override;
   Status Batch(const std::function<Status()>& writes) override;
   int SchemaVersion() override;
 

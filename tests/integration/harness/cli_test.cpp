@@ -2,6 +2,7 @@
 // a real data folder, the example calendar connector, the replay provider (a stand-in for a model,
 // which cannot run here), and real process kills.
 #include "connect/process.h"
+#include "harness/owner.h"
 #include "store/store.h"
 #include "support.h"
 
@@ -220,7 +221,7 @@ TEST(HarnessCli, KilledMidTurnTheDatabaseOpensShowsTheTurnInterruptedAndResumes)
   ASSERT_TRUE(WIFSIGNALED(status));
 
   auto store = cli.Store();
-  auto recovered = store->RecoverInterrupted();
+  auto recovered = store->RecoverInterrupted(harness::Abandoned);
   ASSERT_TRUE(recovered.ok());
   EXPECT_EQ(*recovered, 1);
   auto threads = store->ListThreads();
@@ -263,6 +264,27 @@ TEST(HarnessCli, KilledMidTurnTheDatabaseOpensShowsTheTurnInterruptedAndResumes)
 
 namespace affordance::harness::testing {
 namespace {
+
+TEST(HarnessRecovery, ATurnOfALiveProcessIsNeverInterrupted) {
+  TempDir dir;
+  auto store = store::OpenSqlite(dir / "affordance.db").value();
+  auto thread = store->CreateThread("t").value();
+  // Ours (this process is alive), one of a dead process, one with no owner.
+  auto live = store->AddMessage(thread.id, "assistant", "running", {{"owner", TurnOwner()}}).value();
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  auto dead = store->AddMessage(thread.id, "assistant", "running",
+                                {{"owner", {{"pid", child}, {"start", 1}}}}).value();
+  auto none = store->AddMessage(thread.id, "assistant", "running", json::object()).value();
+  auto recovered = store->RecoverInterrupted(Abandoned);
+  ASSERT_TRUE(recovered.ok());
+  EXPECT_EQ(*recovered, 2);
+  EXPECT_EQ(store->LoadMessage(live.id)->status, "running");
+  EXPECT_EQ(store->LoadMessage(dead.id)->status, "interrupted");
+  EXPECT_EQ(store->LoadMessage(none.id)->status, "interrupted");
+}
 
 TEST(CapabilityRegistry, EveryCommandOfTheBinaryIsDeclared) {
   auto out = connect::RunProcess({AFFORDANCE_CLI, "capabilities", "--json"}, 60000);

@@ -1,0 +1,17 @@
+// Which process writes a running turn. A running assistant message carries meta.owner = {pid,
+// start} (the process id and its start time, so a reused pid is not mistaken for the writer);
+// recovery treats a running message as abandoned only when that process is gone, so a second
+// process opening the same data folder (a chat beside a server) never interrupts a live turn.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace affordance::harness {
+
+// {"pid": ..., "start": ...} of this process.
+nlohmann::json TurnOwner();
+
+// For store::Store::RecoverInterrupted: true when meta names no owner, or its process is gone.
+bool Abandoned(const nlohmann::json& meta);
+
+}  // namespace affordance::harness
