@@ -212,16 +212,22 @@ void PrefixReuse(benchmark::State& state, bool app) {
         "{\\\"names\\\": [\\\"\" name \"\\\"]}}\\n</tool_call>\"\n"
         "name ::= \"Table\" | \"Card\" | \"Col\" | \"Stack\"\n";
   }
-  double within = 0, across = 0, first_prompt = 0;
+  double within = 0, across = 0, first_prompt = 0, kept = 0;
   for (auto _ : state) {
     Rig rig(model::LlamaProvider::Open(Tok(), lo).value(), apps, ho);
     auto thread = *rig.store->CreateThread("bench");
-    SeedHistory(*rig.store, thread.id, 4);
-    int64_t prompt = 0, cached = 0;
+    SeedHistory(*rig.store, thread.id, static_cast<int>(state.range(0)));
+    int64_t prompt = 0, cached = 0, reusable = 0;
     for (int turn = 0; turn < 2; ++turn) {
       auto report = *rig.harness->RunTurn(thread.id, "Go on.", {}, model::CancelToken());
       for (size_t i = 0; i < report.ledger.size(); ++i) {
         const auto& s = report.ledger[i];
+        // What the engine already held: the previous prompt and the tokens it sampled (all but
+        // the last, which ends generation without being evaluated).
+        if (i > 0) {
+          const auto& p = report.ledger[i - 1];
+          reusable += p.prompt_tokens + p.generated_tokens - 1;
+        }
         if (turn == 0 && i == 0) {
           first_prompt = static_cast<double>(s.prompt_tokens);
           continue;
@@ -235,15 +241,18 @@ void PrefixReuse(benchmark::State& state, bool app) {
       }
     }
     within = static_cast<double>(cached) / static_cast<double>(prompt);
+    kept = static_cast<double>(cached) / static_cast<double>(reusable);
   }
+  state.counters["prefix_kept_pct"] = kept * 100;
   state.counters["reuse_between_steps_pct"] = within * 100;
   state.counters["reuse_across_turns_pct"] = across * 100;
   state.counters["first_frame_tokens"] = first_prompt;
 }
 void BM_PrefixReuse(benchmark::State& state) { PrefixReuse(state, false); }
 void BM_PrefixReuseAppRerenders(benchmark::State& state) { PrefixReuse(state, true); }
-BENCHMARK(BM_PrefixReuse)->Unit(benchmark::kSecond)->Iterations(1);
-BENCHMARK(BM_PrefixReuseAppRerenders)->Unit(benchmark::kSecond)->Iterations(1);
+// Arg: earlier turns in the thread (4: a frame of about 4,000 tokens; 10: about 8,000).
+BENCHMARK(BM_PrefixReuse)->Unit(benchmark::kSecond)->Iterations(1)->Arg(4)->Arg(10);
+BENCHMARK(BM_PrefixReuseAppRerenders)->Unit(benchmark::kSecond)->Iterations(1)->Arg(4);
 #endif
 
 }  // namespace
