@@ -2,6 +2,8 @@
 
 #include "view/view_impl.h"
 
+#include "base/data_dir.h"
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -27,13 +29,17 @@ int InterruptThunk(JSRuntime*, void* opaque) {
   return static_cast<const View::Impl*>(opaque)->Interrupted() ? 1 : 0;
 }
 
+// The lib root when ViewOptions::lib_root is empty: $AFFORDANCE_VIEWS_LIB (an override), else the
+// nearest ancestor folder of the entry named "views" that has a lib/ folder, else the views/lib
+// shipped with the running program (installed or build tree, base/data_dir.h).
 std::string DefaultLibRoot(const std::string& entry_path) {
+  if (const char* env = std::getenv("AFFORDANCE_VIEWS_LIB"); env && *env) return env;
   for (fs::path p = fs::path(entry_path).parent_path(); !p.empty(); p = p.parent_path()) {
     std::error_code ec;
     if (p.filename() == "views" && fs::is_directory(p / "lib", ec)) return (p / "lib").string();
     if (p == p.parent_path()) break;
   }
-  if (const char* env = std::getenv("AFFORDANCE_VIEWS_LIB"); env && *env) return env;
+  if (auto shipped = ShippedDataDir("views/lib")) return shipped->string();
   return {};
 }
 

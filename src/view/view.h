@@ -51,8 +51,10 @@ struct ViewOptions {
   std::chrono::milliseconds time_budget{1000};
   // Maximum JS stack (bytes); deeper recursion is "view.stack_overflow".
   size_t stack_size = 512u << 10;
-  // Folder that "@lib/..." imports resolve under. Empty: the nearest ancestor folder of the entry
-  // file named "views", plus "/lib"; else $AFFORDANCE_VIEWS_LIB.
+  // Folder that "@lib/..." imports resolve under ("@adapters/..." resolve under its sibling
+  // "adapters"). Empty: $AFFORDANCE_VIEWS_LIB when set (an override), else the nearest ancestor
+  // folder of the entry file named "views", plus "/lib", else the views/lib shipped with the
+  // running program (<bin>/../share/affordance/views/lib installed, <build>/share/... built).
   std::string lib_root;
   // Folder of the on-disk transform cache. Empty: $XDG_CACHE_HOME/affordance/tsx, else
   // $HOME/.cache/affordance/tsx. "-" disables the disk cache.
