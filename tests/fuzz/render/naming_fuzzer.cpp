@@ -36,16 +36,22 @@ const char* kEvents[] = {"onClick", "onChange", "onSubmit", "onX y",
 // One label: raw bytes, a long run of one character, a copy of an earlier label (optionally with
 // a generated-looking tail), or a digest-shaped spelling.
 std::string Label(Bytes& in, const std::vector<std::string>& earlier) {
+  // Every byte is read in its own statement: operands of + are unsequenced, and seeds (such as
+  // the label set of issue #17) must decode the same with every compiler.
   const uint8_t op = in.Next();
   switch (op % 6) {
     case 0: {
       std::string s;
-      for (size_t len = in.Next() % 16; len > 0 && in.n > 0; --len)
+      for (size_t len = in.Next() % 16; len > 0 && in.n > 0; --len) {
         s.push_back(static_cast<char>(in.Next()));
+      }
       return s;
     }
-    case 1:
-      return std::string(40 + in.Next() % 200, "zZ_-9 é"[in.Next() % 7]);
+    case 1: {
+      const size_t len = 40 + in.Next() % 200;
+      const char c = "zZ_-9 \xc3"[in.Next() % 7];
+      return std::string(len, c);
+    }
     case 2:
       if (!earlier.empty()) return earlier[in.Next() % earlier.size()];
       return "x";
@@ -53,14 +59,19 @@ std::string Label(Bytes& in, const std::vector<std::string>& earlier) {
       std::string base =
           earlier.empty() ? std::string(48, 'z') : earlier[in.Next() % earlier.size()];
       if (base.size() > 56) base.resize(40 + in.Next() % 17);
-      return base + "_" + std::to_string(in.Next() % 12) +
-             ((op & 8) ? "-" + std::to_string(in.Next() % 5) : "");
+      base += "_" + std::to_string(in.Next() % 12);
+      if (op & 8) base += "-" + std::to_string(in.Next() % 5);
+      return base;
     }
-    case 4:
-      return std::string(in.Next() % 64, 'z') + "_" +
-             affordance::render::LabelDigest(std::string(40 + in.Next() % 200, 'z'))
-                 .substr(0, 2 + in.Next() % 7) +
-             "_" + std::to_string(in.Next() % 8);
+    case 4: {
+      // Spelled like the cut name of a long label: z...z_<digest prefix>_<position>.
+      std::string s(in.Next() % 64, 'z');
+      const size_t digested = 40 + in.Next() % 200;
+      const size_t keep = 2 + in.Next() % 7;
+      s += "_" + affordance::render::LabelDigest(std::string(digested, 'z')).substr(0, keep);
+      s += "_" + std::to_string(in.Next() % 8);
+      return s;
+    }
     default:
       return std::to_string(in.Next() % 10);  // spells an unlabeled target's position
   }
