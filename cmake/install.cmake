@@ -5,7 +5,7 @@
 #   include/affordance/<part>/*.h                   their public headers ("render/renderer.h")
 #   lib/cmake/affordance/                           CMake package: find_package(affordance)
 #   lib/pkgconfig/affordance.pc                     pkg-config
-#   share/affordance/views/{lib,adapters,demo}      views/lib, the chat-format wrappers, the demo
+#   share/affordance/views/                         views/: lib, the chat-format wrappers, the demo
 #   share/affordance/models/<model>/tokenizer*.json the prepared tokenizer data
 # A program finds share/affordance relative to itself (base/data_dir.h): <bin>/../share/affordance
 # installed, <build>/share/affordance in the build tree, where share/affordance/views links to the
@@ -38,10 +38,8 @@ if(TARGET affordance)
 endif()
 
 set(AFFORDANCE_INSTALL_DATA "${CMAKE_INSTALL_DATADIR}/affordance")
-install(DIRECTORY "${CMAKE_SOURCE_DIR}/views/lib" "${CMAKE_SOURCE_DIR}/views/adapters"
-                  "${CMAKE_SOURCE_DIR}/views/demo"
-        DESTINATION "${AFFORDANCE_INSTALL_DATA}/views")
-install(FILES "${CMAKE_SOURCE_DIR}/views/tsconfig.json" DESTINATION "${AFFORDANCE_INSTALL_DATA}/views")
+# The whole views/ folder (lib, adapters, demo, and whatever else ships there), as in the source.
+install(DIRECTORY "${CMAKE_SOURCE_DIR}/views/" DESTINATION "${AFFORDANCE_INSTALL_DATA}/views")
 install(DIRECTORY "${AFFORDANCE_MODELS}/" DESTINATION "${AFFORDANCE_INSTALL_DATA}/models"
         FILES_MATCHING PATTERN "tokenizer.json" PATTERN "tokenizer_config.json")
 
