@@ -9,7 +9,7 @@ add_library(quickjs STATIC
   "${QUICKJS_DIR}/cutils.c" "${QUICKJS_DIR}/dtoa.c")
 target_compile_definitions(quickjs PRIVATE _GNU_SOURCE CONFIG_VERSION="2025-04-26")
 target_compile_options(quickjs PRIVATE -O2 -fwrapv -w)
-target_include_directories(quickjs SYSTEM PUBLIC "${QUICKJS_DIR}")
+target_include_directories(quickjs SYSTEM PUBLIC $<BUILD_INTERFACE:${QUICKJS_DIR}>)
 target_link_libraries(quickjs PUBLIC m Threads::Threads ${CMAKE_DL_LIBS})
 
 # Build-time host tool: compiles a JavaScript file to QuickJS bytecode and writes it as a C array.

@@ -9,7 +9,9 @@ function(affordance_library part)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(affordance_${part} STATIC ${ARG_SOURCES})
   add_library(affordance::${part} ALIAS affordance_${part})
-  target_include_directories(affordance_${part} PUBLIC "${CMAKE_SOURCE_DIR}/src")
+  # Installed headers live under include/affordance (cmake/install.cmake).
+  target_include_directories(affordance_${part} PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/src>
+                                                       $<INSTALL_INTERFACE:include/affordance>)
   target_compile_options(affordance_${part} PRIVATE ${AFFORDANCE_WARNINGS})
   target_link_libraries(affordance_${part} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()

@@ -21,6 +21,9 @@
 //
 // Assistant history turns are recorded with the token IDs the model sampled (taken from the
 // reference tokens of that turn); the wrappers re-emit those IDs and never re-serialize them.
+// Assistant text turns keep their `content` too, so the tests also render them as app-written
+// text. Message text may carry leading and trailing whitespace (the whitespace_* cases): only the
+// app body must be simple.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -198,6 +201,33 @@ function cases(model) {
           ],
       body: notebook([3, 14, 15, 92], "3 14", 1),
       tools: [changeNotes],
+    },
+    // Text around the app with leading and trailing whitespace: the Llama template trims the
+    // system text, the question (the first user message, which carries the tools), user and
+    // assistant messages, and JSON-quotes tool results (whitespace kept); Qwen's keeps all of it.
+    {
+      name: "whitespace_with_tools",
+      system: "\n  You operate a notebook app.  \n\n",
+      question: "  Write down the sum of the numbers in the notes.\n\n",
+      history: [
+        { role: "assistant", tool_calls: [{ name: "change__notes", arguments: { value: " 32 " } }] },
+        { role: "tool", content: "  ok\n\n" },
+        { role: "assistant", content: "  I wrote 32.  \n\n" },
+        { role: "user", content: "\t Check it again, please. \n" },
+      ],
+      body: notebook([3, 14, 15], "32"),
+      tools: [changeNotes],
+    },
+    {
+      name: "whitespace_no_tools",
+      system: " Answer in one sentence.\r\n",
+      question: "\n\nWhich numbers are visible?   ",
+      history: [
+        { role: "assistant", content: "  3, 14 and 15.\n" },
+        { role: "user", content: "\n And now? \n\n" },
+      ],
+      body: ["Numbers: 3, 14, 15, 92 and 65."],
+      tools: [],
     },
   ].map((c) => (llama ? { date, ...c } : c));
 }

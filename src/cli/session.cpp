@@ -1,5 +1,6 @@
 #include "cli/session.h"
 
+#include "base/data_dir.h"
 #include "cli/output.h"
 #include "connect/manifest.h"
 #include "formats/output_parser.h"
@@ -54,16 +55,7 @@ std::string DataDir(const SessionOptions& o) {
 
 std::string ViewsRoot() {
   if (const char* v = std::getenv("AFFORDANCE_VIEWS"); v && *v) return v;
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path()) {
-      if (fs::exists(dir / "views" / "harness" / "frame.tsx")) return (dir / "views").string();
-      if (fs::exists(dir / "share" / "affordance" / "views" / "harness" / "frame.tsx"))
-        return (dir / "share" / "affordance" / "views").string();
-    }
-  }
+  if (auto shipped = ShippedDataDir("views")) return shipped->string();
   return "views";
 }
 

@@ -50,8 +50,8 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o);
 // The data folder these options select (created on demand by Open).
 std::string DataDir(const SessionOptions& o);
 
-// The views/ folder: $AFFORDANCE_VIEWS, else the nearest views/ with harness/frame.tsx above the
-// binary (a build tree) or its ../share/affordance/views (an installed binary).
+// The views/ folder: $AFFORDANCE_VIEWS, else the one shipped with the binary (base/data_dir.h:
+// share/affordance/views of an installed or built tree).
 std::string ViewsRoot();
 
 struct Session {

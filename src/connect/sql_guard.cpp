@@ -190,6 +190,31 @@ void InstallGuardedPrintf(sqlite3* db, int64_t limit) {
                              [](void* p) { delete static_cast<PrintfDelegate*>(p); });
 }
 
+// Table-valued pragmas (`SELECT * FROM pragma_table_info('t')`) are eponymous virtual tables:
+// the first statement that names one in a connection sets up its table in the in-memory schema,
+// which SQLite authorizes as an UPDATE of sqlite_master, although nothing is written. Setting
+// them all up here, before the authorizer is installed, leaves only what matters to authorize
+// later: the pragma itself (name and argument), which the table runs when the query steps and
+// which goes through the same rules as the PRAGMA statement form.
+void ConnectPragmaTables(sqlite3* db) {
+  std::vector<std::string> names;
+  sqlite3_stmt* list = nullptr;
+  if (sqlite3_prepare_v2(db, "PRAGMA pragma_list", -1, &list, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(list) == SQLITE_ROW) {
+      const unsigned char* name = sqlite3_column_text(list, 0);
+      if (name) names.emplace_back(reinterpret_cast<const char*>(name));
+    }
+  }
+  sqlite3_finalize(list);
+  for (const std::string& name : names) {
+    // Pragmas that return no rows have no table; their prepare fails and that is fine.
+    sqlite3_stmt* probe = nullptr;
+    const std::string sql = "SELECT * FROM pragma_" + name;
+    sqlite3_prepare_v2(db, sql.c_str(), -1, &probe, nullptr);
+    sqlite3_finalize(probe);
+  }
+}
+
 }  // namespace
 
 int GuardAuthorizer(void* self, int action, const char* a, const char* b, const char*,
@@ -283,14 +308,15 @@ Result<std::unique_ptr<SqlGuard>> SqlGuard::Open(const std::string& path, GuardL
   sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, 100);
   sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 10000);
   InstallGuardedPrintf(db, limits.max_value_bytes);
-  sqlite3_set_authorizer(db, GuardAuthorizer, guard.get());
-  sqlite3_progress_handler(db, 1000, GuardProgress, guard.get());
   // Read the schema once so a broken or non-SQLite file fails here, not at the first query.
   rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) {
     return MakeError("connect.mirror_unreadable",
                      std::string("cannot read the mirror: ") + sqlite3_errmsg(db), path);
   }
+  ConnectPragmaTables(db);
+  sqlite3_set_authorizer(db, GuardAuthorizer, guard.get());
+  sqlite3_progress_handler(db, 1000, GuardProgress, guard.get());
   return guard;
 }
 
@@ -369,6 +395,7 @@ Result<QueryRows> SqlGuard::Run(const std::string& sql, const json& params) {
     out.columns.push_back(unique);
   }
   timed_out_ = false;
+  denied_.clear();
   deadline_ns_ = NowNs() + limits_.time_limit_ms * 1000000;
   int64_t bytes = 0;
   int rc;
@@ -421,6 +448,10 @@ Result<QueryRows> SqlGuard::Run(const std::string& sql, const json& params) {
   }
   if ((rc & 0xff) == SQLITE_NOMEM) {
     return MakeError("connect.sql_too_big", "the query ran out of memory");
+  }
+  if (!denied_.empty()) {  // a table-valued pragma runs its pragma while the query steps
+    return MakeError("connect.sql_denied",
+                     "only SELECT is allowed against a mirror; refused " + denied_);
   }
   return MakeError("connect.sql_error", std::string("SQL error: ") + sqlite3_errmsg(db_));
 }

@@ -2,7 +2,8 @@
 //
 // A SqlGuard owns one read-only connection (SQLITE_OPEN_READONLY, defensive mode, no extension
 // loading, untrusted schema, ATTACH limit 0). Every statement is prepared under an authorizer that
-// allows only reads, functions, recursive CTEs and introspection pragmas (state-changing pragmas,
+// allows only reads, functions, recursive CTEs and introspection pragmas, in the PRAGMA statement
+// form or as table-valued functions (pragma_table_info('t')) alike (state-changing pragmas,
 // writes, DDL, ATTACH/DETACH, transactions and savepoints are denied); the prepared statement must
 // also pass sqlite3_stmt_readonly. Exactly one statement per call: trailing text that prepares to
 // another statement is refused. Execution is bounded by a progress-handler time limit, a row limit,

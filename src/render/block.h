@@ -35,6 +35,10 @@ struct Span {
   std::string event;              // "onChange", "onTimeout", ...
   view::HandlerId handler = 0;    // 0 when the projection was made with callable: false
   bool projected = false;         // declared as a tool
+  // onTimeout / onInterval only: the element's `timeout` / `interval` prop in milliseconds (a
+  // non-negative number, fractions dropped); -1 when it is missing or not such a number, or for
+  // any other event. Read by the host's timer scheduler (render/timers.h).
+  int64_t timer_ms = -1;
 };
 
 // One projected tool. `parameters` is a JSON Schema object; `handler` refers to the original

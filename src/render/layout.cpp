@@ -43,6 +43,21 @@ Result<std::optional<std::string>> TextProp(const view::Node& e, const char* nam
   return PropError(e, fmt::format("{} must be a string or a number, got {}", name, it->dump()));
 }
 
+// The delay of a timer handler (Span::timer_ms): the `timeout` prop of onTimeout, the `interval`
+// prop of onInterval, in whole milliseconds; -1 when missing, negative or not a finite number (the
+// scheduler reports it), and for every other event.
+int64_t TimerMs(const view::Node& e, const std::string& event) {
+  const char* prop = event == "onTimeout"    ? "timeout"
+                     : event == "onInterval" ? "interval"
+                                             : nullptr;
+  if (prop == nullptr) return -1;
+  auto it = e.props.find(prop);
+  if (it == e.props.end() || !it->is_number()) return -1;
+  const double ms = it->get<double>();
+  if (!(ms >= 0) || ms > 9e15) return -1;  // also NaN
+  return static_cast<int64_t>(ms);
+}
+
 class Layouter {
  public:
   Layouter(const text::Tokenizer& tokenizer, const LayoutOptions& options)
@@ -184,6 +199,7 @@ class Layouter {
       } else {
         action.name = handler.event + ":" + e.path;
         action.handler = handler.id;
+        action.timer_ms = TimerMs(e, handler.event);
       }
       block_.spans.push_back(std::move(action));
     }

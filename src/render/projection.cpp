@@ -33,6 +33,30 @@ std::string Clean(std::string_view label) {
   return out;
 }
 
+// `base` + `suffix`, the base cut so the whole fits kMaxToolNameLength (suffixes are short).
+std::string WithSuffix(std::string base, const std::string& suffix) {
+  if (base.size() + suffix.size() > kMaxToolNameLength) {
+    base.resize(kMaxToolNameLength - suffix.size());
+  }
+  return base + suffix;
+}
+
+// `name` if it is free, else the first free one of WithSuffix(name, "_<position>"), then
+// WithSuffix(name, "_<position>-2"), "_<position>-3", ... The candidates are pairwise distinct
+// even where cutting makes their bases differ: each ends in a maximal digit run preceded by "_"
+// (the first) or "-" (the others), and those runs differ. So at most taken.size() + 1 candidates
+// are tried and naming ends for every input (re-cutting a 64-character name once looped forever).
+std::string Unique(const std::string& name, size_t position,
+                   const std::unordered_set<std::string>& taken) {
+  if (taken.count(name) == 0) return name;
+  const std::string stem = "_" + std::to_string(position);
+  for (size_t k = 1; k <= taken.size() + 1; ++k) {
+    std::string candidate = WithSuffix(name, k == 1 ? stem : stem + "-" + std::to_string(k));
+    if (taken.count(candidate) == 0) return candidate;
+  }
+  return name;  // unreachable: taken.size() + 1 distinct candidates cannot all be taken
+}
+
 nlohmann::ordered_json EmptyObjectSchema() {
   return {{"type", "object"}, {"properties", nlohmann::ordered_json::object()}};
 }
@@ -141,21 +165,14 @@ Status Project(const std::vector<VisibleAction>& actions, bool callable, Block& 
   }
   std::unordered_set<std::string> taken;
   for (const auto& tool : block.tools) taken.insert(tool.name);  // from nested asChatTools trees
-  const auto with_position = [](std::string base, const std::string& joiner, size_t position) {
-    std::string suffix = joiner + std::to_string(position);
-    if (base.size() + suffix.size() > kMaxToolNameLength) {
-      base.resize(kMaxToolNameLength - suffix.size());
-    }
-    return base + suffix;
-  };
   for (size_t i = 0; i < actions.size(); ++i) {
     std::string name = names[i];
     if (!labeled[i]) {
-      name = with_position(name, "__", i);
+      name = WithSuffix(name, "__" + std::to_string(i));
     } else if (count[name] > 1) {
-      name = with_position(name, "_", i);
+      name = WithSuffix(name, "_" + std::to_string(i));
     }
-    while (taken.count(name) != 0) name = with_position(name, "_", i);
+    name = Unique(name, i, taken);
     taken.insert(name);
 
     const view::Node& element = *actions[i].element;

@@ -10,8 +10,9 @@
 // - Exact duplicates (same event and label) and unlabeled targets are named by handler position:
 //   "<name>_<position>" and "<event>__<position>", position = index of the action among the visible
 //   projected actions in document order (these names change when render order changes). A name
-//   that still collides gets "_<position>" until it is unique. Every name matches
-//   ^[a-zA-Z0-9_-]{1,64}$.
+//   that still collides gets "_<position>", then "_<position>-2", "_<position>-3", ... (the
+//   name cut to fit 64 characters) until it is unique; naming ends for every input. Every name
+//   matches ^[a-zA-Z0-9_-]{1,64}$ and names are unique within the block.
 // - Parameters: an explicit args_schema prop (a JSON object) is copied; otherwise destructured
 //   fields become {} schemas (fields with defaults are optional), a single event parameter (or any
 //   other parameter list) declares an unconstrained object, no parameters declares an empty object.

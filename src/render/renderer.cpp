@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace affordance::render {
@@ -124,6 +125,24 @@ Result<Block> Renderer::Act(const nlohmann::ordered_json& call, RunCache* outer)
   profile_ = {};
   const uint64_t start = Now();
   auto nodes = view_->Act(tool->handler, arguments);
+  profile_.view_ns = Now() - start - profile_.projection_ns;
+  return LayOut(std::move(nodes), outer);
+}
+
+Result<Block> Renderer::RunHostHandler(view::HandlerId id, const nlohmann::ordered_json& args,
+                                       RunCache* outer) {
+  if (!rendered_) return MakeError("render.not_rendered", "nothing is rendered yet");
+  const bool known = std::any_of(last_.spans.begin(), last_.spans.end(), [&](const Span& s) {
+    return s.kind == Span::Kind::kAction && !s.projected && s.handler == id && id != 0;
+  });
+  if (!known) {
+    return MakeError("render.unknown_handler",
+                     fmt::format("handler {} is not a timer or callback of the last render", id));
+  }
+  use_projection_cache_ = true;
+  profile_ = {};
+  const uint64_t start = Now();
+  auto nodes = view_->Act(id, args);
   profile_.view_ns = Now() - start - profile_.projection_ns;
   return LayOut(std::move(nodes), outer);
 }

@@ -63,6 +63,14 @@ class Renderer {
   // when the handler throws). On error the last tree and state stay as they were.
   Result<Block> Act(const nlohmann::ordered_json& call, RunCache* outer = nullptr);
 
+  // Runs a handler the host runs itself, never the model: the timer or callback action span
+  // (onTimeout, onInterval, onCallback) with handler `id` in the last successful render, called
+  // through View::Act with `args`, then re-rendered and laid out like Act. Errors:
+  // "render.not_rendered", "render.unknown_handler" (no such host-run span: projected tools go
+  // through Act), and the view's errors.
+  Result<Block> RunHostHandler(view::HandlerId id, const nlohmann::ordered_json& args,
+                               RunCache* outer = nullptr);
+
   const RunCacheStats& projection_cache_stats() const { return projection_cache_.stats(); }
   const text::Tokenizer& tokenizer() const { return *tokenizer_; }
   view::View& view() { return *view_; }

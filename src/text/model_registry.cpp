@@ -2,6 +2,8 @@
 #include "text/huge_pages.h"
 #include "text/tokenizer.h"
 
+#include "base/data_dir.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -34,9 +36,13 @@ Result<BigVector<char>> ReadFile(const fs::path& path) {
   return data;
 }
 
+// $AFFORDANCE_MODELS, else the prepared data installed with the running program
+// (<prefix>/share/affordance/models), else the folder this library was configured with.
 fs::path ModelsRoot() {
   const char* env = std::getenv("AFFORDANCE_MODELS");
-  return env && *env ? fs::path(env) : fs::path(AFFORDANCE_MODELS_DIR);
+  if (env && *env) return fs::path(env);
+  if (auto shipped = ShippedDataDir("models")) return *shipped;
+  return fs::path(AFFORDANCE_MODELS_DIR);
 }
 
 }  // namespace

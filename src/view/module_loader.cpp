@@ -90,15 +90,20 @@ char* View::Impl::Normalize(const char* base, const char* name) {
   if (spec.rfind("./", 0) == 0 || spec.rfind("../", 0) == 0) {
     resolved = ResolveFile(fs::path(base).parent_path() / spec);
     why = "no file matches it (tried .tsx, .ts, .js and index files)";
-  } else if (spec.rfind("@lib/", 0) == 0) {
+  } else if (spec.rfind("@lib/", 0) == 0 || spec.rfind("@adapters/", 0) == 0) {
+    // @adapters/ is the chat-format wrappers folder beside the lib root (views/adapters).
+    const bool lib = spec[1] == 'l';
     if (lib_root_.empty()) {
       why = "no views/lib folder is known (set ViewOptions::lib_root or $AFFORDANCE_VIEWS_LIB)";
     } else {
-      resolved = ResolveFile(fs::path(lib_root_) / spec.substr(5));
-      why = "no file under " + lib_root_ + " matches it";
+      const fs::path root =
+          lib ? fs::path(lib_root_) : (fs::path(lib_root_) / ".." / "adapters").lexically_normal();
+      resolved = ResolveFile(root / spec.substr(lib ? 5 : 10));
+      why = "no file under " + root.string() + " matches it";
     }
   } else {
-    why = "views may import \"./relative\" files, \"@lib/...\" and \"affordance\" only";
+    why = "views may import \"./relative\" files, \"@lib/...\", \"@adapters/...\" and "
+          "\"affordance\" only";
   }
   if (resolved) return js_strdup(ctx_, resolved->c_str());
 

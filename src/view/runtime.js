@@ -76,6 +76,10 @@
   const signatures = new Map();  // function source -> signature index (C++ side table)
   let lastProps = undefined;
   let dirty = false;
+  // A snapshot being restored (docs/RUNTIME.md, "Snapshots"): absolute path -> saved entry
+  // {rel, component, hooks, state}, consumed as the next render mounts those paths.
+  let restoring = null;
+  let restored = [];
 
   // ---- per render pass
   let serial = 0;
@@ -236,7 +240,13 @@
     }
     if (inst === undefined) {
       inst = { type: el.type, path, name: typeName(el.type), hooks: [], pending: [], seen: 0,
-               committed: false, dirty: false, memo: null, next: null };
+               committed: false, dirty: false, memo: null, next: null, restore: null };
+      if (restoring !== null && restoring.has(path)) {
+        inst.restore = restoring.get(path);
+        inst.restore.next = 0;
+        restoring.delete(path);
+        restored.push(inst);
+      }
       instances.set(path, inst);
     }
     const parent = reconciling;
@@ -362,7 +372,13 @@
     const hk = nextHook("useState");
     if (hk.fresh) {
       hk.fresh = false;
-      hk.value = typeof initial === "function" ? initial() : initial;
+      const saved = currentInst.restore;
+      if (saved !== null && saved.next < saved.state.length) {
+        const s = saved.state[saved.next++];
+        hk.value = "value" in s ? s.value : undefined;
+      } else {
+        hk.value = typeof initial === "function" ? initial() : initial;
+      }
       hk.dead = false;
       const inst = currentInst;
       hk.set = function (next) {
@@ -548,9 +564,125 @@
     return out;
   }
 
-  // Called by the host after any failed render (an interrupt skips every finally block).
+  // Called by the host after any failed render (an interrupt skips every finally block). A
+  // restore that did not get through its render is dropped with what it seeded: the view is as
+  // freshly loaded (restores happen before the first render, so nothing was committed).
   function invalidate() {
     memoEpoch++;
+    if (restoring !== null) {
+      restoring = null;
+      restored = [];
+      instances.clear();
+    }
+  }
+
+  // ---- snapshots of hook state (docs/RUNTIME.md, "Snapshots")
+  function snapshotError(code, message) {
+    const e = new Error(message);
+    e.code = code;
+    return e;
+  }
+
+  // Throws unless `v` survives JSON unchanged (plain objects, arrays, strings, finite numbers,
+  // booleans, null).
+  function checkJson(v, where, depth) {
+    const t = typeof v;
+    if (v === null || t === "string" || t === "boolean") return;
+    if (t === "number") {
+      if (!Number.isFinite(v)) throw snapshotError("view.snapshot_unserializable", where + " holds " + v + ", which JSON cannot hold");
+      return;
+    }
+    if (depth > 64) throw snapshotError("view.snapshot_unserializable", where + " nests deeper than 64 levels");
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) checkJson(v[i], where, depth + 1);
+      return;
+    }
+    if (t === "object") {
+      const proto = Object.getPrototypeOf(v);
+      if (proto === Object.prototype || proto === null) {
+        for (const k of Object.keys(v)) checkJson(v[k], where, depth + 1);
+        return;
+      }
+    }
+    const what = t === "object" ? "a " + ((v.constructor && v.constructor.name) || "non-plain object")
+               : t === "undefined" ? "undefined (inside a value)" : "a " + t;
+    throw snapshotError("view.snapshot_unserializable",
+                        where + " holds " + what + ", which JSON cannot hold; keep state as plain data");
+  }
+
+  // The committed hook state of the components at or under `root` ("" = all), as JSON text:
+  // {relative path: {component, hooks: [kinds], state: [{value} | {} for undefined]}}.
+  function snapshot(root) {
+    const out = {};
+    let n = 0;
+    for (const [path, inst] of instances) {
+      if (!inst.committed) continue;
+      let rel;
+      if (root === "") rel = path;
+      else if (path === root) rel = "";
+      else if (path.startsWith(root + "/")) rel = path.slice(root.length + 1);
+      else continue;
+      const hooks = [], state = [];
+      for (let i = 0; i < inst.hooks.length; i++) {
+        const hk = inst.hooks[i];
+        hooks.push(hk.kind);
+        if (hk.kind !== "useState") continue;
+        if (hk.value === undefined) {
+          state.push({});
+        } else {
+          checkJson(hk.value, "the state of <" + inst.name + "> at " + path + " (hook " + i + ")", 0);
+          state.push({ value: hk.value });
+        }
+      }
+      out[rel] = { component: inst.name, hooks, state };
+      n++;
+    }
+    if (n === 0) {
+      throw snapshotError("view.snapshot_empty", "no mounted component at or under \"" + root + "\"");
+    }
+    return JSON.stringify(out);
+  }
+
+  // Seeds the next render from `text` (the components object of a snapshot) under `root`.
+  function restore(root, text) {
+    const entries = JSON.parse(text);
+    // Instances a failed first render left behind hold no committed state: mount afresh.
+    for (const [path, inst] of instances) if (!inst.committed) instances.delete(path);
+    restoring = new Map();
+    restored = [];
+    for (const rel of Object.keys(entries)) {
+      const path = root === "" ? rel : rel === "" ? root : root + "/" + rel;
+      const e = entries[rel];
+      restoring.set(path, { rel: path, component: e.component, hooks: e.hooks, state: e.state, next: 0 });
+    }
+  }
+
+  // After the first pass of a restoring render: every saved component was mounted, as the same
+  // component, calling the same hooks. Otherwise the render fails (and invalidate() drops it).
+  function checkRestored() {
+    for (const inst of restored) {
+      const e = inst.restore;
+      if (e.component !== inst.name) {
+        throw snapshotError("view.snapshot_mismatch",
+                            "the snapshot holds state of <" + e.component + "> at " + inst.path +
+                            ", where this render mounts <" + inst.name + ">");
+      }
+      const kinds = inst.hooks.map((h) => h.kind);
+      if (kinds.join(",") !== e.hooks.join(",")) {
+        throw snapshotError("view.snapshot_mismatch",
+                            "the state of <" + inst.name + "> at " + inst.path + " no longer fits: " +
+                            "the snapshot has hooks [" + e.hooks.join(", ") + "], the component now calls [" +
+                            kinds.join(", ") + "]");
+      }
+    }
+    for (const [path, e] of restoring) {
+      throw snapshotError("view.snapshot_mismatch",
+                          "the snapshot holds state for <" + e.component + "> at " + path +
+                          ", which this render did not mount; the component tree changed");
+    }
+    for (const inst of restored) inst.restore = null;
+    restoring = null;
+    restored = [];
   }
 
   function disableReuse() {
@@ -564,6 +696,7 @@
     for (let pass = 0; pass < PASS_LIMIT; pass++) {
       dirty = false;
       const tree = renderPass(entry, props);
+      if (restoring !== null) checkRestored();
       commit();
       if (!dirty) return tree;
     }
@@ -626,5 +759,5 @@
   globalThis.h = h;
   globalThis.Fragment = Fragment;
   return { exports, render, act, takeAsyncError, stats, isMounted, invalidate, disableReuse,
-           lastProps: () => lastProps };
+           snapshot, restore, lastProps: () => lastProps };
 })();

@@ -2,6 +2,8 @@
 
 #include "view/view_impl.h"
 
+#include "base/data_dir.h"
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -27,13 +29,17 @@ int InterruptThunk(JSRuntime*, void* opaque) {
   return static_cast<const View::Impl*>(opaque)->Interrupted() ? 1 : 0;
 }
 
+// The lib root when ViewOptions::lib_root is empty: $AFFORDANCE_VIEWS_LIB (an override), else the
+// nearest ancestor folder of the entry named "views" that has a lib/ folder, else the views/lib
+// shipped with the running program (installed or build tree, base/data_dir.h).
 std::string DefaultLibRoot(const std::string& entry_path) {
+  if (const char* env = std::getenv("AFFORDANCE_VIEWS_LIB"); env && *env) return env;
   for (fs::path p = fs::path(entry_path).parent_path(); !p.empty(); p = p.parent_path()) {
     std::error_code ec;
     if (p.filename() == "views" && fs::is_directory(p / "lib", ec)) return (p / "lib").string();
     if (p == p.parent_path()) break;
   }
-  if (const char* env = std::getenv("AFFORDANCE_VIEWS_LIB"); env && *env) return env;
+  if (auto shipped = ShippedDataDir("views/lib")) return shipped->string();
   return {};
 }
 
@@ -59,6 +65,8 @@ View::Impl::~Impl() {
   take_async_error_fn_.Reset();
   stats_fn_.Reset();
   invalidate_fn_.Reset();
+  snapshot_fn_.Reset();
+  restore_fn_.Reset();
   freeze_fn_.Reset();
   entry_fn_.Reset();
   last_props_.Reset();
@@ -114,6 +122,8 @@ Status View::Impl::Start() {
   take_async_error_fn_ = api_.Get("takeAsyncError");
   stats_fn_ = api_.Get("stats");
   invalidate_fn_ = api_.Get("invalidate");
+  snapshot_fn_ = api_.Get("snapshot");
+  restore_fn_ = api_.Get("restore");
   JsValue global(ctx_, JS_GetGlobalObject(ctx_));
   freeze_fn_ = global.Get("Object").Get("freeze");
   if (!options_.reuse_components) {
@@ -322,6 +332,89 @@ Result<std::vector<Node>> View::Impl::Act(HandlerId id, const nlohmann::ordered_
   return RenderWith(last_props_.get());
 }
 
+// ---- snapshots (docs/RUNTIME.md, "Snapshots")
+
+constexpr int kSnapshotVersion = 1;
+
+Result<nlohmann::ordered_json> View::Impl::SnapshotState(const std::string& root) {
+  if (!rendered_) return MakeError("view.not_rendered", "a snapshot needs a render first");
+  Enter();
+  JsValue arg(ctx_, JS_NewStringLen(ctx_, root.data(), root.size()));
+  JSValue args[1] = {arg.get()};
+  JsValue text(ctx_, JS_Call(ctx_, snapshot_fn_.get(), JS_UNDEFINED, 1, args));
+  if (text.IsException()) return TakeError("view.snapshot_unserializable");
+  size_t len = 0;
+  const char* chars = JS_ToCStringLen(ctx_, &len, text.get());
+  if (!chars) return TakeError("view.memory");
+  auto components = nlohmann::ordered_json::parse(std::string_view(chars, len), nullptr, false);
+  JS_FreeCString(ctx_, chars);
+  if (components.is_discarded()) {
+    return MakeError("view.snapshot_unserializable", "the hook state did not serialize as JSON");
+  }
+  return nlohmann::ordered_json{
+      {"version", kSnapshotVersion}, {"root", root}, {"components", std::move(components)}};
+}
+
+namespace {
+
+// Checks the shape of a snapshot document; returns its components object.
+Result<const nlohmann::ordered_json*> SnapshotComponents(const nlohmann::ordered_json& doc) {
+  const auto invalid = [](const std::string& what) {
+    return MakeError("view.invalid_snapshot", "not a view state snapshot: " + what);
+  };
+  if (!doc.is_object()) return invalid("expected a JSON object");
+  auto version = doc.find("version");
+  if (version == doc.end() || !version->is_number_integer()) return invalid("no \"version\" number");
+  if (*version != kSnapshotVersion) {
+    return MakeError("view.snapshot_version",
+                     "the snapshot has version " + version->dump() + "; this runtime reads version " +
+                         std::to_string(kSnapshotVersion));
+  }
+  auto components = doc.find("components");
+  if (components == doc.end() || !components->is_object()) {
+    return invalid("no \"components\" object");
+  }
+  for (const auto& [path, entry] : components->items()) {
+    const std::string where = "components[\"" + path + "\"]";
+    if (!entry.is_object() || !entry.contains("component") || !entry["component"].is_string()) {
+      return invalid(where + " needs a \"component\" name");
+    }
+    const auto& hooks = entry.contains("hooks") ? entry["hooks"] : nlohmann::ordered_json();
+    const auto& state = entry.contains("state") ? entry["state"] : nlohmann::ordered_json();
+    if (!hooks.is_array() || !state.is_array()) {
+      return invalid(where + " needs \"hooks\" and \"state\" arrays");
+    }
+    for (const auto& h : hooks) {
+      if (!h.is_string()) return invalid(where + ".hooks must hold hook names");
+    }
+    for (const auto& v : state) {
+      if (!v.is_object() || v.size() > 1 || (v.size() == 1 && !v.contains("value"))) {
+        return invalid(where + ".state must hold {\"value\": ...} or {} entries");
+      }
+    }
+  }
+  return &*components;
+}
+
+}  // namespace
+
+Status View::Impl::RestoreState(const nlohmann::ordered_json& snapshot, const std::string& root) {
+  auto components = SnapshotComponents(snapshot);
+  if (!components.ok()) return components.error();
+  if (rendered_) {
+    return MakeError("view.snapshot_after_render",
+                     "restore a snapshot before the view's first render (load a fresh view)");
+  }
+  Enter();
+  const std::string text = (*components)->dump();
+  JsValue root_js(ctx_, JS_NewStringLen(ctx_, root.data(), root.size()));
+  JsValue text_js(ctx_, JS_NewStringLen(ctx_, text.data(), text.size()));
+  JSValue args[2] = {root_js.get(), text_js.get()};
+  JsValue done(ctx_, JS_Call(ctx_, restore_fn_.get(), JS_UNDEFINED, 2, args));
+  if (done.IsException()) return TakeError("view.invalid_snapshot");
+  return {};
+}
+
 ViewStats View::Impl::Stats() const {
   ViewStats s;
   Enter();
@@ -365,6 +458,14 @@ Result<std::vector<Node>> View::Render(const nlohmann::ordered_json& props) { re
 
 Result<std::vector<Node>> View::Act(HandlerId id, const nlohmann::ordered_json& args) {
   return impl_->Act(id, args);
+}
+
+Result<nlohmann::ordered_json> View::SnapshotState(const std::string& root) const {
+  return impl_->SnapshotState(root);
+}
+
+Status View::RestoreState(const nlohmann::ordered_json& snapshot, const std::string& root) {
+  return impl_->RestoreState(snapshot, root);
 }
 
 void View::SetChatToolsHook(ChatToolsHook hook) {

@@ -51,8 +51,10 @@ struct ViewOptions {
   std::chrono::milliseconds time_budget{1000};
   // Maximum JS stack (bytes); deeper recursion is "view.stack_overflow".
   size_t stack_size = 512u << 10;
-  // Folder that "@lib/..." imports resolve under. Empty: the nearest ancestor folder of the entry
-  // file named "views", plus "/lib"; else $AFFORDANCE_VIEWS_LIB.
+  // Folder that "@lib/..." imports resolve under ("@adapters/..." resolve under its sibling
+  // "adapters"). Empty: $AFFORDANCE_VIEWS_LIB when set (an override), else the nearest ancestor
+  // folder of the entry file named "views", plus "/lib", else the views/lib shipped with the
+  // running program (<bin>/../share/affordance/views/lib installed, <build>/share/... built).
   std::string lib_root;
   // Folder of the on-disk transform cache. Empty: $XDG_CACHE_HOME/affordance/tsx, else
   // $HOME/.cache/affordance/tsx. "-" disables the disk cache.
@@ -110,6 +112,29 @@ class View {
   // (never mounted, or unmounted), "view.not_rendered", "view.handler" (the handler threw), and
   // Render's errors.
   Result<std::vector<Node>> Act(HandlerId id, const nlohmann::ordered_json& args);
+
+  // The hook state of the mounted components at or under the component path `root` ("" = the
+  // whole view), after the last successful render, as a versioned JSON document that
+  // RestoreState accepts in this or another View, process or encoder (docs/RUNTIME.md,
+  // "Snapshots"):
+  //   {"version": 1, "root": root, "components": {<path relative to root>: {"component": name,
+  //    "hooks": [hook kinds in call order], "state": [{"value": v} per useState, {} = undefined]}}}
+  // Only useState values are state (useReducer keeps its state in one); refs, memos and effects
+  // are rebuilt by rendering. Errors: "view.not_rendered", "view.snapshot_empty" (nothing mounted
+  // at or under `root`), "view.snapshot_unserializable" (a value JSON cannot hold unchanged:
+  // functions, class instances, undefined inside a value, non-finite numbers; the message names
+  // the component path and hook).
+  Result<nlohmann::ordered_json> SnapshotState(const std::string& root = "") const;
+
+  // Seeds the next Render from `snapshot`, placing its components under `root` (which may differ
+  // from the root it was taken at: the same app under another entry or wrapper). Only before the
+  // first render. A component mounted at a saved path starts from the saved useState values
+  // instead of its initial ones; components the snapshot does not name start fresh. That render
+  // fails with "view.snapshot_mismatch" (and the View is as freshly loaded) when a saved path is
+  // not mounted, holds another component, or calls other hooks. Errors now:
+  // "view.invalid_snapshot" (not a snapshot document), "view.snapshot_version" (another
+  // version), "view.snapshot_after_render" (the View has rendered already).
+  Status RestoreState(const nlohmann::ordered_json& snapshot, const std::string& root = "");
 
   // Installs the hook that asChatTools() calls during render (layout + projection). Without a
   // hook, asChatTools throws "view.no_chat_tools_hook".

@@ -34,6 +34,8 @@ class View::Impl {
   Result<std::vector<Node>> Render(const nlohmann::ordered_json& props);
   Result<std::vector<Node>> Act(HandlerId id, const nlohmann::ordered_json& args);
   ViewStats Stats() const;
+  Result<nlohmann::ordered_json> SnapshotState(const std::string& root);
+  Status RestoreState(const nlohmann::ordered_json& snapshot, const std::string& root);
 
   // ---- used by the module loader and host functions (module_loader.cpp, host.cpp)
   JSContext* ctx() const { return ctx_; }
@@ -79,6 +81,7 @@ class View::Impl {
   JsValue api_;        // the runtime library's internal API object
   JsValue exports_;    // its public exports ("affordance" module)
   JsValue render_fn_, act_fn_, take_async_error_fn_, stats_fn_, invalidate_fn_;
+  JsValue snapshot_fn_, restore_fn_;
   JsValue freeze_fn_;  // Object.freeze
   JsValue entry_fn_;
   JsValue last_props_;

@@ -12,11 +12,13 @@
 //   <|start_header_id|>assistant<|end_header_id|>\n\n
 // `tools` (tool objects that are not the app's, e.g. a harness's resident tools) come before the
 // app's projected tools.
-// `date` is the "Today Date" (default "26 Jul 2024", the template's). Unlike the template, no
-// message is trimmed: the app's native whitespace is kept (docs/ADAPTERS.md).
+// `date` is the "Today Date" (default "26 Jul 2024", the template's). As the template does, the
+// system text and every user and assistant message (the question too) are trimmed (Jinja's
+// `trim`, Python's str.strip(): templateTrim); tool results are JSON-quoted, whitespace kept. Only
+// the app tree keeps its native whitespace (docs/ADAPTERS.md).
 import { asChatTools, useMemo } from "affordance";
 import { pyJson } from "@lib/json";
-import { checkHistory, checkTools, type ChatAppProps } from "@lib/chat";
+import { checkHistory, checkTools, templateTrim, type ChatAppProps } from "@lib/chat";
 
 const TOOLS_INTRO =
   "Given the following functions, please respond with a JSON for a function call " +
@@ -52,10 +54,12 @@ export function Llama31App({ system, question, history, callable, date, tools: o
     tok("<|begin_of_text|>"), ...header("system"),
     "\n\n" + (tools.length > 0 ? "Environment: ipython\n" : "") +
       "Cutting Knowledge Date: December 2023\nToday Date: " + (date ?? "26 Jul 2024") + "\n\n" +
-      (system ?? ""),
+      templateTrim(system ?? ""),
     tok("<|eot_id|>"),
   ];
-  if (question !== undefined) out.push(...header("user"), userHead() + question, tok("<|eot_id|>"));
+  if (question !== undefined) {
+    out.push(...header("user"), userHead() + templateTrim(question), tok("<|eot_id|>"));
+  }
   for (const turn of turns) {
     if (turn.role === "tool") {
       const content = typeof turn.content === "number" || typeof turn.content === "boolean"
@@ -64,9 +68,9 @@ export function Llama31App({ system, question, history, callable, date, tools: o
     } else if (turn.role === "assistant" && "tokens" in turn) {
       out.push(...header("assistant"), "\n\n", <ids value={turn.tokens} />, tok("<|eot_id|>"));
     } else if (turn.role === "user") {
-      out.push(...header("user"), userHead() + turn.content, tok("<|eot_id|>"));
+      out.push(...header("user"), userHead() + templateTrim(turn.content), tok("<|eot_id|>"));
     } else {
-      out.push(...header("assistant"), "\n\n" + turn.content, tok("<|eot_id|>"));
+      out.push(...header("assistant"), "\n\n" + templateTrim(turn.content), tok("<|eot_id|>"));
     }
   }
   if (children !== undefined && children !== null) {

@@ -66,3 +66,19 @@ export function checkTools(tools: unknown): readonly object[] {
   });
   return tools;
 }
+
+// Python's str.isspace() characters: what Jinja2's `trim` filter (str.strip()) removes.
+const PY_WHITESPACE =
+  "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" +
+  "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+
+/** The `trim` filter of the official chat templates as HF renders them (Jinja2: Python's
+ * str.strip(), leading and trailing Unicode whitespace as str.isspace() defines it). For message
+ * text only: app trees keep their native whitespace. */
+export function templateTrim(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && PY_WHITESPACE.includes(text[start])) start++;
+  while (end > start && PY_WHITESPACE.includes(text[end - 1])) end--;
+  return text.slice(start, end);
+}

@@ -129,3 +129,78 @@ TEST(CliAct, DispatchesOneCallAndPrintsTheReRender) {
 }
 
 }  // namespace
+
+namespace {
+
+// A fresh folder outside the repository (no "views" ancestor), removed by the destructor.
+struct OutsideFolder {
+  OutsideFolder() {
+    char tmpl[] = "/tmp/affordance-own-app-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~OutsideFolder() { std::system(("rm -rf '" + path + "'").c_str()); }
+  void Write(const std::string& name, const std::string& text) const {
+    std::system(("mkdir -p \"$(dirname '" + path + "/" + name + "')\"").c_str());
+    FILE* f = std::fopen((path + "/" + name).c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  std::string path;
+};
+
+// Runs the built binary from `cwd` with `env` assignments ("" = AFFORDANCE_VIEWS_LIB unset).
+Ran CliIn(const std::string& cwd, const std::string& env, const std::string& args) {
+  std::string cmd = "cd '" + cwd + "' && env -u AFFORDANCE_VIEWS_LIB " + env + " '" +
+                    AFFORDANCE_BINARY_DIR + "/affordance' " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+constexpr const char* kOwnApp = R"(
+import { useState } from "affordance";
+import { pyJson } from "@lib/json";
+import { Qwen3App } from "@adapters/qwen3.tsx";
+function Counter() {
+  const [n, setN] = useState(0);
+  return <button label="more" onClick={() => setN(n + 1)}>{pyJson({ n })}</button>;
+}
+export default function Own() {
+  return <Qwen3App question="Count.">{<Counter key="c" />}</Qwen3App>;
+}
+)";
+
+const std::string kOwnRender =
+    "render --model Qwen__Qwen3-4B-Instruct-2507 --view app.tsx --entry Own --state state.json";
+
+}  // namespace
+
+TEST(CliRender, AViewInItsOwnFolderImportsLibAndAdaptersWithoutTheVariable) {
+  OutsideFolder dir;
+  dir.Write("app.tsx", kOwnApp);
+  dir.Write("state.json", "{}");
+  Ran r = CliIn(dir.path, "", kOwnRender);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("[more]{\"n\": 0}<|im_end|>"), std::string::npos) << r.out;
+}
+
+TEST(CliRender, TheVariableStillOverridesTheViewsLibrary) {
+  OutsideFolder dir;
+  dir.Write("app.tsx", R"(
+import { greeting } from "@lib/greeting";
+export default function Own() { return <box>{greeting}</box>; }
+)");
+  dir.Write("mylib/greeting.ts", "export const greeting = \"from my lib\";\n");
+  dir.Write("state.json", "{}");
+  // Without the variable, the shipped views/lib has no greeting module: a clear error.
+  Ran missing = CliIn(dir.path, "", kOwnRender + " --json");
+  EXPECT_NE(missing.status, 0);
+  EXPECT_NE(missing.out.find("cannot import \\\"@lib/greeting\\\""), std::string::npos) << missing.out;
+  Ran r = CliIn(dir.path, "AFFORDANCE_VIEWS_LIB='" + dir.path + "/mylib'", kOwnRender);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("from my lib", 0), 0u) << r.out;
+}

@@ -6,9 +6,12 @@
 // Qwen: the references use the hybrid Qwen3 template with enable_thinking left undefined, which
 // renders what the Qwen3-4B-Instruct-2507 template renders for turns without reasoning (no
 // <think> blocks; generation prompt "<|im_start|>assistant\n").
-// Llama: the official 3.1 template from the llama.cpp source, date pinned per case. The bodies
-// are simple and untrimmed (no leading/trailing whitespace), so the template's trim and our
-// native whitespace agree; they do not prove arbitrary styled apps match flat-string tokenization.
+// Llama: the official 3.1 template from the llama.cpp source, date pinned per case. The template
+// trims every message; Llama31App trims all text outside the app tree the same way (the
+// whitespace_* cases put whitespace around the system text, question, user, assistant and tool
+// turns). The bodies are simple and untrimmed (no leading/trailing whitespace), so the template's
+// trim of the body and our native tree agree; they do not prove arbitrary styled apps match
+// flat-string tokenization.
 #include "render/renderer.h"
 
 #include <gtest/gtest.h>
@@ -41,8 +44,9 @@ view::ViewOptions Options() {
 
 class Golden : public ::testing::TestWithParam<std::tuple<Model, std::string>> {};
 
-TEST_P(Golden, WrapperMatchesTheOfficialTemplateTokenForToken) {
-  const auto& [m, name] = GetParam();
+// Renders case `name` of `m` with `app_written` (assistant text turns given as text rather than
+// sampled IDs) and compares it with the reference.
+void ExpectMatches(const Model& m, const std::string& name, bool app_written) {
   const nlohmann::ordered_json doc =
       ReadJson(std::string(AFFORDANCE_SOURCE_DIR) + "/tests/golden/adapters/" + m.golden);
   nlohmann::ordered_json c;
@@ -54,6 +58,7 @@ TEST_P(Golden, WrapperMatchesTheOfficialTemplateTokenForToken) {
                               "/tests/contract/adapters/data/golden_view.tsx",
                           m.entry, m.model, Options());
   ASSERT_TRUE(r.ok()) << r.error().code << ": " << r.error().ToString();
+  c["app_written"] = app_written;
   auto prompt = (*r)->Render({{"c", c}});
   ASSERT_TRUE(prompt.ok()) << prompt.error().code << ": " << prompt.error().ToString();
   const auto expected = c["tokens"].get<std::vector<text::TokenId>>();
@@ -73,11 +78,22 @@ TEST_P(Golden, WrapperMatchesTheOfficialTemplateTokenForToken) {
   }
 }
 
+TEST_P(Golden, WrapperMatchesTheOfficialTemplateTokenForToken) {
+  const auto& [m, name] = GetParam();
+  ExpectMatches(m, name, false);
+}
+
+TEST_P(Golden, AppWrittenAssistantTextMatchesToo) {
+  const auto& [m, name] = GetParam();
+  ExpectMatches(m, name, true);
+}
+
 const Model kQwen{"qwen3.json", "Qwen__Qwen3-4B-Instruct-2507", "GoldenQwen"};
 const Model kLlama{"llama31.json", "meta-llama__Llama-3.1-8B-Instruct", "GoldenLlama"};
 const std::vector<std::string> kCases = {"no_tools",          "with_tools",        "unicode",
                                          "history_tool_call", "system_with_tools", "system_no_tools",
-                                         "multi_turn_history"};
+                                         "multi_turn_history", "whitespace_with_tools",
+                                         "whitespace_no_tools"};
 
 INSTANTIATE_TEST_SUITE_P(Qwen3, Golden, ::testing::Combine(::testing::Values(kQwen),
                                                            ::testing::ValuesIn(kCases)),

@@ -221,3 +221,35 @@ TEST(WrapperContract, LayoutErrorsInsideAsChatToolsKeepTheirCode) {
 
 }  // namespace
 }  // namespace affordance::render
+
+namespace affordance::render {
+namespace {
+
+// The Llama template's `trim` is Python's str.strip(): Unicode whitespace too (U+2003, U+3000,
+// U+0085), on the question as on every message; the app's own text keeps its whitespace.
+TEST(WrapperContract, Llama31TrimsTextOutsideTheAppLikeTheTemplate) {
+  auto padded = Load("views/demo/notebook_llama31.tsx", "NotebookLlama31", kLlama);
+  auto plain = Load("views/demo/notebook_llama31.tsx", "NotebookLlama31", kLlama);
+  ASSERT_TRUE(padded && plain);
+  auto a = padded->Render({{"numbers", Numbers(5)}, {"question", "\u2003 Sum the numbers.\u3000\n\u0085"}});
+  auto b = plain->Render({{"numbers", Numbers(5)}, {"question", "Sum the numbers."}});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->tokens, b->tokens);
+  // A character Python does not count as whitespace stays (JavaScript's trim would drop U+FEFF).
+  auto bom = padded->Render({{"numbers", Numbers(5)}, {"question", "\uFEFFSum the numbers."}});
+  ASSERT_TRUE(bom.ok());
+  EXPECT_NE(bom->tokens, b->tokens);
+}
+
+TEST(WrapperContract, Qwen3KeepsTheWhitespaceOfTheQuestionAsItsTemplateDoes) {
+  auto padded = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  auto plain = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  ASSERT_TRUE(padded && plain);
+  auto a = padded->Render({{"numbers", Numbers(5)}, {"question", " Sum the numbers.\n"}});
+  auto b = plain->Render({{"numbers", Numbers(5)}, {"question", "Sum the numbers."}});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE(a->tokens, b->tokens);
+}
+
+}  // namespace
+}  // namespace affordance::render

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <future>
 #include <regex>
 #include <set>
 
@@ -41,6 +44,9 @@ class ProjectionContract : public ::testing::Test {
     return nullptr;
   }
   std::shared_ptr<const text::Tokenizer> qwen;
+
+ public:
+  const std::shared_ptr<const text::Tokenizer>& Qwen() const { return qwen; }
 };
 
 view::Node Button(const std::string& label, view::HandlerId id) {
@@ -126,6 +132,64 @@ TEST_F(ProjectionContract, EveryNameIsAValidFunctionName) {
   nodes.push_back(El("box", {{"label", 42}}, {Text("n")}, {On("onVeryLongEventNameThatGoesOnAndOnAndOnForeverAndEverAndEver", id++)}));
   const Block b = Project(nodes);
   ASSERT_EQ(b.tools.size(), labels.size() + 1);
+  std::set<std::string> names;
+  for (const auto& t : b.tools) {
+    EXPECT_TRUE(std::regex_match(t.name, valid)) << t.name;
+    names.insert(t.name);
+  }
+  EXPECT_EQ(names.size(), b.tools.size());
+}
+
+// Projects on another thread so a naming loop fails this test instead of hanging the suite.
+Block ProjectWithin(ProjectionContract* self, const std::vector<view::Node>& nodes) {
+  auto done = std::async(std::launch::async, [&] {
+    LayoutOptions options;
+    return Layout(nodes, *self->Qwen(), options);
+  });
+  if (done.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    ADD_FAILURE() << "tool naming did not end within 20 s";
+    std::_Exit(1);  // the naming thread cannot be stopped
+  }
+  auto b = done.get();
+  EXPECT_TRUE(b.ok()) << b.error().ToString();
+  return b.ok() ? *b : Block{};
+}
+
+TEST_F(ProjectionContract, NamingEndsForLabelsThatCollideWithGeneratedSuffixes) {
+  // Issue #17: the first label spells what the cut duplicate name of "z" x 200 becomes; the old
+  // collision loop re-cut a 64-character name to itself forever.
+  const std::string z200(200, 'z');
+  const std::string digest = LabelDigest(z200);
+  const std::string spelled = std::string(48, 'z') + "_" + digest.substr(0, 6) + "_1";
+  const Block b = ProjectWithin(this, {Button(spelled, 1), Button(z200, 2), Button(z200, 3)});
+  const std::string cut = "click__" + std::string(48, 'z') + "_" + digest;  // 64 characters
+  ASSERT_EQ(cut.size(), 64u);
+  EXPECT_EQ(ToolNames(b), (std::vector<std::string>{"click__" + spelled,
+                                                    cut.substr(0, 60) + "_1-2",
+                                                    cut.substr(0, 62) + "_2"}));
+  // The label from the issue report, verbatim.
+  const Block issue = ProjectWithin(
+      this, {Button(std::string(48, 'z') + "_be2944_1", 1), Button(z200, 2), Button(z200, 3)});
+  const std::vector<std::string> listed = ToolNames(issue);
+  EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()).size(), 3u);
+}
+
+TEST_F(ProjectionContract, NamingEndsAndStaysUniqueForManyCollidingLongLabels) {
+  // Every label spells a candidate another action would get: positions, "-k" tails, cut names.
+  std::vector<view::Node> nodes;
+  view::HandlerId id = 1;
+  const std::string z200(200, 'z');
+  const std::string cut = ToolName("onClick", z200);
+  for (int i = 0; i < 12; ++i) nodes.push_back(Button(z200, id++));
+  for (int i = 0; i < 12; ++i) {
+    nodes.push_back(Button(cut.substr(7, 53) + "_" + std::to_string(i), id++));
+    nodes.push_back(Button(cut.substr(7, 51) + "_" + std::to_string(i) + "-2", id++));
+    nodes.push_back(El("box", {}, {Text("x")}, {On("onClick", id++)}));
+    nodes.push_back(Button(std::to_string(i), id++));
+  }
+  const Block b = ProjectWithin(this, nodes);
+  ASSERT_EQ(b.tools.size(), nodes.size());
+  const std::regex valid("^[a-zA-Z0-9_-]{1,64}$");
   std::set<std::string> names;
   for (const auto& t : b.tools) {
     EXPECT_TRUE(std::regex_match(t.name, valid)) << t.name;

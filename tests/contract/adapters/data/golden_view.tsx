@@ -22,9 +22,13 @@ function build(node: any): any {
   return h(node.type, props, ...(node.children ?? []).map(build));
 }
 
+// Assistant turns from the IDs the model sampled; with `c.app_written`, assistant text turns are
+// given as text the app wrote instead (encoded by the wrapper, trimmed as the template does).
 function history(c: any) {
   return (c.history ?? []).map((t: any) =>
-    t.role === "assistant" ? { role: "assistant", tokens: t.tokens } : { role: t.role, content: t.content });
+    t.role !== "assistant" ? { role: t.role, content: t.content }
+    : c.app_written && typeof t.content === "string" ? { role: "assistant", content: t.content }
+    : { role: "assistant", tokens: t.tokens });
 }
 
 export function GoldenQwen({ c }: { c: any }) {

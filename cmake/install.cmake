@@ -1,0 +1,61 @@
+# Installing affordance (`cmake --install build --prefix <prefix>`), and the build tree's mirror of
+# the installed data layout. What goes where (docs/INSTALL.md):
+#   bin/affordance                                  the CLI
+#   lib/libaffordance_{base,text,view,render,formats,quickjs}.a    the app runtime libraries
+#   include/affordance/<part>/*.h                   their public headers ("render/renderer.h")
+#   lib/cmake/affordance/                           CMake package: find_package(affordance)
+#   lib/pkgconfig/affordance.pc                     pkg-config
+#   share/affordance/views/                         views/: lib, the chat-format wrappers, the demo
+#   share/affordance/models/<model>/tokenizer*.json the prepared tokenizer data
+# A program finds share/affordance relative to itself (base/data_dir.h): <bin>/../share/affordance
+# installed, <build>/share/affordance in the build tree, where share/affordance/views links to the
+# source views/ folder so a freshly built binary finds views/lib from any folder too.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/share/affordance")
+file(CREATE_LINK "${CMAKE_SOURCE_DIR}/views" "${CMAKE_BINARY_DIR}/share/affordance/views" SYMBOLIC)
+
+set(AFFORDANCE_INSTALL_PARTS base text view render formats)
+set(_install_targets)
+foreach(part IN LISTS AFFORDANCE_INSTALL_PARTS)
+  if(TARGET affordance_${part})
+    set_target_properties(affordance_${part} PROPERTIES EXPORT_NAME ${part})
+    list(APPEND _install_targets affordance_${part})
+    install(DIRECTORY "${CMAKE_SOURCE_DIR}/src/${part}/"
+            DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/affordance/${part}"
+            FILES_MATCHING PATTERN "*.h"
+            PATTERN "view_impl.h" EXCLUDE    # QuickJS internals of src/view
+            PATTERN "js_value.h" EXCLUDE)
+  endif()
+endforeach()
+# QuickJS is linked into affordance_view privately; a static library needs it at link time.
+set_target_properties(quickjs PROPERTIES OUTPUT_NAME affordance_quickjs EXPORT_NAME quickjs)
+install(TARGETS ${_install_targets} quickjs EXPORT affordanceTargets
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+if(TARGET affordance)
+  install(TARGETS affordance RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+endif()
+
+set(AFFORDANCE_INSTALL_DATA "${CMAKE_INSTALL_DATADIR}/affordance")
+# The whole views/ folder (lib, adapters, demo, and whatever else ships there), as in the source.
+install(DIRECTORY "${CMAKE_SOURCE_DIR}/views/" DESTINATION "${AFFORDANCE_INSTALL_DATA}/views")
+install(DIRECTORY "${AFFORDANCE_MODELS}/" DESTINATION "${AFFORDANCE_INSTALL_DATA}/models"
+        FILES_MATCHING PATTERN "tokenizer.json" PATTERN "tokenizer_config.json")
+
+set(_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/affordance")
+install(EXPORT affordanceTargets NAMESPACE affordance:: DESTINATION "${_cmake_dir}")
+set(AFFORDANCE_INSTALL_VIEWS "${AFFORDANCE_INSTALL_DATA}/views")
+set(AFFORDANCE_INSTALL_MODELS "${AFFORDANCE_INSTALL_DATA}/models")
+configure_package_config_file("${CMAKE_SOURCE_DIR}/cmake/affordanceConfig.cmake.in"
+  "${CMAKE_BINARY_DIR}/affordanceConfig.cmake" INSTALL_DESTINATION "${_cmake_dir}"
+  PATH_VARS AFFORDANCE_INSTALL_VIEWS AFFORDANCE_INSTALL_MODELS)
+write_basic_package_version_file("${CMAKE_BINARY_DIR}/affordanceConfigVersion.cmake"
+  COMPATIBILITY SameMinorVersion)
+install(FILES "${CMAKE_BINARY_DIR}/affordanceConfig.cmake"
+              "${CMAKE_BINARY_DIR}/affordanceConfigVersion.cmake" DESTINATION "${_cmake_dir}")
+
+# The .pc file finds its prefix from where it lies (relocatable, like the CMake package).
+file(RELATIVE_PATH AFFORDANCE_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+configure_file("${CMAKE_SOURCE_DIR}/cmake/affordance.pc.in" "${CMAKE_BINARY_DIR}/affordance.pc" @ONLY)
+install(FILES "${CMAKE_BINARY_DIR}/affordance.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
