@@ -132,6 +132,10 @@ void TerminalView::Show(const harness::Event& event) {
     step_started_ = std::chrono::steady_clock::now();
     Spin("thinking");
   } else if (type == "text-delta") {
+    if (gap_before_text_) {
+      gap_before_text_ = false;
+      Line("");
+    }
     Write(c.value("delta", ""));
   } else if (type == "reasoning-delta") {
     Write(Dim(c.value("delta", "")));
@@ -162,6 +166,7 @@ void TerminalView::Show(const harness::Event& event) {
     std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");
     std::string detail = call.ok ? state : Shorten(call.error, 110);
     Line("  " + mark + " " + call.name + Dim(" " + Shorten(call.args, 70) + " · " + detail));
+    gap_before_text_ = true;
     Spin("thinking");
   } else if (type == "data-surface") {
     StopSpin();
@@ -181,6 +186,7 @@ void TerminalView::Show(const harness::Event& event) {
     }
     if (start < program.size()) body += "\n    " + Dim("…");
     Line(head + body);
+    gap_before_text_ = true;
   } else if (type == "finish-step") {
     StopSpin();
   } else if (type == "error") {

@@ -42,6 +42,7 @@ class TerminalView {
   bool tty_;
   std::mutex mu_;
   bool at_line_start_ = true;
+  bool gap_before_text_ = false;  // tool or surface lines were printed since the last text
   std::string spin_label_;
   bool spinning_ = false;
   bool spinner_drawn_ = false;

@@ -372,3 +372,40 @@ TEST(CapabilityRegistry, EveryHarnessToolIsDeclared) {
 
 }  // namespace
 }  // namespace affordance::harness::testing
+
+namespace affordance::harness::testing {
+namespace {
+
+TEST(HarnessReplay, ARequestInWordsGetsAFocusedChooserStepOnTheSameProvider) {
+  const nlohmann::json week = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:00Z"}};
+  Rig rig(nlohmann::json::array(
+      {Call("RunConnectorCommand", {{"connector", "calendar"}, {"request", "what is on next week"}}),
+       // The chooser's sub-step: it sees the candidates and names one with arguments.
+       Call("choose_operation", {{"operation", "list_events"}, {"args", week}}),
+       "Found them."}));
+  auto report = rig.Turn("What is on next week?");
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
+  EXPECT_EQ(report->status, TurnStatus::kAnswered);
+  ASSERT_EQ(report->ledger.size(), 2u);  // the sub-step is not a step of the turn
+  auto outputs = rig.OfType("tool-output-available");
+  ASSERT_EQ(outputs.size(), 1u);
+  const auto& result = outputs[0]["output"];
+  EXPECT_EQ(result["status"], "ok");
+  EXPECT_GT(result["rows"].size(), 0u);
+  EXPECT_EQ(result["operation_ledger"][0]["command"], "list_events");
+}
+
+TEST(HarnessReplay, AChooserThatGivesUpLeavesTheReadUnresolvedWithCandidates) {
+  Rig rig(nlohmann::json::array(
+      {Call("RunConnectorCommand", {{"connector", "calendar"}, {"request", "the weather"}}),
+       Call("give_up", {{"reason", "the calendar has no weather"}}), "I cannot tell."}));
+  auto report = rig.Turn("Weather?");
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
+  auto outputs = rig.OfType("tool-output-available");
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0]["output"]["status"], "unresolved");
+  EXPECT_FALSE(outputs[0]["output"]["candidates"].empty());
+}
+
+}  // namespace
+}  // namespace affordance::harness::testing
