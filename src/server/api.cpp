@@ -172,8 +172,16 @@ HttpResponse Api::ReadThread(const HttpRequest& r) {
   auto messages = store_.LoadThread(thread);
   if (!messages) return ErrorResponse(messages.error());
   auto turn = hub_.Active(thread);
-  // The running turn's assistant message reaches a resuming client through the stream.
-  const std::string streaming = turn ? turn->message_id() : "";
+  // The running turn's assistant message reaches a resuming client through the stream. It is
+  // the thread's one "running" message (recovery closes older ones), found by status because
+  // the store may hold it a moment before its `start` chunk names it.
+  std::string streaming;
+  if (turn) {
+    streaming = turn->message_id();
+    for (const auto& m : *messages) {
+      if (m.role == "assistant" && m.status == "running") streaming = m.id;
+    }
+  }
   return Json(200, {{"thread", ThreadJson(*info, turn != nullptr)},
                     {"messages", ToUiMessages(*messages, streaming)}});
 }
