@@ -132,3 +132,49 @@ test('cancel ends the stream with abort; a reconnect replays a running turn in f
     await server.stop();
   }
 });
+
+// Approvals: no replay turn produces them until governed writes land (issue #13), so the server's
+// serializer (server_sse_fixture: ChunkFor + SseEvent, the code the stream route runs) writes the
+// chunks the harness will emit, and the real client reads them through a stock transport.
+const fixture = process.argv[3];
+async function serialized(version, chunks) {
+  const { spawnSync } = await import('node:child_process');
+  const out = spawnSync(fixture, [version], { input: chunks.map((c) => JSON.stringify(c)).join('\n') });
+  assert.equal(out.status, 0, String(out.stderr));
+  const transport = new DefaultChatTransport({
+    api: 'http://127.0.0.1:9/unused',
+    fetch: async () => new Response(out.stdout, { headers: { 'content-type': 'text/event-stream' } }),
+  });
+  return transport.sendMessages({ chatId: 'c', messages: [user('x')], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+}
+
+test('approval requests and denials pass for 6+ clients and stay visible to 5.x clients', { skip: !fixture }, async () => {
+  const call = [
+    { type: 'start', messageId: 'm1' }, { type: 'start-step' },
+    { type: 'tool-input-start', toolCallId: 'w1', toolName: 'calendar__create_event' },
+    { type: 'tool-input-available', toolCallId: 'w1', toolName: 'calendar__create_event', input: { title: 'Lunch' } },
+    { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'w1' },
+    { type: 'finish-step' }, { type: 'finish', finishReason: 'stop' },
+  ];
+  const first = await read(await serialized(aiVersion, call));
+  assert.deepEqual(first.errors, []);
+  const part = first.message.parts.find((p) => p.type === 'tool-calendar__create_event');
+  assert.equal(part.state, 'approval-requested');
+  assert.equal(part.approval.id, 'a1');
+
+  // The decision came back denied: the continuation closes the same call.
+  const denied = await serialized(aiVersion, [
+    { type: 'start', messageId: 'm1' }, { type: 'start-step' }, { type: 'tool-output-denied', toolCallId: 'w1' },
+    { type: 'finish-step' }, { type: 'finish', finishReason: 'stop' },
+  ]);
+  let message;
+  for await (const m of readUIMessageStream({ message: first.message, stream: denied, terminateOnError: true })) message = m;
+  assert.equal(message.parts.find((p) => p.type === 'tool-calendar__create_event').state, 'output-denied');
+
+  // A 5.x client gets data parts instead (and no finishReason), which every version accepts.
+  const old = await read(await serialized('5.0.0', call));
+  assert.deepEqual(old.errors, []);
+  assert.ok(old.types.includes('data-approval-request'));
+  assert.ok(!old.types.includes('tool-approval-request'));
+  assert.equal(old.message.parts.find((p) => p.type === 'data-approval-request').data.approvalId, 'a1');
+});
