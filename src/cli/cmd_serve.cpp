@@ -86,8 +86,8 @@ std::string WebRoot(const std::string& flag) {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return "";
-  for (const fs::path& dir : {exe.parent_path() / "web", exe.parent_path() / ".." / "share" /
-                                                             "affordance" / "web"}) {
+  for (const fs::path& dir :
+       {exe.parent_path() / "web", exe.parent_path() / ".." / "share" / "affordance" / "web"}) {
     if (fs::exists(dir / "index.html")) return dir.string();
   }
   return "";
@@ -149,8 +149,10 @@ int Serve(const ServeOptions& o) {
   if (!srv) return ReportError(srv.error(), json, ExitFor(srv.error()));
   const std::string url = "http://" + o.server.host + ":" + std::to_string((*srv)->port());
   if (json) {
-    std::cout << nlohmann::ordered_json{{"listening", url}, {"port", (*srv)->port()},
-                                        {"web", !ao.web_root.empty()}}.dump()
+    std::cout << nlohmann::ordered_json{{"listening", url},
+                                        {"port", (*srv)->port()},
+                                        {"web", !ao.web_root.empty()}}
+                     .dump()
               << std::endl;
   } else {
     std::cout << "affordance serve: listening on " << url << "/ ("
@@ -176,29 +178,31 @@ const bool declared = authority::DeclareCapability([] {
   return c;
 }());
 
-const bool registered = RegisterCommand({
-    "serve", "HTTP server: the AI SDK UI message stream on /api/chat and the web UI",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<ServeOptions>();
-      AddSessionOptions(sub, o->session);
-      sub.add_option("--host", o->server.host, "Address to bind (loopback unless --allow-remote)")
-          ->capture_default_str();
-      sub.add_option("--port", o->server.port, "Port (0: any free port)")->capture_default_str();
-      sub.add_flag("--allow-remote", o->server.allow_remote,
-                   "Allow a non-loopback --host (needs --access-token)");
-      sub.add_option("--access-token", o->server.access_token,
-                     "Bearer token every API request must carry (required with --allow-remote)");
-      sub.add_option("--workers", o->workers, "Harness workers (turns run at once)")
-          ->capture_default_str();
-      sub.add_option("--io-threads", o->server.io_threads, "HTTP I/O threads")->capture_default_str();
-      sub.add_option("--body-limit", o->server.body_limit, "Largest request body in bytes")
-          ->capture_default_str();
-      sub.add_option("--read-timeout-ms", o->server.read_timeout_ms,
-                     "Time a client has to send a whole request")->capture_default_str();
-      sub.add_option("--web", o->web, "Folder of the built web UI (default: beside the binary)");
-      sub.add_flag("--json", o->session.json, "Print the listening address and errors as JSON");
-      return [o] { return Serve(*o); };
-    }});
+const bool registered = RegisterCommand(
+    {"serve", "HTTP server: the AI SDK UI message stream on /api/chat and the web UI",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<ServeOptions>();
+       AddSessionOptions(sub, o->session);
+       sub.add_option("--host", o->server.host, "Address to bind (loopback unless --allow-remote)")
+           ->capture_default_str();
+       sub.add_option("--port", o->server.port, "Port (0: any free port)")->capture_default_str();
+       sub.add_flag("--allow-remote", o->server.allow_remote,
+                    "Allow a non-loopback --host (needs --access-token)");
+       sub.add_option("--access-token", o->server.access_token,
+                      "Bearer token every API request must carry (required with --allow-remote)");
+       sub.add_option("--workers", o->workers, "Harness workers (turns run at once)")
+           ->capture_default_str();
+       sub.add_option("--io-threads", o->server.io_threads, "HTTP I/O threads")
+           ->capture_default_str();
+       sub.add_option("--body-limit", o->server.body_limit, "Largest request body in bytes")
+           ->capture_default_str();
+       sub.add_option("--read-timeout-ms", o->server.read_timeout_ms,
+                      "Time a client has to send a whole request")
+           ->capture_default_str();
+       sub.add_option("--web", o->web, "Folder of the built web UI (default: beside the binary)");
+       sub.add_flag("--json", o->session.json, "Print the listening address and errors as JSON");
+       return [o] { return Serve(*o); };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

@@ -22,7 +22,8 @@ Result<ojson> ParseBody(const std::string& body, bool allow_empty = false) {
   if (body.empty() && allow_empty) return ojson::object();
   try {
     ojson j = ojson::parse(body);
-    if (!j.is_object()) return MakeError("server.bad_json", "the request body must be a JSON object");
+    if (!j.is_object())
+      return MakeError("server.bad_json", "the request body must be a JSON object");
     return j;
   } catch (const std::exception& e) {
     return MakeError("server.bad_json", "the request body is not valid JSON", e.what());
@@ -30,8 +31,12 @@ Result<ojson> ParseBody(const std::string& body, bool allow_empty = false) {
 }
 
 ojson ThreadJson(const store::ThreadInfo& t, bool active) {
-  return {{"id", t.id},           {"title", t.title},       {"createdAt", t.created_ms},
-          {"updatedAt", t.updated_ms}, {"messages", t.messages}, {"active", active}};
+  return {{"id", t.id},
+          {"title", t.title},
+          {"createdAt", t.created_ms},
+          {"updatedAt", t.updated_ms},
+          {"messages", t.messages},
+          {"active", active}};
 }
 
 Error UnknownThread(const std::string& id) {
@@ -90,8 +95,10 @@ std::string Api::ThreadFor(const std::string& chat_id) {
 HttpResponse Api::PostChat(const HttpRequest& r) {
   auto body = ParseBody(r.body);
   if (!body) return ErrorResponse(body.error());
-  if (!body->contains("id") || !(*body)["id"].is_string() || (*body)["id"].get<std::string>().empty()) {
-    return ErrorResponse(MakeError("server.bad_request", "id (the chat id) must be a non-empty string"));
+  if (!body->contains("id") || !(*body)["id"].is_string() ||
+      (*body)["id"].get<std::string>().empty()) {
+    return ErrorResponse(
+        MakeError("server.bad_request", "id (the chat id) must be a non-empty string"));
   }
   const std::string chat_id = (*body)["id"];
   const std::string trigger = body->value("trigger", "submit-message");
@@ -136,8 +143,8 @@ HttpResponse Api::CancelTurn(const HttpRequest& r) {
   const std::string thread = ThreadFor(r.params.at("id"));
   auto turn = thread.empty() ? nullptr : hub_.Active(thread);
   if (!turn) {
-    return ErrorResponse(MakeError("server.no_active_turn", "the thread has no running turn",
-                                   r.params.at("id")));
+    return ErrorResponse(
+        MakeError("server.no_active_turn", "the thread has no running turn", r.params.at("id")));
   }
   turn->Cancel();
   return Json(202, {{"cancelled", true}, {"threadId", thread}});
@@ -156,7 +163,8 @@ HttpResponse Api::CreateThread(const HttpRequest& r) {
   if (!body) return ErrorResponse(body.error());
   std::string title = "New conversation";
   if (auto t = body->find("title"); t != body->end()) {
-    if (!t->is_string()) return ErrorResponse(MakeError("server.bad_request", "title must be a string"));
+    if (!t->is_string())
+      return ErrorResponse(MakeError("server.bad_request", "title must be a string"));
     if (!t->get<std::string>().empty()) title = t->get<std::string>();
   }
   auto created = store_.CreateThread(title);
@@ -192,7 +200,8 @@ HttpResponse Api::RenameThread(const HttpRequest& r) {
   auto t = body->find("title");
   if (t == body->end() || !t->is_string() || t->get<std::string>().empty() ||
       t->get<std::string>().size() > 200) {
-    return ErrorResponse(MakeError("server.bad_request", "title must be a string of 1 to 200 bytes"));
+    return ErrorResponse(
+        MakeError("server.bad_request", "title must be a string of 1 to 200 bytes"));
   }
   const std::string thread = ThreadFor(r.params.at("id"));
   if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
@@ -206,8 +215,8 @@ HttpResponse Api::DeleteThread(const HttpRequest& r) {
   const std::string thread = ThreadFor(r.params.at("id"));
   if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
   if (hub_.Active(thread)) {
-    return ErrorResponse(MakeError("server.turn_active",
-                                   "the thread has a running turn; cancel it first", thread));
+    return ErrorResponse(
+        MakeError("server.turn_active", "the thread has a running turn; cancel it first", thread));
   }
   if (auto s = store_.DeleteThread(thread); !s) return ErrorResponse(s.error());
   return Json(200, {{"deleted", thread}});
@@ -220,7 +229,8 @@ HttpResponse Api::AcknowledgeSurface(const HttpRequest& r) {
   if (!body) return ErrorResponse(body.error());
   const std::string state = body->value("state", "");
   if (state != "painted" && state != "hydrated") {
-    return ErrorResponse(MakeError("server.bad_request", "state must be painted or hydrated", state));
+    return ErrorResponse(
+        MakeError("server.bad_request", "state must be painted or hydrated", state));
   }
   const std::string thread = ThreadFor(r.params.at("id"));
   if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
@@ -243,15 +253,18 @@ HttpResponse Api::AcknowledgeSurface(const HttpRequest& r) {
       return Json(200, {{"surfaceId", surface}, {"state", state}});
     }
   }
-  return ErrorResponse(MakeError("server.unknown_surface", "no surface with this id in the thread",
-                                 surface));
+  return ErrorResponse(
+      MakeError("server.unknown_surface", "no surface with this id in the thread", surface));
 }
 
 HttpResponse Api::DeployTruth(const HttpRequest&) {
   ojson truth = options_.deploy_truth;
   auto s = hub_.stats();
-  truth["turns"] = {{"started", s.started}, {"finished", s.finished}, {"failed", s.failed},
-                    {"queued", s.queued}, {"active", s.active}};
+  truth["turns"] = {{"started", s.started},
+                    {"finished", s.finished},
+                    {"failed", s.failed},
+                    {"queued", s.queued},
+                    {"active", s.active}};
   truth["workers"] = hub_.workers();
   return Json(200, truth);
 }
@@ -259,15 +272,16 @@ HttpResponse Api::DeployTruth(const HttpRequest&) {
 HttpResponse Api::File(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (options_.web_root.empty() || !in) {
-    return ErrorResponse(MakeError("server.no_web",
-                                   "the web UI is not built (scripts/setup --only web)", path));
+    return ErrorResponse(
+        MakeError("server.no_web", "the web UI is not built (scripts/setup --only web)", path));
   }
   std::stringstream ss;
   ss << in.rdbuf();
   HttpResponse r;
   r.body = ss.str();
   auto ends = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   r.content_type = ends(".html")  ? "text/html; charset=utf-8"
                    : ends(".js")  ? "text/javascript; charset=utf-8"

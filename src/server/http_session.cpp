@@ -44,7 +44,9 @@ class StreamSubscriber : public TurnSubscriber {
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket socket, std::shared_ptr<const SessionConfig> config)
-      : stream_(std::move(socket)), read_deadline_(stream_.get_executor()), config_(std::move(config)) {}
+      : stream_(std::move(socket)),
+        read_deadline_(stream_.get_executor()),
+        config_(std::move(config)) {}
 
   void Run() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Read(); });
@@ -82,8 +84,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       beast::error_code ignored;
       self->stream_.socket().cancel(ignored);
     });
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
   void OnRead(beast::error_code ec) {
@@ -115,15 +118,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     r.path = std::string(target.substr(0, target.find('?')));
     r.body = std::move(req.body());
     auto h = req.find(std::string(kClientVersionHeader));  // field names match case-insensitively
-    auto client = ParseClientVersion(h == req.end() ? "" : std::string_view(h->value().data(), h->value().size()));
+    auto client = ParseClientVersion(
+        h == req.end() ? "" : std::string_view(h->value().data(), h->value().size()));
     if (!client) return Respond(ErrorResponse(client.error()));
     r.client = *client;
 
     auto match = config_->router->Find(r.method, r.path);
     if (!match.route) {
       if (match.path_exists) {
-        return Respond(ErrorResponse(MakeError("server.method_not_allowed",
-                                               "this path does not take " + r.method, r.path)));
+        return Respond(ErrorResponse(
+            MakeError("server.method_not_allowed", "this path does not take " + r.method, r.path)));
       }
       return Respond(ErrorResponse(MakeError("server.not_found", "no such route", r.path)));
     }
@@ -131,9 +135,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         match.route->capability.access != authority::Access::kAnyone) {
       auto auth = req.find(http::field::authorization);
       const std::string want = "Bearer " + opt().access_token;
-      if (auth == req.end() || std::string_view(auth->value().data(), auth->value().size()) != want) {
-        return Respond(ErrorResponse(MakeError("server.unauthorized",
-                                               "this server needs authorization: Bearer <token>")));
+      if (auth == req.end() ||
+          std::string_view(auth->value().data(), auth->value().size()) != want) {
+        return Respond(ErrorResponse(
+            MakeError("server.unauthorized", "this server needs authorization: Bearer <token>")));
       }
     }
     r.params = std::move(match.params);
@@ -157,11 +162,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res->keep_alive(keep_alive_ && r.status < 400);
     res->prepare_payload();
     stream_.expires_after(std::chrono::milliseconds(opt().write_timeout_ms));
-    http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, size_t) {
-      if (ec) return self->Close();
-      if (!res->keep_alive()) return self->Shutdown();
-      self->Read();
-    });
+    http::async_write(stream_, *res,
+                      [self = shared_from_this(), res](beast::error_code ec, size_t) {
+                        if (ec) return self->Close();
+                        if (!res->keep_alive()) return self->Shutdown();
+                        self->Read();
+                      });
   }
 
   void Fail(const Error& e) {
@@ -178,15 +184,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res->chunked(true);
     auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*res);
     stream_.expires_after(std::chrono::milliseconds(opt().write_timeout_ms));
-    http::async_write_header(stream_, *sr,
-                             [self = shared_from_this(), res, sr, client](beast::error_code ec, size_t) {
-                               if (ec) return self->Close();
-                               self->WatchPeer();
-                               if (self->closed_) return;
-                               self->subscriber_ = std::make_shared<StreamSubscriber>(
-                                   self, self->stream_.get_executor(), client);
-                               self->turn_->Subscribe(self->subscriber_);
-                             });
+    http::async_write_header(
+        stream_, *sr, [self = shared_from_this(), res, sr, client](beast::error_code ec, size_t) {
+          if (ec) return self->Close();
+          self->WatchPeer();
+          if (self->closed_) return;
+          self->subscriber_ =
+              std::make_shared<StreamSubscriber>(self, self->stream_.get_executor(), client);
+          self->turn_->Subscribe(self->subscriber_);
+        });
   }
 
   // A read outstanding while the stream is written: it completes when the peer resets or closes.
@@ -222,8 +228,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       net::async_write(stream_, http::make_chunk(net::buffer(*data)),
                        [self = shared_from_this(), data, on_done](beast::error_code ec, size_t n) {
                          if (ec) return on_done(ec, n);
-                         net::async_write(self->stream_, http::make_chunk_last(),
-                                          [on_done](beast::error_code e2, size_t m) { on_done(e2, m); });
+                         net::async_write(
+                             self->stream_, http::make_chunk_last(),
+                             [on_done](beast::error_code e2, size_t m) { on_done(e2, m); });
                        });
       return;
     }

@@ -40,9 +40,8 @@ std::optional<nlohmann::ordered_json> ChunkFor(const nlohmann::ordered_json& chu
     data.erase("type");
     const std::string name =
         type == "tool-approval-request" ? "data-approval-request" : "data-output-denied";
-    return nlohmann::ordered_json{{"type", name},
-                                  {"id", chunk.value("toolCallId", "")},
-                                  {"data", std::move(data)}};
+    return nlohmann::ordered_json{
+        {"type", name}, {"id", chunk.value("toolCallId", "")}, {"data", std::move(data)}};
   }
   return chunk;
 }

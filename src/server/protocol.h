@@ -45,10 +45,8 @@ std::string_view SseDone();
 
 // The response headers of a UI message stream, in the reference's order.
 inline constexpr std::pair<std::string_view, std::string_view> kStreamHeaders[] = {
-    {"content-type", "text/event-stream"},
-    {"cache-control", "no-cache"},
-    {"connection", "keep-alive"},
-    {"x-vercel-ai-ui-message-stream", "v1"},
+    {"content-type", "text/event-stream"}, {"cache-control", "no-cache"},
+    {"connection", "keep-alive"},          {"x-vercel-ai-ui-message-stream", "v1"},
     {"x-accel-buffering", "no"},
 };
 

@@ -16,16 +16,16 @@ bool IsParam(const std::string& s) { return s.size() > 2 && s.front() == '{' && 
 
 int StatusFor(const std::string& code) {
   static const std::map<std::string, int> kStatus = {
-      {"server.bad_json", 400},         {"server.bad_request", 400},
-      {"server.bad_path", 400},         {"server.bad_client_version", 400},
-      {"server.empty_message", 400},    {"server.unsupported_trigger", 400},
-      {"harness.empty_message", 400},   {"server.unauthorized", 401},
-      {"server.not_found", 404},        {"server.unknown_thread", 404},
-      {"store.not_found", 404},         {"server.unknown_surface", 404},
-      {"server.no_active_turn", 404},   {"server.no_web", 404},
+      {"server.bad_json", 400},           {"server.bad_request", 400},
+      {"server.bad_path", 400},           {"server.bad_client_version", 400},
+      {"server.empty_message", 400},      {"server.unsupported_trigger", 400},
+      {"harness.empty_message", 400},     {"server.unauthorized", 401},
+      {"server.not_found", 404},          {"server.unknown_thread", 404},
+      {"store.not_found", 404},           {"server.unknown_surface", 404},
+      {"server.no_active_turn", 404},     {"server.no_web", 404},
       {"server.method_not_allowed", 405}, {"server.timeout", 408},
-      {"server.turn_active", 409},      {"server.static_surface", 409},
-      {"server.body_too_large", 413},   {"server.busy", 503},
+      {"server.turn_active", 409},        {"server.static_surface", 409},
+      {"server.body_too_large", 413},     {"server.busy", 503},
       {"server.stopping", 503},
   };
   auto it = kStatus.find(code);
@@ -73,7 +73,8 @@ Result<Router> Router::Build(const authority::CapabilityRegistry& registry,
     }
     const size_t space = cap.name.find(' ');
     if (space == std::string::npos) {
-      return MakeError("server.bad_route", "an http capability is named \"METHOD /path\"", cap.name);
+      return MakeError("server.bad_route", "an http capability is named \"METHOD /path\"",
+                       cap.name);
     }
     Route route;
     route.capability = cap;

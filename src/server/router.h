@@ -27,7 +27,7 @@ class ActiveTurn;
 
 struct HttpRequest {
   std::string method;
-  std::string path;    // percent-decoded per segment by Find
+  std::string path;  // percent-decoded per segment by Find
   std::string body;
   std::map<std::string, std::string> params;  // {param} values of the matched route
   ClientProtocol client;
@@ -61,8 +61,8 @@ class Router {
                               std::map<std::string, Handler> handlers);
 
   struct Match {
-    const Route* route = nullptr;           // null: no route
-    bool path_exists = false;               // some route has this path with another method
+    const Route* route = nullptr;  // null: no route
+    bool path_exists = false;      // some route has this path with another method
     std::map<std::string, std::string> params;
   };
   // Exact matching of the method and of literal segments (no case folding, no patterns).

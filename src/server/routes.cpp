@@ -29,36 +29,40 @@ Capability Http(std::string name, std::string object, std::string action, Access
 }
 
 json Obj(json properties, json required = json::array()) {
-  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+  return {
+      {"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
 }
 
-const json kStream = {{"type", "string"}, {"contentMediaType", "text/event-stream"},
+const json kStream = {{"type", "string"},
+                      {"contentMediaType", "text/event-stream"},
                       {"description", "AI SDK UI message stream (SSE), ends with [DONE]"}};
 const json kId = {{"type", "string"}};
 
 const bool declared = [] {
   using authority::DeclareCapability;
-  DeclareCapability(Http("POST /api/chat", "thread", "converse", Access::kUser, Mode::kLocalState,
-                         "run a harness turn on the thread; streams its UI message chunks",
-                         Obj({{"id", kId}, {"messages", {{"type", "array"}}},
-                              {"trigger", kId}, {"messageId", kId}}, {"id", "messages"}),
-                         kStream, "the turn's messages are persisted by the harness (data-turn)"));
+  DeclareCapability(Http(
+      "POST /api/chat", "thread", "converse", Access::kUser, Mode::kLocalState,
+      "run a harness turn on the thread; streams its UI message chunks",
+      Obj({{"id", kId}, {"messages", {{"type", "array"}}}, {"trigger", kId}, {"messageId", kId}},
+          {"id", "messages"}),
+      kStream, "the turn's messages are persisted by the harness (data-turn)"));
   DeclareCapability(Http("GET /api/chat/{id}/stream", "thread", "resume", Access::kUser,
                          Mode::kRead, "re-attach to the thread's running turn (204 when none)",
                          Obj({{"id", kId}}, {"id"}), kStream));
-  DeclareCapability(Http("POST /api/chat/{id}/cancel", "thread", "cancel", Access::kUser,
-                         Mode::kLocalState, "cancel the thread's running step (the turn ends with abort)",
-                         Obj({{"id", kId}}, {"id"}), Obj({{"cancelled", {{"type", "boolean"}}}}),
-                         "the turn is persisted with status cancelled"));
+  DeclareCapability(Http(
+      "POST /api/chat/{id}/cancel", "thread", "cancel", Access::kUser, Mode::kLocalState,
+      "cancel the thread's running step (the turn ends with abort)", Obj({{"id", kId}}, {"id"}),
+      Obj({{"cancelled", {{"type", "boolean"}}}}), "the turn is persisted with status cancelled"));
   DeclareCapability(Http("GET /api/threads", "thread", "list", Access::kUser, Mode::kRead,
                          "threads, newest first", json::object(),
                          Obj({{"threads", {{"type", "array"}}}})));
   DeclareCapability(Http("POST /api/threads", "thread", "create", Access::kUser, Mode::kLocalState,
                          "create an empty thread", Obj({{"title", kId}}),
                          Obj({{"thread", {{"type", "object"}}}}), "the thread row"));
-  DeclareCapability(Http("GET /api/threads/{id}", "thread", "read", Access::kUser, Mode::kRead,
-                         "a thread as UI messages with all parts", Obj({{"id", kId}}, {"id"}),
-                         Obj({{"thread", {{"type", "object"}}}, {"messages", {{"type", "array"}}}})));
+  DeclareCapability(
+      Http("GET /api/threads/{id}", "thread", "read", Access::kUser, Mode::kRead,
+           "a thread as UI messages with all parts", Obj({{"id", kId}}, {"id"}),
+           Obj({{"thread", {{"type", "object"}}}, {"messages", {{"type", "array"}}}})));
   DeclareCapability(Http("PATCH /api/threads/{id}", "thread", "rename", Access::kUser,
                          Mode::kLocalState, "rename a thread",
                          Obj({{"id", kId}, {"title", kId}}, {"id", "title"}),
@@ -67,17 +71,17 @@ const bool declared = [] {
                          Mode::kLocalState, "delete a thread with its messages",
                          Obj({{"id", kId}}, {"id"}), Obj({{"deleted", kId}}),
                          "the thread is gone from GET /api/threads"));
-  DeclareCapability(Http("POST /api/threads/{id}/surfaces/{surfaceId}/ack", "surface",
-                         "acknowledge", Access::kUser, Mode::kLocalState,
-                         "a client painted / hydrated a live surface: moves its truth state",
-                         Obj({{"id", kId}, {"surfaceId", kId},
-                              {"state", {{"enum", {"painted", "hydrated"}}}}},
-                             {"id", "surfaceId", "state"}),
-                         Obj({{"surfaceId", kId}, {"state", kId}}),
-                         "the client's acknowledgement, stored as the surface part's state"));
-  DeclareCapability(Http("GET /deploy-truth", "server", "read", Access::kUser, Mode::kRead,
-                         "which binary this is: commit, build time, start time, pid, data, provider",
-                         json::object(), Obj({{"commit", kId}, {"pid", {{"type", "integer"}}}})));
+  DeclareCapability(Http(
+      "POST /api/threads/{id}/surfaces/{surfaceId}/ack", "surface", "acknowledge", Access::kUser,
+      Mode::kLocalState, "a client painted / hydrated a live surface: moves its truth state",
+      Obj({{"id", kId}, {"surfaceId", kId}, {"state", {{"enum", {"painted", "hydrated"}}}}},
+          {"id", "surfaceId", "state"}),
+      Obj({{"surfaceId", kId}, {"state", kId}}),
+      "the client's acknowledgement, stored as the surface part's state"));
+  DeclareCapability(
+      Http("GET /deploy-truth", "server", "read", Access::kUser, Mode::kRead,
+           "which binary this is: commit, build time, start time, pid, data, provider",
+           json::object(), Obj({{"commit", kId}, {"pid", {{"type", "integer"}}}})));
   DeclareCapability(Http("GET /", "web", "read", Access::kAnyone, Mode::kRead,
                          "the web UI (static files built from web/)"));
   DeclareCapability(Http("GET /assets/{file}", "web", "read", Access::kAnyone, Mode::kRead,

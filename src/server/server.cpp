@@ -28,9 +28,10 @@ Status CheckBind(const ServerOptions& options) {
                      options.host);
   }
   if (options.access_token.size() < 16) {
-    return MakeError("server.remote_needs_token",
-                     "binding a non-loopback address needs --access-token of at least 16 characters",
-                     options.host);
+    return MakeError(
+        "server.remote_needs_token",
+        "binding a non-loopback address needs --access-token of at least 16 characters",
+        options.host);
   }
   return {};
 }
@@ -47,11 +48,12 @@ struct Server::Impl {
   bool stopped = false;
 
   void Accept() {
-    acceptor.async_accept(net::make_strand(ioc), [this](boost::system::error_code ec, tcp::socket s) {
-      if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
-      if (!ec) internal::StartSession(std::move(s), config);
-      Accept();  // EMFILE and friends: keep serving the connections that exist
-    });
+    acceptor.async_accept(
+        net::make_strand(ioc), [this](boost::system::error_code ec, tcp::socket s) {
+          if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+          if (!ec) internal::StartSession(std::move(s), config);
+          Accept();  // EMFILE and friends: keep serving the connections that exist
+        });
   }
 
   void MarkStopped() {
@@ -77,8 +79,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, Router rout
   if (!ec) impl->acceptor.bind(endpoint, ec);
   if (!ec) impl->acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
-    return MakeError("server.bind", "cannot listen on " + options.host + ":" +
-                                        std::to_string(options.port), ec.message());
+    return MakeError("server.bind",
+                     "cannot listen on " + options.host + ":" + std::to_string(options.port),
+                     ec.message());
   }
   Impl* raw = impl.get();
   impl->signals.async_wait([raw](boost::system::error_code e, int) {

@@ -5,7 +5,8 @@
 //   text (user/assistant) {type: "text", text, state: "done"}
 //   reasoning             {type: "reasoning", text, state: "done"}
 //   tool                  {type: "tool-<name>", toolCallId, state, input, output | errorText}
-//                         + {type: "data-truth", id: toolCallId, data: {toolCallId, state, dataState?}}
+//                         + {type: "data-truth", id: toolCallId, data: {toolCallId, state,
+//                         dataState?}}
 //   surface               {type: "data-surface", id: surfaceId, data: {..., state}}
 //   reality               not shown (it is the model's context, not the conversation)
 // An assistant message also carries {type: "data-turn", id, data: meta} when the turn ended,

@@ -10,8 +10,8 @@
 namespace affordance::server::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 std::string Fast() { return Source("tests/integration/server/scripts/fast.json"); }
 
@@ -37,12 +37,15 @@ TEST(ServerBadInput, MalformedRequestsGetJsonErrors) {
   ExpectError(Http(port, "POST", "/api/chat", "{not json"), 400, "server.bad_json");
   ExpectError(Http(port, "POST", "/api/chat", "[1,2]"), 400, "server.bad_json");
   ExpectError(Http(port, "POST", "/api/chat", R"({"messages":[]})"), 400, "server.bad_request");
-  ExpectError(Http(port, "POST", "/api/chat", R"({"id":"x","messages":[{"role":"assistant","parts":[]}]})"),
-              400, "server.bad_request");
+  ExpectError(
+      Http(port, "POST", "/api/chat", R"({"id":"x","messages":[{"role":"assistant","parts":[]}]})"),
+      400, "server.bad_request");
   ExpectError(Http(port, "POST", "/api/chat", ChatBody("x", "   ")), 400, "server.empty_message");
-  ExpectError(Http(port, "POST", "/api/chat",
-                   R"({"id":"x","trigger":"regenerate-message","messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}]})"),
-              400, "server.unsupported_trigger");
+  ExpectError(
+      Http(
+          port, "POST", "/api/chat",
+          R"({"id":"x","trigger":"regenerate-message","messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}]})"),
+      400, "server.unsupported_trigger");
   ExpectError(Http(port, "GET", "/api/threads/t_missing"), 404, "server.unknown_thread");
   ExpectError(Http(port, "GET", "/no/such/route"), 404, "server.not_found");
   ExpectError(Http(port, "PUT", "/api/threads"), 405, "server.method_not_allowed");
@@ -128,10 +131,12 @@ TEST(ServerBadInput, RemoteBindsNeedAFlagAndATokenAndTokensAreChecked) {
   ServerProcess server(dir / "c", Fast(), {"--access-token", "0123456789abcdef0123"});
   ASSERT_GT(server.port(), 0);
   ExpectError(Http(server.port(), "GET", "/api/threads"), 401, "server.unauthorized");
-  ExpectError(Http(server.port(), "GET", "/api/threads", "", "Authorization: Bearer wrong\r\n"), 401,
-              "server.unauthorized");
+  ExpectError(Http(server.port(), "GET", "/api/threads", "", "Authorization: Bearer wrong\r\n"),
+              401, "server.unauthorized");
   EXPECT_EQ(Http(server.port(), "GET", "/api/threads", "",
-                 "Authorization: Bearer 0123456789abcdef0123\r\n").status, 200);
+                 "Authorization: Bearer 0123456789abcdef0123\r\n")
+                .status,
+            200);
   EXPECT_NE(Http(server.port(), "GET", "/").status, 401);
 }
 

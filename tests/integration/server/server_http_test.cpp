@@ -11,10 +11,12 @@
 namespace affordance::server::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
-std::string Script(const std::string& name) { return Source("tests/integration/server/scripts/" + name); }
+std::string Script(const std::string& name) {
+  return Source("tests/integration/server/scripts/" + name);
+}
 
 std::string NewThread(int port) {
   auto r = Http(port, "POST", "/api/threads", R"({"title":"Test"})");
@@ -49,9 +51,10 @@ TEST(ServerHttp, ChatStreamsTheUiMessageStreamAndPersistsTheTurn) {
   ASSERT_FALSE(types.empty());
   EXPECT_EQ(types.front(), "start");
   EXPECT_EQ(types.back(), "finish");
-  for (const char* t : {"reasoning-start", "reasoning-delta", "tool-input-start", "tool-input-available",
-                        "tool-output-available", "tool-input-error", "tool-output-error",
-                        "data-truth", "data-surface", "data-turn", "text-delta", "finish-step"}) {
+  for (const char* t :
+       {"reasoning-start", "reasoning-delta", "tool-input-start", "tool-input-available",
+        "tool-output-available", "tool-input-error", "tool-output-error", "data-truth",
+        "data-surface", "data-turn", "text-delta", "finish-step"}) {
     EXPECT_THAT(types, ::testing::Contains(t)) << t;
   }
   // No client version declared: the strictest client, so finish carries no finishReason.
@@ -82,7 +85,8 @@ TEST(ServerHttp, AStockClientsOwnChatIdGetsAThreadThatLaterMessagesContinue) {
   TempDir dir;
   ServerProcess server(dir / "data", Script("fast.json"));
   ASSERT_GT(server.port(), 0);
-  auto first = Http(server.port(), "POST", "/api/chat", ChatBody("client-chosen-id", "Hello there"));
+  auto first =
+      Http(server.port(), "POST", "/api/chat", ChatBody("client-chosen-id", "Hello there"));
   ASSERT_EQ(first.status, 200);
   const std::string thread = Chunks(first.body).front()["messageMetadata"]["threadId"];
   auto second = Http(server.port(), "POST", "/api/chat", ChatBody("client-chosen-id", "And again"));
@@ -206,7 +210,8 @@ TEST(ServerHttp, OnlyLiveSurfacesTakePaintAcknowledgementsAndStatesNeverMoveBack
   EXPECT_EQ(st.json()["error"]["code"], "server.static_surface");
   EXPECT_EQ(ack("s_nope", "painted").status, 404);
   EXPECT_EQ(ack(live, "verified").status, 400);
-  for (const auto& p : Http(server.port(), "GET", "/api/threads/" + thread).json()["messages"][1]["parts"]) {
+  for (const auto& p :
+       Http(server.port(), "GET", "/api/threads/" + thread).json()["messages"][1]["parts"]) {
     if (p["type"] != "data-surface") continue;
     EXPECT_EQ(p["data"]["state"], p["id"] == live ? "hydrated" : "persisted") << p["id"];
   }

@@ -52,10 +52,21 @@ class TempDir {
 class ServerProcess {
  public:
   // Starts the server; `port()` is 0 when it did not come up (out/err say why).
-  ServerProcess(const std::string& data, const std::string& script, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {AFFORDANCE_CLI, "serve", "--port", "0", "--json", "--data", data,
-                                     "--provider", "replay", "--script", script,
-                                     "--connectors", Source("examples/connectors")};
+  ServerProcess(const std::string& data, const std::string& script,
+                std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {AFFORDANCE_CLI,
+                                     "serve",
+                                     "--port",
+                                     "0",
+                                     "--json",
+                                     "--data",
+                                     data,
+                                     "--provider",
+                                     "replay",
+                                     "--script",
+                                     script,
+                                     "--connectors",
+                                     Source("examples/connectors")};
     args.insert(args.end(), extra.begin(), extra.end());
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe");
@@ -147,7 +158,8 @@ class Socket {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (until.empty() || buf_.find(until) == std::string::npos) {
       int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      deadline - std::chrono::steady_clock::now()).count());
+                                      deadline - std::chrono::steady_clock::now())
+                                      .count());
       if (left <= 0) break;
       pollfd p{fd_, POLLIN, 0};
       if (poll(&p, 1, left) <= 0) break;
@@ -209,8 +221,9 @@ inline Response Parse(const std::string& raw) {
 inline std::string Request(const std::string& method, const std::string& path,
                            const std::string& body = "", const std::string& headers = "") {
   return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + headers +
-         (body.empty() && method == "GET" ? "" : "Content-Type: application/json\r\nContent-Length: " +
-                                                     std::to_string(body.size()) + "\r\n") +
+         (body.empty() && method == "GET" ? ""
+                                          : "Content-Type: application/json\r\nContent-Length: " +
+                                                std::to_string(body.size()) + "\r\n") +
          "\r\n" + body;
 }
 
@@ -243,10 +256,11 @@ inline std::vector<nlohmann::json> Chunks(const std::string& body, bool* done = 
 }
 
 inline std::string ChatBody(const std::string& id, const std::string& text) {
-  return nlohmann::json{{"id", id},
-                        {"trigger", "submit-message"},
-                        {"messages", {{{"id", "u1"}, {"role", "user"},
-                                       {"parts", {{{"type", "text"}, {"text", text}}}}}}}}
+  return nlohmann::json{
+      {"id", id},
+      {"trigger", "submit-message"},
+      {"messages",
+       {{{"id", "u1"}, {"role", "user"}, {"parts", {{{"type", "text"}, {"text", text}}}}}}}}
       .dump();
 }
 

@@ -53,8 +53,13 @@ TEST(ServerProtocol, SseFraming) {
   EXPECT_EQ(SseEvent({{"type", "start-step"}}), "data: {\"type\":\"start-step\"}\n\n");
   EXPECT_EQ(SseDone(), "data: [DONE]\n\n");
   // Invalid UTF-8 from a model is replaced, never thrown on.
-  std::string bad = "a\xff" "b";
-  EXPECT_NE(SseEvent({{"type", "text-delta"}, {"delta", bad}}).find("a\xEF\xBF\xBD" "b"), std::string::npos);
+  std::string bad =
+      "a\xff"
+      "b";
+  EXPECT_NE(SseEvent({{"type", "text-delta"}, {"delta", bad}})
+                .find("a\xEF\xBF\xBD"
+                      "b"),
+            std::string::npos);
   EXPECT_EQ(ErrorBody(MakeError("server.x", "msg", "d")),
             "{\"error\":{\"code\":\"server.x\",\"message\":\"msg\",\"detail\":\"d\"}}");
 }

@@ -1,5 +1,5 @@
-#include "server/api.h"
 #include "server/router.h"
+#include "server/api.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -76,7 +76,8 @@ TEST(ServerRouter, MatchesExactlyWithParameters) {
 class NoTurns : public TurnRunner {
  public:
   Result<harness::TurnReport> RunTurn(const std::string&, const std::string&,
-                                      const harness::EventSink&, const model::CancelToken&) override {
+                                      const harness::EventSink&,
+                                      const model::CancelToken&) override {
     return MakeError("test.none", "no turns here");
   }
 };
@@ -84,12 +85,15 @@ class NoTurns : public TurnRunner {
 // The real server: every handler the Api has is declared in the global registry (door "http"),
 // every declared route has a handler, and each declaration says what it governs.
 TEST(ServerRouter, EveryRealRouteIsDeclaredAndEveryDeclarationIsServed) {
-  std::string dir = std::filesystem::temp_directory_path() / ("affordance-router-" + std::to_string(getpid()));
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("affordance-router-" + std::to_string(getpid()));
   auto store = store::OpenSqlite(dir + "/a.db");
   ASSERT_TRUE(store.ok());
-  auto hub = TurnHub::Create([](int) -> Result<std::unique_ptr<TurnRunner>> {
-    return std::unique_ptr<TurnRunner>(std::make_unique<NoTurns>());
-  }, {.workers = 1});
+  auto hub = TurnHub::Create(
+      [](int) -> Result<std::unique_ptr<TurnRunner>> {
+        return std::unique_ptr<TurnRunner>(std::make_unique<NoTurns>());
+      },
+      {.workers = 1});
   ASSERT_TRUE(hub.ok());
   Api api(**store, **hub, {});
   auto handlers = api.Handlers();
@@ -105,13 +109,14 @@ TEST(ServerRouter, EveryRealRouteIsDeclaredAndEveryDeclarationIsServed) {
     EXPECT_FALSE(declared->action.empty());
     EXPECT_FALSE(declared->description.empty()) << route.capability.name;
     if (declared->mode != authority::Mode::kRead) {
-      EXPECT_FALSE(declared->proof.empty()) << route.capability.name << " changes state: what proves it?";
+      EXPECT_FALSE(declared->proof.empty())
+          << route.capability.name << " changes state: what proves it?";
     }
   }
   // The routes the issue requires exist.
-  for (const char* required : {"POST /api/chat", "GET /api/chat/{id}/stream", "GET /api/threads",
-                               "GET /api/threads/{id}", "PATCH /api/threads/{id}",
-                               "DELETE /api/threads/{id}", "GET /deploy-truth"}) {
+  for (const char* required :
+       {"POST /api/chat", "GET /api/chat/{id}/stream", "GET /api/threads", "GET /api/threads/{id}",
+        "PATCH /api/threads/{id}", "DELETE /api/threads/{id}", "GET /deploy-truth"}) {
     EXPECT_NE(handlers.count(required), 0u) << required;
   }
   hub->reset();

@@ -22,7 +22,8 @@ class GatedRunner : public TurnRunner {
     sink({ojson{{"type", "start"}, {"messageId", "m_" + thread}}});
     for (int i = 0; i < 5; ++i) {
       sink({ojson{{"type", "text-delta"}, {"id", "t"}, {"delta", std::to_string(i)}}});
-      while (i == 0 && !go_ && !cancel.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      while (i == 0 && !go_ && !cancel.cancelled())
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
       if (cancel.cancelled()) {
         sink({ojson{{"type", "abort"}, {"reason", "cancelled"}}});
         return harness::TurnReport{};
@@ -58,9 +59,11 @@ struct Collector : TurnSubscriber {
 
 TEST(ServerTurnHub, LateSubscribersGetTheWholeTurnInOrderAndDroppedOnesDoNotStopIt) {
   std::atomic<bool> go{false};
-  auto hub = TurnHub::Create([&](int) -> Result<std::unique_ptr<TurnRunner>> {
-    return std::unique_ptr<TurnRunner>(std::make_unique<GatedRunner>(go));
-  }, {.workers = 2});
+  auto hub = TurnHub::Create(
+      [&](int) -> Result<std::unique_ptr<TurnRunner>> {
+        return std::unique_ptr<TurnRunner>(std::make_unique<GatedRunner>(go));
+      },
+      {.workers = 2});
   ASSERT_TRUE(hub.ok());
   auto turn = (*hub)->Submit("t1", "hi");
   ASSERT_TRUE(turn.ok());
@@ -77,8 +80,9 @@ TEST(ServerTurnHub, LateSubscribersGetTheWholeTurnInOrderAndDroppedOnesDoNotStop
   (*turn)->Subscribe(late);  // a reload: buffered chunks first, then live
   go = true;
   late->Wait();
-  EXPECT_EQ(late->types, (std::vector<std::string>{"start", "text-delta0", "text-delta1", "text-delta2",
-                                                   "text-delta3", "text-delta4", "finish"}));
+  EXPECT_EQ(late->types,
+            (std::vector<std::string>{"start", "text-delta0", "text-delta1", "text-delta2",
+                                      "text-delta3", "text-delta4", "finish"}));
   EXPECT_FALSE(early->ended);
   EXPECT_EQ((*hub)->Active("t1"), nullptr);
   auto after = std::make_shared<Collector>();
@@ -89,9 +93,11 @@ TEST(ServerTurnHub, LateSubscribersGetTheWholeTurnInOrderAndDroppedOnesDoNotStop
 
 TEST(ServerTurnHub, CancelStopsTheRunningTurnAndTheQueueIsBounded) {
   std::atomic<bool> go{false};
-  auto hub = TurnHub::Create([&](int) -> Result<std::unique_ptr<TurnRunner>> {
-    return std::unique_ptr<TurnRunner>(std::make_unique<GatedRunner>(go));
-  }, {.workers = 1, .max_queued = 1});
+  auto hub = TurnHub::Create(
+      [&](int) -> Result<std::unique_ptr<TurnRunner>> {
+        return std::unique_ptr<TurnRunner>(std::make_unique<GatedRunner>(go));
+      },
+      {.workers = 1, .max_queued = 1});
   ASSERT_TRUE(hub.ok());
   auto a = (*hub)->Submit("a", "x");
   ASSERT_TRUE(a.ok());
@@ -116,13 +122,16 @@ TEST(ServerTurnHub, CancelStopsTheRunningTurnAndTheQueueIsBounded) {
 TEST(ServerTurnHub, ARunnerErrorReachesTheClientAsAnErrorChunk) {
   struct Failing : TurnRunner {
     Result<harness::TurnReport> RunTurn(const std::string&, const std::string&,
-                                        const harness::EventSink&, const model::CancelToken&) override {
+                                        const harness::EventSink&,
+                                        const model::CancelToken&) override {
       return MakeError("store.not_found", "no thread", "t_x");
     }
   };
-  auto hub = TurnHub::Create([](int) -> Result<std::unique_ptr<TurnRunner>> {
-    return std::unique_ptr<TurnRunner>(std::make_unique<Failing>());
-  }, {.workers = 1});
+  auto hub = TurnHub::Create(
+      [](int) -> Result<std::unique_ptr<TurnRunner>> {
+        return std::unique_ptr<TurnRunner>(std::make_unique<Failing>());
+      },
+      {.workers = 1});
   ASSERT_TRUE(hub.ok());
   auto t = (*hub)->Submit("t_x", "x");
   ASSERT_TRUE(t.ok());
