@@ -1,0 +1,307 @@
+#include "server/api.h"
+
+#include "server/ui_message.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace affordance::server {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+HttpResponse Json(int status, const ojson& body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
+Result<ojson> ParseBody(const std::string& body, bool allow_empty = false) {
+  if (body.empty() && allow_empty) return ojson::object();
+  try {
+    ojson j = ojson::parse(body);
+    if (!j.is_object())
+      return MakeError("server.bad_json", "the request body must be a JSON object");
+    return j;
+  } catch (const std::exception& e) {
+    return MakeError("server.bad_json", "the request body is not valid JSON", e.what());
+  }
+}
+
+ojson ThreadJson(const store::ThreadInfo& t, bool active) {
+  return {{"id", t.id},
+          {"title", t.title},
+          {"createdAt", t.created_ms},
+          {"updatedAt", t.updated_ms},
+          {"messages", t.messages},
+          {"active", active}};
+}
+
+Error UnknownThread(const std::string& id) {
+  return MakeError("server.unknown_thread", "no thread with this id", id);
+}
+
+// The user's words: the text parts of the last message, which must be the user's.
+Result<std::string> UserText(const ojson& body) {
+  const auto it = body.find("messages");
+  if (it == body.end() || !it->is_array() || it->empty()) {
+    return MakeError("server.bad_request", "messages must be a non-empty array");
+  }
+  const ojson& last = it->back();
+  if (!last.is_object() || last.value("role", "") != "user") {
+    return MakeError("server.bad_request", "the last message must be the user's");
+  }
+  std::string text;
+  if (auto parts = last.find("parts"); parts != last.end() && parts->is_array()) {
+    for (const auto& p : *parts) {
+      if (p.is_object() && p.value("type", "") == "text" && p.contains("text") &&
+          p["text"].is_string()) {
+        if (!text.empty()) text += "\n";
+        text += p["text"].get<std::string>();
+      }
+    }
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return MakeError("server.empty_message", "the user message has no text");
+  }
+  return text;
+}
+
+std::string TitleFrom(const std::string& text) {
+  std::string t = text.substr(0, text.find('\n'));
+  if (t.size() > 60) {
+    size_t cut = 57;
+    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    t = t.substr(0, cut) + "...";
+  }
+  return t;
+}
+
+}  // namespace
+
+Api::Api(store::Store& store, TurnHub& hub, ApiOptions options)
+    : store_(store), hub_(hub), options_(std::move(options)) {}
+
+std::string Api::ThreadFor(const std::string& chat_id) {
+  if (chat_id.empty()) return "";
+  if (store_.GetThread(chat_id).ok()) return chat_id;
+  std::lock_guard lock(alias_mu_);
+  auto it = chat_alias_.find(chat_id);
+  return it == chat_alias_.end() ? "" : it->second;
+}
+
+HttpResponse Api::PostChat(const HttpRequest& r) {
+  auto body = ParseBody(r.body);
+  if (!body) return ErrorResponse(body.error());
+  if (!body->contains("id") || !(*body)["id"].is_string() ||
+      (*body)["id"].get<std::string>().empty()) {
+    return ErrorResponse(
+        MakeError("server.bad_request", "id (the chat id) must be a non-empty string"));
+  }
+  const std::string chat_id = (*body)["id"];
+  const std::string trigger = body->value("trigger", "submit-message");
+  if (trigger != "submit-message") {
+    return ErrorResponse(MakeError("server.unsupported_trigger",
+                                   "only submit-message is supported; send the message again",
+                                   trigger));
+  }
+  auto text = UserText(*body);
+  if (!text) return ErrorResponse(text.error());
+  std::string thread = ThreadFor(chat_id);
+  if (thread.empty()) {
+    // A client-chosen chat id (a stock useChat): the thread is created here and remembered.
+    auto created = store_.CreateThread(TitleFrom(*text));
+    if (!created) return ErrorResponse(created.error());
+    thread = created->id;
+    std::lock_guard lock(alias_mu_);
+    chat_alias_[chat_id] = thread;
+  }
+  auto turn = hub_.Submit(thread, *text);
+  if (!turn) return ErrorResponse(turn.error());
+  HttpResponse response;
+  response.stream = *turn;
+  return response;
+}
+
+HttpResponse Api::ResumeStream(const HttpRequest& r) {
+  const std::string thread = ThreadFor(r.params.at("id"));
+  auto turn = thread.empty() ? nullptr : hub_.Active(thread);
+  if (!turn) {
+    HttpResponse none;
+    none.status = 204;
+    none.content_type.clear();
+    return none;
+  }
+  HttpResponse response;
+  response.stream = turn;
+  return response;
+}
+
+HttpResponse Api::CancelTurn(const HttpRequest& r) {
+  const std::string thread = ThreadFor(r.params.at("id"));
+  auto turn = thread.empty() ? nullptr : hub_.Active(thread);
+  if (!turn) {
+    return ErrorResponse(
+        MakeError("server.no_active_turn", "the thread has no running turn", r.params.at("id")));
+  }
+  turn->Cancel();
+  return Json(202, {{"cancelled", true}, {"threadId", thread}});
+}
+
+HttpResponse Api::ListThreads(const HttpRequest&) {
+  auto threads = store_.ListThreads();
+  if (!threads) return ErrorResponse(threads.error());
+  ojson list = ojson::array();
+  for (const auto& t : *threads) list.push_back(ThreadJson(t, hub_.Active(t.id) != nullptr));
+  return Json(200, {{"threads", std::move(list)}});
+}
+
+HttpResponse Api::CreateThread(const HttpRequest& r) {
+  auto body = ParseBody(r.body, /*allow_empty=*/true);
+  if (!body) return ErrorResponse(body.error());
+  std::string title = "New conversation";
+  if (auto t = body->find("title"); t != body->end()) {
+    if (!t->is_string())
+      return ErrorResponse(MakeError("server.bad_request", "title must be a string"));
+    if (!t->get<std::string>().empty()) title = t->get<std::string>();
+  }
+  auto created = store_.CreateThread(title);
+  if (!created) return ErrorResponse(created.error());
+  return Json(201, {{"thread", ThreadJson(*created, false)}});
+}
+
+HttpResponse Api::ReadThread(const HttpRequest& r) {
+  const std::string thread = ThreadFor(r.params.at("id"));
+  auto info = thread.empty() ? Result<store::ThreadInfo>(UnknownThread(r.params.at("id")))
+                             : store_.GetThread(thread);
+  if (!info) return ErrorResponse(UnknownThread(r.params.at("id")));
+  auto messages = store_.LoadThread(thread);
+  if (!messages) return ErrorResponse(messages.error());
+  auto turn = hub_.Active(thread);
+  // The running turn's assistant message reaches a resuming client through the stream. It is
+  // the thread's one "running" message (recovery closes older ones), found by status because
+  // the store may hold it a moment before its `start` chunk names it.
+  std::string streaming;
+  if (turn) {
+    streaming = turn->message_id();
+    for (const auto& m : *messages) {
+      if (m.role == "assistant" && m.status == "running") streaming = m.id;
+    }
+  }
+  return Json(200, {{"thread", ThreadJson(*info, turn != nullptr)},
+                    {"messages", ToUiMessages(*messages, streaming)}});
+}
+
+HttpResponse Api::RenameThread(const HttpRequest& r) {
+  auto body = ParseBody(r.body);
+  if (!body) return ErrorResponse(body.error());
+  auto t = body->find("title");
+  if (t == body->end() || !t->is_string() || t->get<std::string>().empty() ||
+      t->get<std::string>().size() > 200) {
+    return ErrorResponse(
+        MakeError("server.bad_request", "title must be a string of 1 to 200 bytes"));
+  }
+  const std::string thread = ThreadFor(r.params.at("id"));
+  if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
+  if (auto s = store_.RenameThread(thread, *t); !s) return ErrorResponse(s.error());
+  auto info = store_.GetThread(thread);
+  if (!info) return ErrorResponse(info.error());
+  return Json(200, {{"thread", ThreadJson(*info, hub_.Active(thread) != nullptr)}});
+}
+
+HttpResponse Api::DeleteThread(const HttpRequest& r) {
+  const std::string thread = ThreadFor(r.params.at("id"));
+  if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
+  if (hub_.Active(thread)) {
+    return ErrorResponse(
+        MakeError("server.turn_active", "the thread has a running turn; cancel it first", thread));
+  }
+  if (auto s = store_.DeleteThread(thread); !s) return ErrorResponse(s.error());
+  return Json(200, {{"deleted", thread}});
+}
+
+// The one state a client is the evidence for. Only a live surface owes acknowledgements (a static
+// one is complete when persisted); painted precedes hydrated and a state never moves back.
+HttpResponse Api::AcknowledgeSurface(const HttpRequest& r) {
+  auto body = ParseBody(r.body);
+  if (!body) return ErrorResponse(body.error());
+  const std::string state = body->value("state", "");
+  if (state != "painted" && state != "hydrated") {
+    return ErrorResponse(
+        MakeError("server.bad_request", "state must be painted or hydrated", state));
+  }
+  const std::string thread = ThreadFor(r.params.at("id"));
+  if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
+  auto messages = store_.LoadThread(thread);
+  if (!messages) return ErrorResponse(messages.error());
+  const std::string& surface = r.params.at("surfaceId");
+  for (const auto& m : *messages) {
+    for (const auto& p : m.parts) {
+      if (p.kind != "surface" || p.key != surface) continue;
+      if (!p.data.value("live", false)) {
+        return ErrorResponse(MakeError("server.static_surface",
+                                       "a static surface owes no acknowledgement", surface));
+      }
+      if (p.state == "hydrated" || p.state == state) {
+        return Json(200, {{"surfaceId", surface}, {"state", p.state}});
+      }
+      store::PartRecord moved = p;
+      moved.state = state;
+      if (auto s = store_.PutPart(m.id, moved); !s) return ErrorResponse(s.error());
+      return Json(200, {{"surfaceId", surface}, {"state", state}});
+    }
+  }
+  return ErrorResponse(
+      MakeError("server.unknown_surface", "no surface with this id in the thread", surface));
+}
+
+HttpResponse Api::DeployTruth(const HttpRequest&) {
+  ojson truth = options_.deploy_truth;
+  auto s = hub_.stats();
+  truth["turns"] = {{"started", s.started},
+                    {"finished", s.finished},
+                    {"failed", s.failed},
+                    {"queued", s.queued},
+                    {"active", s.active}};
+  truth["workers"] = hub_.workers();
+  return Json(200, truth);
+}
+
+HttpResponse Api::File(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (options_.web_root.empty() || !in) {
+    return ErrorResponse(
+        MakeError("server.no_web", "the web UI is not built (scripts/setup --only web)", path));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  HttpResponse r;
+  r.body = ss.str();
+  auto ends = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  r.content_type = ends(".html")  ? "text/html; charset=utf-8"
+                   : ends(".js")  ? "text/javascript; charset=utf-8"
+                   : ends(".css") ? "text/css; charset=utf-8"
+                   : ends(".svg") ? "image/svg+xml"
+                   : ends(".png") ? "image/png"
+                                  : "application/octet-stream";
+  r.headers.push_back({"cache-control", "no-cache"});
+  return r;
+}
+
+HttpResponse Api::WebIndex(const HttpRequest&) { return File(options_.web_root + "/index.html"); }
+
+HttpResponse Api::WebAsset(const HttpRequest& r) {
+  const std::string& file = r.params.at("file");
+  if (file.empty() || file.front() == '.' || file.find('/') != std::string::npos ||
+      file.find('\0') != std::string::npos) {
+    return ErrorResponse(MakeError("server.not_found", "no such asset", file));
+  }
+  return File(options_.web_root + "/assets/" + file);
+}
+
+}  // namespace affordance::server

@@ -1,0 +1,57 @@
+// The HTTP API's handlers (docs/SERVER.md lists every route). Each takes a parsed request and
+// returns a response value; none of them writes messages (the harness does, through the hub) and
+// the only state they move is the one a client is the evidence for: a surface's paint / hydrate
+// acknowledgement.
+#pragma once
+
+#include "server/router.h"
+#include "server/turn_hub.h"
+#include "store/store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace affordance::server {
+
+struct ApiOptions {
+  std::string web_root;                 // folder with index.html + assets/ ("" = no web UI)
+  nlohmann::ordered_json deploy_truth;  // commit, build time, start time, pid, data, provider
+};
+
+class Api {
+ public:
+  Api(store::Store& store, TurnHub& hub, ApiOptions options);
+
+  // Handlers keyed by route name ("POST /api/chat"): what Router::Build takes.
+  std::map<std::string, Handler> Handlers();
+
+  HttpResponse PostChat(const HttpRequest& r);
+  HttpResponse ResumeStream(const HttpRequest& r);
+  HttpResponse CancelTurn(const HttpRequest& r);
+  HttpResponse ListThreads(const HttpRequest& r);
+  HttpResponse CreateThread(const HttpRequest& r);
+  HttpResponse ReadThread(const HttpRequest& r);
+  HttpResponse RenameThread(const HttpRequest& r);
+  HttpResponse DeleteThread(const HttpRequest& r);
+  HttpResponse AcknowledgeSurface(const HttpRequest& r);
+  HttpResponse DeployTruth(const HttpRequest& r);
+  HttpResponse WebIndex(const HttpRequest& r);
+  HttpResponse WebAsset(const HttpRequest& r);
+
+ private:
+  // The thread a chat id names: a stored thread, or the thread created for a client-chosen chat
+  // id (a stock useChat picks its own ids); "" when neither.
+  std::string ThreadFor(const std::string& chat_id);
+  HttpResponse File(const std::string& path);
+
+  store::Store& store_;
+  TurnHub& hub_;
+  ApiOptions options_;
+  std::mutex alias_mu_;
+  std::map<std::string, std::string> chat_alias_;  // chat id -> thread id (this process only)
+};
+
+}  // namespace affordance::server

@@ -1,0 +1,301 @@
+#include "server/internal/http_session.h"
+
+#include "server/protocol.h"
+#include "server/turn_hub.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <chrono>
+#include <deque>
+#include <optional>
+
+namespace affordance::server::internal {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+class HttpSession;
+
+// Bridges a turn's worker thread to the connection's strand: serializes each chunk for this
+// client's protocol version there (cheap) and posts the bytes.
+class StreamSubscriber : public TurnSubscriber {
+ public:
+  StreamSubscriber(std::shared_ptr<HttpSession> session, beast::tcp_stream::executor_type executor,
+                   ClientProtocol client)
+      : session_(std::move(session)), executor_(std::move(executor)), client_(client) {}
+  void OnChunk(const nlohmann::ordered_json& chunk) override;
+  void OnEnd() override;
+
+ private:
+  // Strong: a half-closed peer leaves no read outstanding, and the stream must still reach it.
+  // The cycle is broken when the session unsubscribes (end of stream, drop, error).
+  std::shared_ptr<HttpSession> session_;
+  beast::tcp_stream::executor_type executor_;
+  ClientProtocol client_;
+};
+
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket socket, std::shared_ptr<const SessionConfig> config)
+      : stream_(std::move(socket)),
+        read_deadline_(stream_.get_executor()),
+        config_(std::move(config)) {}
+
+  void Run() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Read(); });
+  }
+
+  // On the strand.
+  void Enqueue(std::string bytes, bool last) {
+    if (closed_) return;
+    backlog_ += bytes.size();
+    pending_.push_back(std::move(bytes));
+    if (last) ended_ = true;
+    if (backlog_ > config_->options.stream_backlog) {
+      Close();  // a client that does not drain its stream; the turn goes on without it
+      return;
+    }
+    if (!writing_) WriteStream();
+  }
+
+ private:
+  const ServerOptions& opt() const { return config_->options; }
+
+  // The read deadline is our own timer, not tcp_stream's (which closes the socket when it fires):
+  // a request that started but did not finish in time still gets its 408.
+  void Read() {
+    parser_.emplace();
+    parser_->body_limit(opt().body_limit);
+    parser_->header_limit(16 * 1024);
+    timed_out_ = false;
+    reading_ = true;
+    stream_.expires_never();
+    read_deadline_.expires_after(std::chrono::milliseconds(opt().read_timeout_ms));
+    read_deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || !self->reading_) return;  // cancelled: the request arrived
+      self->timed_out_ = true;
+      beast::error_code ignored;
+      self->stream_.socket().cancel(ignored);
+    });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+  }
+
+  void OnRead(beast::error_code ec) {
+    reading_ = false;
+    read_deadline_.cancel();
+    if (timed_out_) ec = beast::error::timeout;
+    if (ec == http::error::end_of_stream || ec == net::error::eof) return Shutdown();
+    if (ec == http::error::body_limit) {
+      return Fail(MakeError("server.body_too_large", "the request body is larger than the limit",
+                            std::to_string(opt().body_limit) + " bytes"));
+    }
+    if (ec == beast::error::timeout) {
+      if (buffer_.size() == 0 && !parser_->got_some()) return Close();  // an idle keep-alive
+      return Fail(MakeError("server.timeout", "the request did not arrive in time"));
+    }
+    if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
+      return Fail(MakeError("server.bad_request", "the request is not valid HTTP", ec.message()));
+    }
+    if (ec) return Close();  // reset, aborted: nobody to answer
+    Handle(parser_->release());
+  }
+
+  void Handle(http::request<http::string_body> req) {
+    keep_alive_ = req.keep_alive();
+    version_ = req.version();
+    HttpRequest r;
+    r.method = std::string(req.method_string());
+    std::string_view target(req.target().data(), req.target().size());
+    r.path = std::string(target.substr(0, target.find('?')));
+    r.body = std::move(req.body());
+    auto h = req.find(std::string(kClientVersionHeader));  // field names match case-insensitively
+    auto client = ParseClientVersion(
+        h == req.end() ? "" : std::string_view(h->value().data(), h->value().size()));
+    if (!client) return Respond(ErrorResponse(client.error()));
+    r.client = *client;
+
+    auto match = config_->router->Find(r.method, r.path);
+    if (!match.route) {
+      if (match.path_exists) {
+        return Respond(ErrorResponse(
+            MakeError("server.method_not_allowed", "this path does not take " + r.method, r.path)));
+      }
+      return Respond(ErrorResponse(MakeError("server.not_found", "no such route", r.path)));
+    }
+    if (!opt().access_token.empty() &&
+        match.route->capability.access != authority::Access::kAnyone) {
+      auto auth = req.find(http::field::authorization);
+      const std::string want = "Bearer " + opt().access_token;
+      if (auth == req.end() ||
+          std::string_view(auth->value().data(), auth->value().size()) != want) {
+        return Respond(ErrorResponse(
+            MakeError("server.unauthorized", "this server needs authorization: Bearer <token>")));
+      }
+    }
+    r.params = std::move(match.params);
+    HttpResponse response;
+    try {
+      response = match.route->handler(r);
+    } catch (const std::exception& e) {
+      response = ErrorResponse(MakeError("server.internal", "the handler failed", e.what()));
+    }
+    if (response.stream) return StartStream(std::move(response.stream), r.client);
+    Respond(std::move(response));
+  }
+
+  void Respond(HttpResponse r) {
+    auto res = std::make_shared<http::response<http::string_body>>(
+        static_cast<http::status>(r.status), version_);
+    res->set(http::field::server, "affordance");
+    if (!r.content_type.empty()) res->set(http::field::content_type, r.content_type);
+    for (auto& [k, v] : r.headers) res->set(k, v);
+    res->body() = std::move(r.body);
+    res->keep_alive(keep_alive_ && r.status < 400);
+    res->prepare_payload();
+    stream_.expires_after(std::chrono::milliseconds(opt().write_timeout_ms));
+    http::async_write(stream_, *res,
+                      [self = shared_from_this(), res](beast::error_code ec, size_t) {
+                        if (ec) return self->Close();
+                        if (!res->keep_alive()) return self->Shutdown();
+                        self->Read();
+                      });
+  }
+
+  void Fail(const Error& e) {
+    keep_alive_ = false;
+    Respond(ErrorResponse(e));
+  }
+
+  // The UI message stream: headers, then one SSE event per chunk (written as HTTP chunks), then
+  // [DONE]; the connection closes after it.
+  void StartStream(std::shared_ptr<ActiveTurn> turn, ClientProtocol client) {
+    turn_ = std::move(turn);
+    auto res = std::make_shared<http::response<http::empty_body>>(http::status::ok, version_);
+    for (const auto& [k, v] : kStreamHeaders) res->set(std::string(k), std::string(v));
+    res->chunked(true);
+    auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*res);
+    stream_.expires_after(std::chrono::milliseconds(opt().write_timeout_ms));
+    http::async_write_header(
+        stream_, *sr, [self = shared_from_this(), res, sr, client](beast::error_code ec, size_t) {
+          if (ec) return self->Close();
+          self->WatchPeer();
+          if (self->closed_) return;
+          self->subscriber_ =
+              std::make_shared<StreamSubscriber>(self, self->stream_.get_executor(), client);
+          self->turn_->Subscribe(self->subscriber_);
+        });
+  }
+
+  // A read outstanding while the stream is written: it completes when the peer resets or closes.
+  // A half-closed peer (EOF) may still read, so the stream goes on until a write fails.
+  void WatchPeer() {
+    stream_.socket().async_read_some(
+        net::buffer(peer_buf_), [self = shared_from_this()](beast::error_code ec, size_t) {
+          if (!ec) return self->WatchPeer();  // a pipelined byte: ignored while streaming
+          if (ec != net::error::eof) self->Close();
+        });
+  }
+
+  void WriteStream() {
+    if (closed_ || pending_.empty()) return;
+    auto data = std::make_shared<std::string>();
+    bool last = false;
+    while (!pending_.empty()) {
+      *data += pending_.front();
+      pending_.pop_front();
+    }
+    last = ended_;
+    backlog_ = 0;
+    writing_ = true;
+    stream_.expires_after(std::chrono::milliseconds(opt().write_timeout_ms));
+    auto on_done = [self = shared_from_this(), data, last](beast::error_code ec, size_t) {
+      self->writing_ = false;
+      if (ec) return self->Close();
+      if (last) return self->Shutdown();
+      self->WriteStream();
+    };
+    if (last) {
+      // The final SSE bytes, then the last HTTP chunk, in one gathered write.
+      net::async_write(stream_, http::make_chunk(net::buffer(*data)),
+                       [self = shared_from_this(), data, on_done](beast::error_code ec, size_t n) {
+                         if (ec) return on_done(ec, n);
+                         net::async_write(
+                             self->stream_, http::make_chunk_last(),
+                             [on_done](beast::error_code e2, size_t m) { on_done(e2, m); });
+                       });
+      return;
+    }
+    net::async_write(stream_, http::make_chunk(net::buffer(*data)), on_done);
+  }
+
+  void Unsubscribe() {
+    if (turn_ && subscriber_) turn_->Unsubscribe(subscriber_.get());
+    subscriber_.reset();
+  }
+
+  void Shutdown() {
+    read_deadline_.cancel();
+    Unsubscribe();
+    if (closed_) return;
+    closed_ = true;
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.close();
+  }
+
+  void Close() {
+    read_deadline_.cancel();
+    Unsubscribe();
+    if (closed_) return;
+    closed_ = true;
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  net::steady_timer read_deadline_;
+  bool reading_ = false;
+  bool timed_out_ = false;
+  std::shared_ptr<const SessionConfig> config_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool keep_alive_ = false;
+  unsigned version_ = 11;
+
+  std::shared_ptr<ActiveTurn> turn_;
+  std::shared_ptr<StreamSubscriber> subscriber_;
+  std::deque<std::string> pending_;
+  size_t backlog_ = 0;
+  bool writing_ = false;
+  bool ended_ = false;
+  bool closed_ = false;
+  std::array<char, 512> peer_buf_{};
+};
+
+void StreamSubscriber::OnChunk(const nlohmann::ordered_json& chunk) {
+  auto shown = ChunkFor(chunk, client_);
+  if (!shown) return;
+  net::post(executor_, [s = session_, bytes = SseEvent(*shown)]() mutable {
+    s->Enqueue(std::move(bytes), false);
+  });
+}
+
+void StreamSubscriber::OnEnd() {
+  net::post(executor_, [s = session_] { s->Enqueue(std::string(SseDone()), true); });
+}
+
+}  // namespace
+
+void StartSession(tcp::socket socket, std::shared_ptr<const SessionConfig> config) {
+  std::make_shared<HttpSession>(std::move(socket), std::move(config))->Run();
+}
+
+}  // namespace affordance::server::internal

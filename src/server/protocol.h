@@ -1,0 +1,56 @@
+// The AI SDK UI message stream on the wire: how one harness::Event becomes one SSE event for a
+// client of a given protocol version (shared/reference/ui-message-stream.md).
+//
+// The events already carry exactly the documented fields; what depends on the client is:
+//   - `finish.finishReason`: ai@5 clients reject the field (5.0.0 does); it is sent to 6+ only.
+//   - `tool-approval-request` / `tool-output-denied` exist from v6 on. For an older client they
+//     are sent as `data-approval-request` / `data-output-denied` chunks (a data part every version
+//     accepts) so the decision is still visible and nothing is silently dropped.
+// A client declares its version in the request header `x-ai-sdk-version: <semver>` (the web UI
+// sends the version it was built with). Without it the server assumes the strictest client, 5.0.0.
+#pragma once
+
+#include "base/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace affordance::server {
+
+// The request header a client declares its `ai` package version in.
+inline constexpr std::string_view kClientVersionHeader = "x-ai-sdk-version";
+
+struct ClientProtocol {
+  int major = 5, minor = 0, patch = 0;
+
+  bool approvals() const { return major >= 6; }
+  bool finish_reason() const { return major >= 6; }
+};
+
+// "7.0.173" -> {7, 0, 173}; an empty header -> 5.0.0. Errors: "server.bad_client_version" for
+// anything that is not MAJOR.MINOR.PATCH with decimal numbers (a pre-release suffix is ignored).
+Result<ClientProtocol> ParseClientVersion(std::string_view header);
+
+// The chunk as this client must see it (see the file comment); nullopt when nothing is sent.
+std::optional<nlohmann::ordered_json> ChunkFor(const nlohmann::ordered_json& chunk,
+                                               const ClientProtocol& client);
+
+// `data: <json>\n\n` (JSON with invalid UTF-8 replaced, never thrown on).
+std::string SseEvent(const nlohmann::ordered_json& chunk);
+// `data: [DONE]\n\n`
+std::string_view SseDone();
+
+// The response headers of a UI message stream, in the reference's order.
+inline constexpr std::pair<std::string_view, std::string_view> kStreamHeaders[] = {
+    {"content-type", "text/event-stream"}, {"cache-control", "no-cache"},
+    {"connection", "keep-alive"},          {"x-vercel-ai-ui-message-stream", "v1"},
+    {"x-accel-buffering", "no"},
+};
+
+// `{"error": {"code", "message", "detail"?}}`: the body of every error response.
+std::string ErrorBody(const Error& error);
+
+}  // namespace affordance::server

@@ -1,0 +1,83 @@
+// The router: built FROM the capability registry, so a route that is not declared cannot exist.
+//
+// A route's name is its capability name in the "http" door: "<METHOD> <pattern>", where the
+// pattern's segments are literals or `{param}` (one non-empty segment). Router::Build takes the
+// handlers the server implements, keyed by that name; a handler whose name is not declared is an
+// error ("server.undeclared_route"), and a declared route nobody implements is reported by
+// Unserved() (a test fails on it).
+//
+// Thread safety: immutable after Build; Find from any thread.
+#pragma once
+
+#include "authority/capability.h"
+#include "base/result.h"
+#include "server/protocol.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace affordance::server {
+
+class ActiveTurn;
+
+struct HttpRequest {
+  std::string method;
+  std::string path;  // percent-decoded per segment by Find
+  std::string body;
+  std::map<std::string, std::string> params;  // {param} values of the matched route
+  ClientProtocol client;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  // Set for a UI message stream: the session subscribes to this turn instead of sending `body`.
+  std::shared_ptr<ActiveTurn> stream;
+};
+
+// A JSON error response with the HTTP status that fits the code (see docs/SERVER.md).
+HttpResponse ErrorResponse(const Error& error);
+int StatusFor(const std::string& code);
+
+using Handler = std::function<HttpResponse(const HttpRequest&)>;
+
+struct Route {
+  authority::Capability capability;  // what the registry declares for it
+  std::string method;
+  std::vector<std::string> segments;  // "api", "threads", "{id}"
+  Handler handler;
+};
+
+class Router {
+ public:
+  static Result<Router> Build(const authority::CapabilityRegistry& registry,
+                              std::map<std::string, Handler> handlers);
+
+  struct Match {
+    const Route* route = nullptr;  // null: no route
+    bool path_exists = false;      // some route has this path with another method
+    std::map<std::string, std::string> params;
+  };
+  // Exact matching of the method and of literal segments (no case folding, no patterns).
+  Match Find(std::string_view method, std::string_view path) const;
+
+  const std::vector<Route>& routes() const { return routes_; }
+  // Declared "http" capabilities that no handler serves.
+  const std::vector<std::string>& unserved() const { return unserved_; }
+
+ private:
+  std::vector<Route> routes_;
+  std::vector<std::string> unserved_;
+};
+
+// "/a/b%20c/" -> {"a", "b c"}; nullopt-like empty vector + false for a malformed escape.
+bool SplitPath(std::string_view path, std::vector<std::string>& segments);
+
+}  // namespace affordance::server

@@ -1,0 +1,114 @@
+// Every HTTP route's declaration in the capability registry (door "http"), and the table that
+// binds each declared name to its handler. Router::Build refuses a handler without a declaration.
+#include "authority/capability.h"
+#include "server/api.h"
+
+namespace affordance::server {
+namespace {
+
+using authority::Access;
+using authority::Capability;
+using authority::Mode;
+using nlohmann::json;
+
+Capability Http(std::string name, std::string object, std::string action, Access access, Mode mode,
+                std::string description, json params = json::object(), json result = json::object(),
+                std::string proof = "") {
+  Capability c;
+  c.door = "http";
+  c.name = std::move(name);
+  c.object = std::move(object);
+  c.action = std::move(action);
+  c.access = access;
+  c.mode = mode;
+  c.params = std::move(params);
+  c.result = std::move(result);
+  c.proof = std::move(proof);
+  c.description = std::move(description);
+  return c;
+}
+
+json Obj(json properties, json required = json::array()) {
+  return {
+      {"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+}
+
+const json kStream = {{"type", "string"},
+                      {"contentMediaType", "text/event-stream"},
+                      {"description", "AI SDK UI message stream (SSE), ends with [DONE]"}};
+const json kId = {{"type", "string"}};
+
+const bool declared = [] {
+  using authority::DeclareCapability;
+  DeclareCapability(Http(
+      "POST /api/chat", "thread", "converse", Access::kUser, Mode::kLocalState,
+      "run a harness turn on the thread; streams its UI message chunks",
+      Obj({{"id", kId}, {"messages", {{"type", "array"}}}, {"trigger", kId}, {"messageId", kId}},
+          {"id", "messages"}),
+      kStream, "the turn's messages are persisted by the harness (data-turn)"));
+  DeclareCapability(Http("GET /api/chat/{id}/stream", "thread", "resume", Access::kUser,
+                         Mode::kRead, "re-attach to the thread's running turn (204 when none)",
+                         Obj({{"id", kId}}, {"id"}), kStream));
+  DeclareCapability(Http(
+      "POST /api/chat/{id}/cancel", "thread", "cancel", Access::kUser, Mode::kLocalState,
+      "cancel the thread's running step (the turn ends with abort)", Obj({{"id", kId}}, {"id"}),
+      Obj({{"cancelled", {{"type", "boolean"}}}}), "the turn is persisted with status cancelled"));
+  DeclareCapability(Http("GET /api/threads", "thread", "list", Access::kUser, Mode::kRead,
+                         "threads, newest first", json::object(),
+                         Obj({{"threads", {{"type", "array"}}}})));
+  DeclareCapability(Http("POST /api/threads", "thread", "create", Access::kUser, Mode::kLocalState,
+                         "create an empty thread", Obj({{"title", kId}}),
+                         Obj({{"thread", {{"type", "object"}}}}), "the thread row"));
+  DeclareCapability(
+      Http("GET /api/threads/{id}", "thread", "read", Access::kUser, Mode::kRead,
+           "a thread as UI messages with all parts", Obj({{"id", kId}}, {"id"}),
+           Obj({{"thread", {{"type", "object"}}}, {"messages", {{"type", "array"}}}})));
+  DeclareCapability(Http("PATCH /api/threads/{id}", "thread", "rename", Access::kUser,
+                         Mode::kLocalState, "rename a thread",
+                         Obj({{"id", kId}, {"title", kId}}, {"id", "title"}),
+                         Obj({{"thread", {{"type", "object"}}}}), "the thread row"));
+  DeclareCapability(Http("DELETE /api/threads/{id}", "thread", "delete", Access::kUser,
+                         Mode::kLocalState, "delete a thread with its messages",
+                         Obj({{"id", kId}}, {"id"}), Obj({{"deleted", kId}}),
+                         "the thread is gone from GET /api/threads"));
+  DeclareCapability(Http(
+      "POST /api/threads/{id}/surfaces/{surfaceId}/ack", "surface", "acknowledge", Access::kUser,
+      Mode::kLocalState, "a client painted / hydrated a live surface: moves its truth state",
+      Obj({{"id", kId}, {"surfaceId", kId}, {"state", {{"enum", {"painted", "hydrated"}}}}},
+          {"id", "surfaceId", "state"}),
+      Obj({{"surfaceId", kId}, {"state", kId}}),
+      "the client's acknowledgement, stored as the surface part's state"));
+  DeclareCapability(
+      Http("GET /deploy-truth", "server", "read", Access::kUser, Mode::kRead,
+           "which binary this is: commit, build time, start time, pid, data, provider",
+           json::object(), Obj({{"commit", kId}, {"pid", {{"type", "integer"}}}})));
+  DeclareCapability(Http("GET /", "web", "read", Access::kAnyone, Mode::kRead,
+                         "the web UI (static files built from web/)"));
+  DeclareCapability(Http("GET /assets/{file}", "web", "read", Access::kAnyone, Mode::kRead,
+                         "the web UI's bundled script and styles", Obj({{"file", kId}}, {"file"})));
+  return true;
+}();
+
+}  // namespace
+
+std::map<std::string, Handler> Api::Handlers() {
+  auto bind = [this](HttpResponse (Api::*fn)(const HttpRequest&)) -> Handler {
+    return [this, fn](const HttpRequest& r) { return (this->*fn)(r); };
+  };
+  return {
+      {"POST /api/chat", bind(&Api::PostChat)},
+      {"GET /api/chat/{id}/stream", bind(&Api::ResumeStream)},
+      {"POST /api/chat/{id}/cancel", bind(&Api::CancelTurn)},
+      {"GET /api/threads", bind(&Api::ListThreads)},
+      {"POST /api/threads", bind(&Api::CreateThread)},
+      {"GET /api/threads/{id}", bind(&Api::ReadThread)},
+      {"PATCH /api/threads/{id}", bind(&Api::RenameThread)},
+      {"DELETE /api/threads/{id}", bind(&Api::DeleteThread)},
+      {"POST /api/threads/{id}/surfaces/{surfaceId}/ack", bind(&Api::AcknowledgeSurface)},
+      {"GET /deploy-truth", bind(&Api::DeployTruth)},
+      {"GET /", bind(&Api::WebIndex)},
+      {"GET /assets/{file}", bind(&Api::WebAsset)},
+  };
+}
+
+}  // namespace affordance::server

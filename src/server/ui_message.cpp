@@ -1,0 +1,71 @@
+#include "server/ui_message.h"
+
+namespace affordance::server {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson Ordered(const nlohmann::json& j) { return ojson::parse(j.dump()); }
+
+std::string ToolState(const std::string& status) {
+  if (status == "output-available") return "output-available";
+  if (status == "input-streaming") return "input-streaming";
+  if (status == "input-available") return "input-available";
+  return "output-error";  // output-error, input-error, cancelled, interrupted
+}
+
+void AddTool(const store::PartRecord& p, ojson& parts) {
+  const nlohmann::json& d = p.data;
+  const std::string name = d.value("toolName", "");
+  const std::string state = ToolState(d.value("status", ""));
+  ojson part = {{"type", "tool-" + name}, {"toolCallId", p.key}, {"state", state}};
+  part["input"] = d.contains("input") ? Ordered(d["input"]) : ojson::object();
+  if (state == "output-available") {
+    part["output"] = d.contains("output") ? Ordered(d["output"]) : ojson(nullptr);
+  } else if (state == "output-error") {
+    std::string text = d.value("errorText", "");
+    if (text.empty()) text = d.value("status", "error");
+    const std::string code = d.value("errorCode", "");
+    part["errorText"] = code.empty() ? text : code + ": " + text;
+  }
+  parts.push_back(std::move(part));
+  ojson truth = {{"toolCallId", p.key}, {"state", p.state}};
+  if (d.contains("dataState") && d["dataState"].is_string()) truth["dataState"] = d["dataState"];
+  parts.push_back({{"type", "data-truth"}, {"id", p.key}, {"data", std::move(truth)}});
+}
+
+}  // namespace
+
+ojson ToUiMessage(const store::MessageRecord& m) {
+  ojson parts = ojson::array();
+  for (const auto& p : m.parts) {
+    if (p.kind == "text" || p.kind == "reasoning") {
+      parts.push_back({{"type", p.kind}, {"text", p.data.value("text", "")}, {"state", "done"}});
+    } else if (p.kind == "tool") {
+      AddTool(p, parts);
+    } else if (p.kind == "surface") {
+      ojson data = Ordered(p.data);
+      data["state"] = p.state;
+      parts.push_back({{"type", "data-surface"}, {"id", p.key}, {"data", std::move(data)}});
+    }
+  }
+  if (m.role == "assistant" && m.status != "running" && !m.meta.empty()) {
+    parts.push_back({{"type", "data-turn"}, {"id", m.id}, {"data", Ordered(m.meta)}});
+  }
+  return {{"id", m.id},
+          {"role", m.role},
+          {"metadata", {{"threadId", m.thread_id}, {"status", m.status}}},
+          {"parts", std::move(parts)}};
+}
+
+ojson ToUiMessages(const std::vector<store::MessageRecord>& messages,
+                   const std::string& skip_message_id) {
+  ojson out = ojson::array();
+  for (const auto& m : messages) {
+    if (!skip_message_id.empty() && m.id == skip_message_id) continue;
+    out.push_back(ToUiMessage(m));
+  }
+  return out;
+}
+
+}  // namespace affordance::server

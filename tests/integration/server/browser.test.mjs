@@ -1,0 +1,86 @@
+// The web UI in a real browser: Debian's headless Chromium driven by playwright-core against a
+// running `affordance serve` (replay provider, paced like a model). Ask, see streamed text, a
+// connector call with its truth badges and a painted surface; reload mid-stream and see the turn
+// resume; screenshots at laptop and phone widths.
+//   node tests/integration/server/browser.test.mjs build/affordance /usr/bin/chromium OUT_DIR
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import test from 'node:test';
+import { root, startServer } from './serve.mjs';
+
+const require = createRequire(join(root, 'tools/package.json'));
+const { chromium } = require('playwright-core');
+const [binary = join(root, 'build/affordance'), executablePath = '/usr/bin/chromium', shots = join(root, 'build/screenshots')] =
+  process.argv.slice(2);
+mkdirSync(shots, { recursive: true });
+
+test('ask, stream, tool call, painted surface, resume after reload, two widths', async () => {
+  const server = await startServer(binary, 'paced.json');
+  assert.ok(server.info.web, 'the server serves the built web UI');
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(server.base + '/');
+    await page.getByRole('button', { name: /New conversation/ }).first().click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('What is on my calendar next week?');
+    await box.press('Enter');
+
+    // Streamed text arrives before the turn ends.
+    await page.locator('.message.assistant.streaming .prose').first().waitFor({ timeout: 30000 });
+    // Seen while streaming: a non-empty prefix of the step's prose, then the whole of it.
+    const early = (await page.locator('.message.assistant .prose').first().innerText()).trim();
+    assert.ok(early.length > 0 && 'Let me check your calendar.'.startsWith(early), early);
+    await page.getByText('Let me check your calendar.').waitFor({ timeout: 30000 });
+    // The connector call with its truth state and data state.
+    const tool = page.locator('[data-tool="RunConnectorCommand"]').first();
+    await tool.locator('.badge').first().waitFor({ timeout: 30000 });
+    const badges = await tool.locator('.badge').allInnerTexts();
+    assert.ok(badges.includes('executed'), badges.join(','));
+    assert.ok(badges.some((b) => ['live', 'mirrored', 'stale', 'empty', 'syncing', 'disconnected'].includes(b)), badges.join(','));
+    // The surface is drawn, and the server holds the paint acknowledgement.
+    await page.locator('.surface[data-state="painted"]').first().waitFor({ timeout: 30000 });
+    assert.ok(await page.locator('.surface .ou-table').count() > 0, 'the surface renders its table');
+    await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
+    const threadId = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('thread');
+    const stored = (await server.json('GET', `/api/threads/${threadId}`)).body.messages[1];
+    assert.equal(stored.parts.find((p) => p.type === 'data-surface').data.state, 'painted');
+    await page.screenshot({ path: join(shots, 'web-laptop.png') });
+
+    // Reload mid-stream: the turn resumes from the server and is shown once.
+    await box.fill('And the week after?');
+    await box.press('Enter');
+    await page.locator('.message.assistant.streaming .prose').first().waitFor({ timeout: 30000 });
+    await page.reload();
+    await page.locator('.message.assistant').nth(1).waitFor({ timeout: 30000 });
+    await page.locator('.turn-footer').nth(1).waitFor({ timeout: 60000 });
+    assert.equal(await page.locator('.message.assistant').count(), 2, 'the resumed turn is not duplicated');
+    assert.equal(await page.locator('.message.user').count(), 2);
+    const resumedText = await page.locator('.message.assistant').nth(1).locator('.prose').allInnerTexts();
+    assert.match(resumedText.join('\n'), /Next week has the events shown above/);
+    const messages = (await server.json('GET', `/api/threads/${threadId}`)).body.messages;
+    assert.equal(messages.length, 4, 'both turns are persisted');
+
+    // Phone width: the same conversation, the thread list behind a menu.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(400);  // the drawer's slide-out transition
+    await page.evaluate(() => document.querySelector('.scroll')?.scrollTo(0, 0));
+    await page.screenshot({ path: join(shots, 'web-phone.png') });
+    await page.getByRole('button', { name: 'Threads' }).click();
+    await page.locator('.drawer-open .sidebar .thread').first().waitFor();
+    await page.waitForTimeout(400);
+    assert.equal(await page.locator('.sidebar .thread-title').first().innerText(), 'What is on my calendar next week?');
+    await page.screenshot({ path: join(shots, 'web-phone-threads.png') });
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.evaluate(() => document.querySelector('.scroll')?.scrollTo(0, 0));
+    await page.screenshot({ path: join(shots, 'web-laptop-top.png') });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});

@@ -1,0 +1,147 @@
+#include "server/turn_hub.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+
+namespace affordance::server {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// Emits start, n deltas (waiting for a go signal after the first), then finish; honours cancel.
+class GatedRunner : public TurnRunner {
+ public:
+  explicit GatedRunner(std::atomic<bool>& go) : go_(go) {}
+  Result<harness::TurnReport> RunTurn(const std::string& thread, const std::string&,
+                                      const harness::EventSink& sink,
+                                      const model::CancelToken& cancel) override {
+    sink({ojson{{"type", "start"}, {"messageId", "m_" + thread}}});
+    for (int i = 0; i < 5; ++i) {
+      sink({ojson{{"type", "text-delta"}, {"id", "t"}, {"delta", std::to_string(i)}}});
+      while (i == 0 && !go_ && !cancel.cancelled())
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (cancel.cancelled()) {
+        sink({ojson{{"type", "abort"}, {"reason", "cancelled"}}});
+        return harness::TurnReport{};
+      }
+    }
+    sink({ojson{{"type", "finish"}}});
+    return harness::TurnReport{};
+  }
+
+ private:
+  std::atomic<bool>& go_;
+};
+
+struct Collector : TurnSubscriber {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> types;
+  bool ended = false;
+  void OnChunk(const ojson& c) override {
+    std::lock_guard l(mu);
+    types.push_back(c.value("type", "") + c.value("delta", ""));
+  }
+  void OnEnd() override {
+    std::lock_guard l(mu);
+    ended = true;
+    cv.notify_all();
+  }
+  void Wait() {
+    std::unique_lock l(mu);
+    ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(10), [&] { return ended; }));
+  }
+};
+
+TEST(ServerTurnHub, LateSubscribersGetTheWholeTurnInOrderAndDroppedOnesDoNotStopIt) {
+  std::atomic<bool> go{false};
+  auto hub = TurnHub::Create(
+      [&](int) -> Result<std::unique_ptr<TurnRunner>> {
+        return std::unique_ptr<TurnRunner>(std::make_unique<GatedRunner>(go));
+      },
+      {.workers = 2});
+  ASSERT_TRUE(hub.ok());
+  auto turn = (*hub)->Submit("t1", "hi");
+  ASSERT_TRUE(turn.ok());
+  auto again = (*hub)->Submit("t1", "again");
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, "server.turn_active");
+
+  auto early = std::make_shared<Collector>();
+  (*turn)->Subscribe(early);
+  while ((*turn)->chunks() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ((*turn)->message_id(), "m_t1");
+  (*turn)->Unsubscribe(early.get());  // a dropped connection
+  auto late = std::make_shared<Collector>();
+  (*turn)->Subscribe(late);  // a reload: buffered chunks first, then live
+  go = true;
+  late->Wait();
+  EXPECT_EQ(late->types,
+            (std::vector<std::string>{"start", "text-delta0", "text-delta1", "text-delta2",
+                                      "text-delta3", "text-delta4", "finish"}));
+  EXPECT_FALSE(early->ended);
+  EXPECT_EQ((*hub)->Active("t1"), nullptr);
+  auto after = std::make_shared<Collector>();
+  (*turn)->Subscribe(after);  // a finished turn replays and ends at once
+  EXPECT_TRUE(after->ended);
+  EXPECT_EQ((*hub)->stats().finished, 1);
+}
+
+TEST(ServerTurnHub, CancelStopsTheRunningTurnAndTheQueueIsBounded) {
+  std::atomic<bool> go{false};
+  auto hub = TurnHub::Create(
+      [&](int) -> Result<std::unique_ptr<TurnRunner>> {
+        return std::unique_ptr<TurnRunner>(std::make_unique<GatedRunner>(go));
+      },
+      {.workers = 1, .max_queued = 1});
+  ASSERT_TRUE(hub.ok());
+  auto a = (*hub)->Submit("a", "x");
+  ASSERT_TRUE(a.ok());
+  while ((*a)->chunks() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto b = (*hub)->Submit("b", "x");  // waits for the one worker
+  ASSERT_TRUE(b.ok());
+  auto c = (*hub)->Submit("c", "x");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, "server.busy");
+  auto seen = std::make_shared<Collector>();
+  (*a)->Subscribe(seen);
+  (*a)->Cancel();
+  seen->Wait();
+  EXPECT_EQ(seen->types.back(), "abort");
+  (*b)->Cancel();
+  auto seen_b = std::make_shared<Collector>();
+  (*b)->Subscribe(seen_b);
+  seen_b->Wait();
+  EXPECT_EQ(seen_b->types.back(), "abort");
+}
+
+TEST(ServerTurnHub, ARunnerErrorReachesTheClientAsAnErrorChunk) {
+  struct Failing : TurnRunner {
+    Result<harness::TurnReport> RunTurn(const std::string&, const std::string&,
+                                        const harness::EventSink&,
+                                        const model::CancelToken&) override {
+      return MakeError("store.not_found", "no thread", "t_x");
+    }
+  };
+  auto hub = TurnHub::Create(
+      [](int) -> Result<std::unique_ptr<TurnRunner>> {
+        return std::unique_ptr<TurnRunner>(std::make_unique<Failing>());
+      },
+      {.workers = 1});
+  ASSERT_TRUE(hub.ok());
+  auto t = (*hub)->Submit("t_x", "x");
+  ASSERT_TRUE(t.ok());
+  auto seen = std::make_shared<Collector>();
+  (*t)->Subscribe(seen);
+  seen->Wait();
+  ASSERT_EQ(seen->types.size(), 1u);
+  EXPECT_EQ(seen->types[0], "error");
+  EXPECT_EQ((*hub)->stats().failed, 1);
+}
+
+}  // namespace
+}  // namespace affordance::server

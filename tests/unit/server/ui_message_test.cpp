@@ -1,0 +1,90 @@
+#include "server/ui_message.h"
+
+#include <gtest/gtest.h>
+
+namespace affordance::server {
+namespace {
+
+store::PartRecord Part(int64_t seq, std::string kind, std::string key, std::string state,
+                       nlohmann::json data) {
+  store::PartRecord p;
+  p.seq = seq;
+  p.kind = std::move(kind);
+  p.key = std::move(key);
+  p.state = std::move(state);
+  p.data = std::move(data);
+  return p;
+}
+
+TEST(ServerUiMessage, MapsEveryStoredPartKind) {
+  store::MessageRecord m;
+  m.id = "m_1";
+  m.thread_id = "t_1";
+  m.role = "assistant";
+  m.status = "complete";
+  m.meta = {{"status", "surface_composed"}};
+  m.parts = {
+      Part(0, "reasoning", "r", "emitted", {{"id", "r"}, {"text", "think"}}),
+      Part(1, "text", "x", "persisted", {{"id", "x"}, {"text", "Hello"}}),
+      Part(2, "tool", "c1", "executed",
+           {{"toolName", "RunConnectorCommand"},
+            {"input", {{"connector", "calendar"}}},
+            {"status", "output-available"},
+            {"output", {{"rows", {1, 2}}}},
+            {"dataState", "mirrored"}}),
+      Part(3, "tool", "c2", "parsed",
+           {{"toolName", "Nope"},
+            {"input", nlohmann::json::object()},
+            {"status", "output-error"},
+            {"errorCode", "harness.unknown_tool"},
+            {"errorText", "no tool Nope"}}),
+      Part(4, "tool", "c3", "interrupted", {{"toolName", "ToolSearch"}, {"status", "interrupted"}}),
+      Part(5, "surface", "s1", "painted",
+           {{"surfaceId", "s1"}, {"program", "root = X()"}, {"live", true}}),
+      Part(6, "reality", "", "persisted", {{"text", "<reality>"}}),
+  };
+  auto ui = ToUiMessage(m);
+  EXPECT_EQ(ui["id"], "m_1");
+  EXPECT_EQ(ui["role"], "assistant");
+  EXPECT_EQ(ui["metadata"]["threadId"], "t_1");
+  const auto& parts = ui["parts"];
+  ASSERT_EQ(parts.size(), 10u);  // reasoning, text, 3 x (tool + truth), surface, turn
+  EXPECT_EQ(parts[0]["type"], "reasoning");
+  EXPECT_EQ(parts[1]["text"], "Hello");
+  EXPECT_EQ(parts[2]["type"], "tool-RunConnectorCommand");
+  EXPECT_EQ(parts[2]["state"], "output-available");
+  EXPECT_EQ(parts[2]["output"]["rows"][1], 2);
+  EXPECT_EQ(parts[3]["type"], "data-truth");
+  EXPECT_EQ(parts[3]["data"]["state"], "executed");
+  EXPECT_EQ(parts[3]["data"]["dataState"], "mirrored");
+  EXPECT_EQ(parts[4]["state"], "output-error");
+  EXPECT_EQ(parts[4]["errorText"], "harness.unknown_tool: no tool Nope");
+  EXPECT_FALSE(parts[5]["data"].contains("dataState"));
+  EXPECT_EQ(parts[6]["state"], "output-error");  // interrupted: an explicit state, never open
+  EXPECT_EQ(parts[6]["errorText"], "interrupted");
+  EXPECT_EQ(parts[8]["type"], "data-surface");
+  EXPECT_EQ(parts[8]["id"], "s1");
+  EXPECT_EQ(parts[8]["data"]["state"], "painted");
+  EXPECT_EQ(parts[9]["type"], "data-turn");
+  EXPECT_EQ(parts[9]["data"]["status"], "surface_composed");
+}
+
+TEST(ServerUiMessage, SkipsTheMessageStillStreaming) {
+  store::MessageRecord user, running;
+  user.id = "m_u";
+  user.role = "user";
+  user.status = "complete";
+  user.parts = {Part(0, "reality", "", "persisted", {{"text", "r"}}),
+                Part(1, "text", "", "persisted", {{"text", "hi"}})};
+  running.id = "m_a";
+  running.role = "assistant";
+  running.status = "running";
+  auto all = ToUiMessages({user, running});
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0]["parts"].size(), 1u);  // the reality block is the model's, not the person's
+  EXPECT_EQ(all[1]["parts"].size(), 0u);  // running: no data-turn yet
+  EXPECT_EQ(ToUiMessages({user, running}, "m_a").size(), 1u);
+}
+
+}  // namespace
+}  // namespace affordance::server
