@@ -1,6 +1,7 @@
 #include "cli/terminal.h"
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -59,6 +60,8 @@ std::string Shorten(const std::string& s, size_t n) {
 
 TerminalView::TerminalView(std::ostream& out, bool tty) : out_(out), tty_(tty) {
   if (!tty_) return;
+  winsize ws{};
+  if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) width_ = ws.ws_col - 1;
   spinner_ = std::thread([this] {
     size_t frame = 0;
     while (!quit_) {
@@ -101,7 +104,49 @@ void TerminalView::Write(const std::string& text) {
   if (!text.empty()) at_line_start_ = text.back() == '\n';
 }
 
+namespace {
+size_t Columns(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+}  // namespace
+
+void TerminalView::FlushWord() {
+  if (word_.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (at_line_start_) column_ = 0;
+  }
+  size_t n = Columns(word_);
+  if (width_ > 0 && column_ > 0 && column_ + n > width_) {
+    Write("\n");
+    column_ = 0;
+  }
+  Write(word_);
+  column_ += n;
+  word_.clear();
+}
+
+void TerminalView::Prose(const std::string& delta) {
+  if (width_ == 0) {
+    Write(delta);
+    return;
+  }
+  for (char ch : delta) {
+    if (ch == ' ' || ch == '\n') {
+      FlushWord();
+      Write(std::string(1, ch));
+      column_ = ch == '\n' ? 0 : column_ + 1;
+    } else {
+      word_.push_back(ch);
+    }
+  }
+}
+
 void TerminalView::Line(const std::string& text) {
+  FlushWord();
+  column_ = 0;
   bool start;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -136,10 +181,12 @@ void TerminalView::Show(const harness::Event& event) {
       gap_before_text_ = false;
       Line("");
     }
-    Write(c.value("delta", ""));
+    Prose(c.value("delta", ""));
   } else if (type == "reasoning-delta") {
     Write(Dim(c.value("delta", "")));
-  } else if (type == "text-end" || type == "reasoning-end") {
+  } else if (type == "text-end") {
+    FlushWord();
+  } else if (type == "reasoning-end") {
     // the text stays on its line; a tool line or the status starts a new one
   } else if (type == "tool-input-start") {
     Spin("calling " + c.value("toolName", ""));

@@ -32,6 +32,9 @@ class TerminalView {
 
  private:
   void Write(const std::string& text);  // erases the spinner first
+  // Streams answer text, wrapping at word boundaries at the terminal's width (tty only).
+  void Prose(const std::string& delta);
+  void FlushWord();
   void Line(const std::string& text);   // on a line of its own
   void Spin(const std::string& label);
   void StopSpin();
@@ -43,6 +46,9 @@ class TerminalView {
   std::mutex mu_;
   bool at_line_start_ = true;
   bool gap_before_text_ = false;  // tool or surface lines were printed since the last text
+  size_t width_ = 0;              // terminal columns (0: no wrapping)
+  size_t column_ = 0;             // where the cursor is on the current line
+  std::string word_;              // a word still arriving
   std::string spin_label_;
   bool spinning_ = false;
   bool spinner_drawn_ = false;
