@@ -70,8 +70,79 @@ CREATE TABLE steps(
 CREATE INDEX steps_running ON steps(status) WHERE status = 'running';
 )sql";
 
-constexpr std::array<Migration, 1> kMigrations = {{
+// Version 2: authority. Grants, approvals (one row per staged effect; its idempotency key is
+// unique once set, so one effect can never get two keys or two effects one key), receipts, and the
+// append-only Activity log (triggers refuse UPDATE and DELETE).
+constexpr const char* kV2 = R"sql(
+CREATE TABLE grants(
+  id         TEXT PRIMARY KEY,
+  scope      TEXT NOT NULL,
+  access     TEXT NOT NULL,
+  granted_by TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  expires_ms INTEGER NOT NULL DEFAULT 0,
+  revoked_ms INTEGER NOT NULL DEFAULT 0,
+  revoked_by TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE approvals(
+  id              TEXT PRIMARY KEY,
+  thread_id       TEXT NOT NULL DEFAULT '',
+  message_id      TEXT NOT NULL DEFAULT '',
+  tool_call_id    TEXT NOT NULL DEFAULT '',
+  connector       TEXT NOT NULL,
+  operation       TEXT NOT NULL,
+  risk            TEXT NOT NULL,
+  args            TEXT NOT NULL DEFAULT '{}',
+  evidence        TEXT NOT NULL DEFAULT '{}',
+  staged_by       TEXT NOT NULL,
+  status          TEXT NOT NULL,
+  request         TEXT NOT NULL,
+  decided_request TEXT NOT NULL DEFAULT '',
+  decided_by      TEXT NOT NULL DEFAULT '',
+  reason          TEXT NOT NULL DEFAULT '',
+  idempotency_key TEXT NOT NULL DEFAULT '',
+  executor        TEXT NOT NULL DEFAULT '',
+  reported        INTEGER NOT NULL DEFAULT 0,
+  created_ms      INTEGER NOT NULL,
+  updated_ms      INTEGER NOT NULL,
+  decided_ms      INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX approvals_key ON approvals(idempotency_key) WHERE idempotency_key <> '';
+CREATE INDEX approvals_thread ON approvals(thread_id, status);
+
+CREATE TABLE receipts(
+  id              TEXT PRIMARY KEY,
+  approval_id     TEXT NOT NULL REFERENCES approvals(id),
+  idempotency_key TEXT NOT NULL,
+  request         TEXT NOT NULL DEFAULT '{}',
+  response        TEXT NOT NULL DEFAULT '{}',
+  outcome         TEXT NOT NULL,
+  verification    TEXT NOT NULL DEFAULT '',
+  evidence        TEXT NOT NULL DEFAULT '{}',
+  started_ms      INTEGER NOT NULL,
+  finished_ms     INTEGER NOT NULL DEFAULT 0,
+  verified_ms     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX receipts_approval ON receipts(approval_id);
+
+CREATE TABLE activity(
+  seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+  at_ms   INTEGER NOT NULL,
+  kind    TEXT NOT NULL,
+  subject TEXT NOT NULL DEFAULT '',
+  actor   TEXT NOT NULL DEFAULT '',
+  data    TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TRIGGER activity_no_update BEFORE UPDATE ON activity
+  BEGIN SELECT RAISE(ABORT, 'the Activity log is append-only'); END;
+CREATE TRIGGER activity_no_delete BEFORE DELETE ON activity
+  BEGIN SELECT RAISE(ABORT, 'the Activity log is append-only'); END;
+)sql";
+
+constexpr std::array<Migration, 2> kMigrations = {{
     {1, "threads, messages, parts, steps", kV1},
+    {2, "grants, approvals, receipts, activity", kV2},
 }};
 
 }  // namespace

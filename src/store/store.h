@@ -29,7 +29,7 @@
 //
 // Errors (codes): "store.open" (cannot open or create the file), "store.migrate" (a migration
 // failed, or the file's schema is newer than this binary), "store.not_found" (unknown thread or
-// message id), "store.bad_input" (empty role, unknown status, ...), "store.io" (any other SQLite
+// message id), "store.conflict" (a compare-and-set lost, a duplicate key), "store.bad_input" (empty role, unknown status, ...), "store.io" (any other SQLite
 // failure; the message carries SQLite's text). No method throws.
 //
 // Thread safety: every method may be called from any thread (one connection behind a mutex).
@@ -98,6 +98,68 @@ struct MessageRecord {
   std::vector<StepRecord> steps;  // by index
 };
 
+// ---- authority (grants, approvals, receipts, Activity; docs/AUTHORITY.md) ---------------------
+//
+// The store keeps these facts; src/authority is their one writer and decides every transition.
+
+struct GrantRecord {
+  std::string id;          // "g_..."
+  std::string scope;       // "connector:<slug>" or "connector:<slug>:<operation>"
+  std::string access;      // "read" | "write"
+  std::string granted_by;  // who granted it ("user:<name>")
+  int64_t created_ms = 0;
+  int64_t expires_ms = 0;  // 0: never
+  int64_t revoked_ms = 0;  // 0: not revoked
+  std::string revoked_by;
+};
+
+struct ApprovalRecord {
+  std::string id;  // "apr_..."
+  std::string thread_id, message_id, tool_call_id;  // the staging call ("" when a person staged)
+  std::string connector, operation, risk;
+  nlohmann::json args = nlohmann::json::object();
+  nlohmann::json evidence = nlohmann::json::object();  // what the request rests on
+  std::string staged_by;
+  // pending | approved | denied | executing | executed | failed | outcome_unknown | not_executed
+  std::string status = "pending";
+  std::string request;          // canonical text of {connector, operation, args}: the exact effect
+  std::string decided_request;  // the request text the person approved (must equal `request`)
+  std::string decided_by;
+  std::string reason;
+  std::string idempotency_key;  // set (UNIQUE) before dispatch
+  std::string executor;         // "<pid>@<host>" of the process executing it
+  bool reported = false;        // the outcome has been given to the model as the call's result
+  int64_t created_ms = 0, updated_ms = 0, decided_ms = 0;
+};
+
+struct ReceiptRecord {
+  std::string id;  // "rc_..."
+  std::string approval_id;
+  std::string idempotency_key;
+  nlohmann::json request = nlohmann::json::object();   // exactly what was dispatched
+  nlohmann::json response = nlohmann::json::object();  // what the source answered
+  std::string outcome;       // dispatching | executed | failed | outcome_unknown | not_executed
+  std::string verification;  // verified | verify_failed | provider_proof | unverified | ""
+  nlohmann::json evidence = nlohmann::json::object();  // the fresh read / reconcile evidence
+  int64_t started_ms = 0, finished_ms = 0, verified_ms = 0;
+};
+
+struct ActivityRecord {
+  int64_t seq = 0;  // assigned by the store, increasing
+  int64_t at_ms = 0;
+  std::string kind;     // grant | revoke | read | stage | approve | deny | execute | reconcile | verify
+  std::string subject;  // the grant, approval or connector it is about
+  std::string actor;    // "user:<name>", "model", "system"
+  nlohmann::json data = nlohmann::json::object();
+};
+
+struct ActivityFilter {
+  std::string kind;     // "" = any
+  std::string subject;  // "" = any
+  int64_t since_ms = 0;
+  int64_t limit = 200;  // newest `limit` entries, returned oldest first
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -136,6 +198,25 @@ class Store {
   // Runs `writes` (calls on this store from the same thread) as one transaction: all of them are
   // committed, or none when `writes` returns an error (which Batch returns).
   virtual Status Batch(const std::function<Status()>& writes) = 0;
+
+  // Authority facts. PutGrant inserts or replaces by id. AddApproval inserts (a duplicate id or
+  // idempotency key is "store.conflict"). UpdateApproval replaces the row only while its stored
+  // status is `expected_status`, else "store.conflict": the compare-and-set that makes a decision
+  // or a claim for execution happen once across processes. PutReceipt upserts by id. Activity is
+  // append-only (the table refuses UPDATE and DELETE). ListApprovals filters by status / thread
+  // ("" = any), newest first.
+  virtual Status PutGrant(const GrantRecord& grant) = 0;
+  virtual Result<std::vector<GrantRecord>> ListGrants() = 0;
+  virtual Status AddApproval(const ApprovalRecord& approval) = 0;
+  virtual Result<ApprovalRecord> GetApproval(const std::string& id) = 0;
+  virtual Result<std::vector<ApprovalRecord>> ListApprovals(const std::string& status,
+                                                            const std::string& thread_id) = 0;
+  virtual Status UpdateApproval(const ApprovalRecord& approval,
+                                const std::string& expected_status) = 0;
+  virtual Status PutReceipt(const ReceiptRecord& receipt) = 0;
+  virtual Result<std::vector<ReceiptRecord>> ReceiptsOf(const std::string& approval_id) = 0;
+  virtual Result<int64_t> AppendActivity(const ActivityRecord& entry) = 0;
+  virtual Result<std::vector<ActivityRecord>> ListActivity(const ActivityFilter& filter) = 0;
 
   // The schema version the file is at (PRAGMA user_version).
   virtual int SchemaVersion() = 0;

@@ -48,6 +48,18 @@ class SqliteStore final : public Store {
   Result<MessageRecord> LoadMessage(const std::string& message_id) override;
 
   Result<int64_t> RecoverInterrupted(const AbandonedFn& abandoned) override;
+
+  Status PutGrant(const GrantRecord& grant) override;
+  Result<std::vector<GrantRecord>> ListGrants() override;
+  Status AddApproval(const ApprovalRecord& approval) override;
+  Result<ApprovalRecord> GetApproval(const std::string& id) override;
+  Result<std::vector<ApprovalRecord>> ListApprovals(const std::string& status,
+                                                    const std::string& thread_id) override;
+  Status UpdateApproval(const ApprovalRecord& approval, const std::string& expected_status) override;
+  Status PutReceipt(const ReceiptRecord& receipt) override;
+  Result<std::vector<ReceiptRecord>> ReceiptsOf(const std::string& approval_id) override;
+  Result<int64_t> AppendActivity(const ActivityRecord& entry) override;
+  Result<std::vector<ActivityRecord>> ListActivity(const ActivityFilter& filter) override;
   Status Batch(const std::function<Status()>& writes) override;
   int SchemaVersion() override;
 
@@ -62,6 +74,8 @@ class SqliteStore final : public Store {
   void Rollback();
   // Runs a cached statement that returns no rows.
   Status Run(std::string_view sql, const std::string& what);
+  // Binds every column of an approval to `stmt` (?1..?24, see authority_store.cpp).
+  Status BindApproval(Statement& stmt, const ApprovalRecord& a);
 
   // Marks the thread written at `now` (updated_ms and the ordering counter); "store.not_found"
   // when there is no such thread.
