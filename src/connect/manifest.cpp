@@ -122,7 +122,8 @@ OperationKind KindOf(const std::string& s, const std::string& ptr) {
 Operation ParseOperation(const json& j, const std::string& ptr, const ConnectorManifest& m) {
   if (!j.is_object()) Fail(ptr, "must be an object");
   OnlyKeys(j, ptr, {"name", "kind", "description", "args", "served_fields", "risk", "handle",
-                    "query", "argv", "positional", "detail_operation", "id_field"});
+                    "query", "argv", "positional", "detail_operation", "id_field", "statement",
+                    "effect", "idempotency_flag", "verify"});
   Operation op;
   op.name = String(j, "name", ptr, true);
   if (!IsName(op.name, false)) Fail(ptr + "/name", "must match [a-z][a-z0-9_]* (64 bytes max)");
@@ -167,6 +168,34 @@ Operation ParseOperation(const json& j, const std::string& ptr, const ConnectorM
   } else if (reads && !cli && op.query.empty()) {
     Fail(ptr + "/query", "a read operation over a mirror needs its SELECT");
   }
+  op.statement = String(j, "statement", ptr, false);
+  op.effect = String(j, "effect", ptr, false);
+  op.idempotency_flag = String(j, "idempotency_flag", ptr, false);
+  if (j.contains("verify")) {
+    const json& v = j["verify"];
+    if (!v.is_object()) Fail(ptr + "/verify", "must be an object");
+    OnlyKeys(v, ptr + "/verify", {"operation", "args", "expect", "absent"});
+    op.verify_operation = String(v, "operation", ptr + "/verify", true);
+    op.verify_args = v.value("args", json::object());
+    op.verify_expect = v.value("expect", json::object());
+    op.verify_absent = v.value("absent", false);
+    if (!op.verify_args.is_object() || !op.verify_expect.is_object()) {
+      Fail(ptr + "/verify", "args and expect must be objects");
+    }
+  }
+  if (op.kind == OperationKind::kMutation) {
+    if (m.source.kind == SourceKind::kSqlite && op.statement.empty()) {
+      Fail(ptr + "/statement", "a SQLite mutation needs its write statement");
+    }
+    if (m.source.kind == SourceKind::kIcs && op.effect != "create" && op.effect != "update" &&
+        op.effect != "delete") {
+      Fail(ptr + "/effect", "a calendar mutation needs effect create, update or delete");
+    }
+    if (cli && op.argv.empty()) Fail(ptr + "/argv", "a printed CLI mutation needs its verb words");
+  } else if (!op.statement.empty() || !op.effect.empty() || !op.idempotency_flag.empty() ||
+             !op.verify_operation.empty()) {
+    Fail(ptr, "statement, effect, idempotency_flag and verify belong to mutations");
+  }
   if (!cli && !op.argv.empty()) Fail(ptr + "/argv", "only printed CLI operations have argv");
   if (cli && !op.query.empty()) Fail(ptr + "/query", "printed CLI operations run verbs, not SQL");
   return op;
@@ -198,8 +227,8 @@ SourceSpec ParseSource(const json& j, const std::string& ptr, const std::string&
       s.mirror_path = Resolve(base, String(j, "mirror_path", ptr, false));
       s.verbs = Strings(j, "verbs", ptr);
       for (const auto& v : s.verbs) {
-        if (v != "which" && v != "sql" && v != "sync") {
-          Fail(ptr + "/verbs", "\"" + v + "\" is not one of which, sql, sync");
+        if (v != "which" && v != "sql" && v != "sync" && v != "lookup") {
+          Fail(ptr + "/verbs", "\"" + v + "\" is not one of which, sql, sync, lookup");
         }
       }
       s.timeout_ms = Integer(j, "timeout_ms", ptr, 30000, 1, 3600000);
@@ -279,6 +308,15 @@ ConnectorManifest Parse(const json& j, const std::string& file) {
     Operation op = ParseOperation(ops[i], at, m);
     if (!names.insert(op.name).second) Fail(at + "/name", "\"" + op.name + "\" is listed twice");
     m.operations.push_back(std::move(op));
+  }
+  for (size_t i = 0; i < m.operations.size(); ++i) {
+    const Operation& op = m.operations[i];
+    if (op.verify_operation.empty()) continue;
+    const Operation* v = m.FindOperation(op.verify_operation);
+    if (!v || v->kind == OperationKind::kMutation) {
+      Fail("/operations/" + std::to_string(i) + "/verify/operation",
+           "\"" + op.verify_operation + "\" is not a readable operation of this connector");
+    }
   }
   for (size_t i = 0; i < m.operations.size(); ++i) {
     const Operation& op = m.operations[i];

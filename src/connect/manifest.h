@@ -47,6 +47,23 @@ struct Operation {
   // List operations: the detail operation that ID-only rows fan out to, and the ID field.
   std::string detail_operation;
   std::string id_field = "id";
+
+  // Mutations (run only by authority, after a human approved them; docs/AUTHORITY.md):
+  // sqlite: the write statement, named parameters bound from args (+ :idempotency_key).
+  std::string statement;
+  // ics: "create" | "update" | "delete" of one VEVENT (args uid?, summary, start, end, location,
+  // description).
+  std::string effect;
+  // printed CLI: the flag that carries the idempotency key ("" = the CLI takes none).
+  std::string idempotency_flag;
+  // The fresh read that proves the effect: a readable operation of this connector, its args
+  // ("$name" strings are replaced by the mutation's args, "$idempotency_key" or fields of the
+  // source's response), and what its rows must show: `expect` fields on one row, or `absent`
+  // (no row). An empty verify_operation: the effect is never more than executed (unverified).
+  std::string verify_operation;
+  nlohmann::json verify_args = nlohmann::json::object();
+  nlohmann::json verify_expect = nlohmann::json::object();
+  bool verify_absent = false;
 };
 
 struct MirrorColumn {
@@ -71,7 +88,9 @@ struct SourceSpec {
   std::vector<std::string> paths;   // ics: .ics files or folders of them (absolute after load)
   std::string command;              // printed CLI: executable (absolute if it contains '/')
   std::string mirror_path;          // printed CLI: its SQLite mirror (default: XDG data dir)
-  std::vector<std::string> verbs;   // printed CLI: optional verbs it has ("which", "sql", "sync")
+  // printed CLI: optional verbs it has ("which", "sql", "sync", "lookup": `lookup <idempotency
+  // key>` answers the effect recorded under that key, exit 3 when there is none).
+  std::vector<std::string> verbs;
   int64_t timeout_ms = 30000;       // printed CLI: per invocation
   // Fan-out width. Default 8 for printed CLIs (one process per read: 7.3x faster than one at a
   // time) and 1 for mirror sources (an indexed read takes microseconds; threads only add

@@ -75,7 +75,7 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
        "/source/command: is required"},
       {"cli bad verb",
        [](json& j) { j["source"] = {{"kind", "printed_cli"}, {"command", "x"}, {"verbs", {"rm"}}}; },
-       "/source/verbs: \"rm\" is not one of which, sql, sync"},
+       "/source/verbs: \"rm\" is not one of which, sql, sync, lookup"},
       {"cli timeout",
        [](json& j) { j["source"] = {{"kind", "printed_cli"}, {"command", "x"}, {"timeout_ms", 0}}; },
        "/source/timeout_ms: must be between 1 and 3600000"},

@@ -55,6 +55,7 @@ ConnectorManifest NotesConnector(const TempDir& dir, int n = 300) {
         {{"name", "delete_note"},
          {"kind", "mutation"},
          {"risk", "destructive"},
+         {"statement", "DELETE FROM notes WHERE id = :id"},
          {"args", {{"type", "object"}, {"properties", {{"id", {{"type", "integer"}}}}}}}}}}};
   auto m = ParseManifest(manifest.dump(), dir / "notes.json");
   EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().ToString());

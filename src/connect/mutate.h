@@ -1,0 +1,64 @@
+// The write paths of connectors. Only src/authority calls these, and only for an effect a person
+// approved (docs/AUTHORITY.md); the read road (road.h) never writes and refuses mutations.
+//
+//   sqlite      the operation's `statement` in one BEGIN IMMEDIATE transaction on a separate
+//               read-write connection to the source database (the read path stays read-only);
+//               named parameters are bound from the args, plus :idempotency_key
+//   ics         create / update / delete of one VEVENT with libical, written by atomic replace
+//               (temporary file, fsync, rename, fsync of the folder): a crash leaves the old file
+//               or the new one, never half of one. A created event's UID is derived from the
+//               idempotency key ("aff-<key>@affordance"), so the calendar itself records the key
+//               and a second dispatch of the same key changes nothing
+//   printed_cli the operation's verb words through the safe child-process bridge, with
+//               `--<idempotency_flag> <key>` when the manifest names the CLI's flag
+//
+// Dispatch outcomes are classified, never retried here: kFailed means the source definitely did
+// not apply the effect (a rolled-back transaction, a typed refusal), kUnknown that it may have
+// (a timeout after the command was sent, a killed child) and must be reconciled.
+#pragma once
+
+#include "base/result.h"
+#include "connect/manifest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace affordance::connect {
+
+struct MutationOutcome {
+  enum class Dispatch { kExecuted, kFailed, kUnknown };
+  Dispatch dispatch = Dispatch::kFailed;
+  nlohmann::json response = nlohmann::json::object();  // the source's answer (e.g. {"uid": ..})
+  Error error;                                         // kFailed / kUnknown
+};
+
+std::string DispatchName(MutationOutcome::Dispatch d);
+
+// Runs mutation `op` of `m` with validated `args` once. `timeout_ms` > 0 overrides the source's
+// own timeout (printed CLIs).
+MutationOutcome RunMutation(const ConnectorManifest& m, const Operation& op,
+                            const nlohmann::json& args, const std::string& idempotency_key);
+
+// What the source itself says about an idempotency key, where it can say anything: a calendar
+// create (the UID derived from the key), a printed CLI with the `lookup` verb. `supported` is
+// false elsewhere (then only a fresh read can reconcile).
+struct KeyLookup {
+  bool supported = false;
+  bool found = false;
+  nlohmann::json response = nlohmann::json::object();
+};
+Result<KeyLookup> LookupIdempotencyKey(const ConnectorManifest& m, const Operation& op,
+                                       const std::string& idempotency_key);
+
+// The calendar write path (calendar_write.cpp). Errors: "connect.not_found" (update / delete of a
+// UID the file does not have), "connect.bad_args" (a time that is not ISO 8601 UTC),
+// "connect.ics_invalid", "connect.write_failed".
+Result<nlohmann::json> WriteCalendar(const ConnectorManifest& m, const Operation& op,
+                                     const nlohmann::json& args, const std::string& key);
+// The UID a calendar create with this key writes.
+std::string CalendarUidFor(const std::string& idempotency_key);
+// True when the calendar holds an event with that UID.
+Result<bool> CalendarHasUid(const ConnectorManifest& m, const std::string& uid);
+
+}  // namespace affordance::connect
