@@ -228,9 +228,11 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
     call.surface = outcome.surface.has_value();
     call.data_state = outcome.data_state;
     call.connector = outcome.connector;
+    call.approval_id = outcome.approval_id;
     p.state = std::string(TruthName(outcome.state));
-    p.data["status"] = "output-available";
+    p.data["status"] = outcome.approval_id.empty() ? "output-available" : "approval-requested";
     p.data["output"] = outcome.output;
+    if (!outcome.approval_id.empty()) p.data["approvalId"] = outcome.approval_id;
     if (outcome.data_state) {
       p.data["dataState"] = DataStateName(*outcome.data_state);
       p.data["connector"] = outcome.connector;
@@ -250,7 +252,11 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
   if (input_error) return;  // the client already holds the call's error (tool-input-error)
 
   nlohmann::ordered_json chunk;
-  if (outcome.ok) {
+  if (outcome.ok && !outcome.approval_id.empty()) {
+    chunk["type"] = "tool-approval-request";
+    chunk["approvalId"] = outcome.approval_id;
+    chunk["toolCallId"] = call.id;
+  } else if (outcome.ok) {
     chunk["type"] = "tool-output-available";
     chunk["toolCallId"] = call.id;
     chunk["output"] = nlohmann::ordered_json::parse(outcome.output.dump());
@@ -295,6 +301,11 @@ void Adapter::CancelCall(size_t index, const std::string& reason) {
 }
 
 void Adapter::FinishStep() { Emit({{"type", "finish-step"}}); }
+
+void Adapter::EmitData(const std::string& name, const std::string& id,
+                       nlohmann::ordered_json data) {
+  Emit({{"type", "data-" + name}, {"id", id}, {"data", std::move(data)}});
+}
 
 void Adapter::Finish(TurnStatus status, const nlohmann::json& report) {
   // Close anything still open (a provider that broke its contract must not leave open parts).

@@ -53,6 +53,8 @@ class Adapter {
   // A call that will not run (the turn was cancelled first).
   void CancelCall(size_t index, const std::string& reason);
   void FinishStep();
+  // Emits a harness data chunk {type: "data-<name>", id, data} (after Start, before Finish).
+  void EmitData(const std::string& name, const std::string& id, nlohmann::ordered_json data);
   // Ends the turn: data-turn, then finish (or error + finish, or abort); the message becomes
   // "complete" with meta {status, truth, evidence, usage}.
   void Finish(TurnStatus status, const nlohmann::json& report);

@@ -60,6 +60,7 @@ Harness::Harness(store::Store& store, model::Provider& provider, Frame& frame,
                  connect::ConnectorRoad* road, HarnessOptions options)
     : store_(store), provider_(provider), frame_(frame), road_(road), options_(std::move(options)) {
   if (!options_.clock) options_.clock = SystemClock;
+  authority_ = std::make_unique<authority::Authority>(store_, road_);
   std::vector<std::string> handles;
   if (road_ != nullptr) {
     for (const auto& m : road_->manifests()) {
@@ -74,10 +75,13 @@ Harness::Harness(store::Store& store, model::Provider& provider, Frame& frame,
   (void)registry_.AddResident(MakeAskUserQuestion());
   (void)registry_.AddResident(MakeToolSearch());
   (void)registry_.AddResident(MakeListComponents());
-  (void)registry_.AddResident(MakeRunConnectorCommand(road_));
+  (void)registry_.AddResident(MakeRunConnectorCommand(road_, authority_.get()));
   (void)registry_.AddResident(MakeComposeUI(handles));
   if (road_ != nullptr) {
-    for (auto& tool : MakeConnectorOperations(*road_)) (void)registry_.AddDeferred(std::move(tool));
+    for (auto& tool : MakeConnectorOperations(*road_, authority_.get())) {
+      (void)registry_.AddDeferred(std::move(tool));
+    }
+    (void)registry_.AddDeferred(MakeInvokeMutation(*authority_, road_));
   }
   resident_json_ = nlohmann::ordered_json::array();
   for (const Tool* t : registry_.Resident()) resident_json_.push_back(t->spec().ToJson());

@@ -8,6 +8,11 @@
 //            results capped + wrapped as evidence -> finish-step
 //   until StopStatus(ledger) says why it ends; that same ledger gives the terminal status.
 //
+// Writes: invoke_mutation stages an effect and the turn ends `awaiting_approval`; a person decides
+// (affordance approvals approve|deny); the NEXT turn, before its first model step, executes an
+// approved effect once and writes its receipt / verification state (or the denial) as the staging
+// call's result, so the model reads it like any other result.
+//
 // There is no second loop anywhere: the CLI, the server and MCP call RunTurn and render its
 // events. Cancellation (CancelToken, from any thread) stops the running step at once; calls not
 // yet run are closed as cancelled; the turn is persisted and ends with status "cancelled".
@@ -15,6 +20,7 @@
 // Thread safety: one RunTurn at a time per Harness (a Frame and a provider are single-threaded).
 #pragma once
 
+#include "authority/authority.h"
 #include "base/result.h"
 #include "connect/road.h"
 #include "formats/output_parser.h"
@@ -72,6 +78,8 @@ class Harness {
                              const EventSink& sink, const model::CancelToken& cancel);
 
   ToolRegistry& registry() { return registry_; }
+  // Grants, staging and execution of the thread's effects (docs/AUTHORITY.md).
+  authority::Authority& authority() { return *authority_; }
   const HarnessOptions& options() const { return options_; }
 
   // The transcript the frame renders for these stored messages (exposed for audits and tests).
@@ -85,12 +93,17 @@ class Harness {
   Result<model::StepRequest> Request(int step, const std::vector<TranscriptTurn>& transcript,
                                      PromptAudit& audit);
   void ExecuteCalls(class Adapter& adapter, const model::CancelToken& cancel);
+  // Between turns: runs the thread's approved effects (once; authority::Execute) and writes the
+  // outcome of every decided effect the model has not been told yet into its staging call's
+  // result (an earlier message's tool part). Returns the data-approval chunks to emit.
+  std::vector<nlohmann::ordered_json> ResolveApprovals(const std::string& thread_id);
 
   store::Store& store_;
   model::Provider& provider_;
   Frame& frame_;
   connect::ConnectorRoad* road_;
   HarnessOptions options_;
+  std::unique_ptr<authority::Authority> authority_;
   ToolRegistry registry_;
   nlohmann::ordered_json resident_json_;
   std::unique_ptr<class ModelChooser> chooser_;

@@ -24,6 +24,7 @@ std::string_view TurnStatusName(TurnStatus status) {
     case TurnStatus::kStopped: return "stopped";
     case TurnStatus::kHarnessError: return "harness_error";
     case TurnStatus::kInterrupted: return "interrupted";
+    case TurnStatus::kAwaitingApproval: return "awaiting_approval";
   }
   return "answered";
 }
@@ -38,6 +39,9 @@ std::optional<TurnStatus> StopStatus(const StepLedger& ledger, const StopOptions
   }
   for (const auto& c : last.calls) {
     if (c.ends_turn) return TurnStatus::kAskedUser;
+  }
+  for (const auto& c : last.calls) {
+    if (!c.approval_id.empty()) return TurnStatus::kAwaitingApproval;
   }
   if (last.calls.empty()) {
     if (last.finish_reason == "length") return TurnStatus::kLengthLimit;

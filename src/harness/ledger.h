@@ -33,6 +33,7 @@ struct CallEntry {
   bool surface = false;    // an accepted ComposeUI program
   std::optional<DataState> data_state;  // connector evidence
   std::string connector;                // connector slug of that evidence
+  std::string approval_id;              // a staged effect awaiting a human decision
 };
 
 struct StepEntry {
@@ -65,6 +66,7 @@ enum class TurnStatus {
   kStopped,          // a custom stop predicate ended the turn
   kHarnessError,     // the frame could not be rendered or the store could not write
   kInterrupted,      // the process died during the turn (set by recovery, never by the loop)
+  kAwaitingApproval, // a staged effect waits for a human decision (the next turn reports it)
 };
 
 std::string_view TurnStatusName(TurnStatus status);

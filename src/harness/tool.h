@@ -68,6 +68,9 @@ struct ToolOutcome {
   std::optional<DataState> data_state;  // a connector read: where the evidence came from
   std::string connector;                // ... and from which connector
   bool ends_turn = false;        // a terminal tool (AskUserQuestion)
+  // A staged effect: the durable approval request it wrote. The call then awaits a human
+  // decision (tool-approval-request) and the turn ends with status awaiting_approval.
+  std::string approval_id;
   std::optional<SurfaceDraft> surface;
 
   static ToolOutcome Ok(nlohmann::json output) {

@@ -1,5 +1,6 @@
 #include "harness/tools.h"
 
+#include "authority/authority.h"
 #include "authority/capability.h"
 #include "harness/registry.h"
 #include "store/store.h"
@@ -194,6 +195,20 @@ class ListComponents final : public SimpleTool {
 
 // ---- RunConnectorCommand and connector operations --------------------------------------------
 
+// Reads need grants: the read grant of the connector (or of the named operation) is checked, and
+// the read is written to Activity, before the road runs anything.
+Status AuthorizeRead(authority::Authority* authority, const std::string& connector,
+                     const std::string& operation) {
+  if (authority == nullptr) return {};
+  return authority->AuthorizeRead(connector, operation, authority::Actor::Model());
+}
+
+std::string NamedOperation(const nlohmann::json& request) {
+  if (!request.is_object()) return "";
+  const auto& op = request.value("operation", nlohmann::json());
+  return op.is_string() ? op.get<std::string>() : "";
+}
+
 ToolOutcome ConnectorOutcome(Result<connect::ConnectorResult> result) {
   if (!result) return ToolOutcome::Fail(result.error());
   const connect::ConnectorResult& r = *result;
@@ -205,8 +220,8 @@ ToolOutcome ConnectorOutcome(Result<connect::ConnectorResult> result) {
 
 class RunConnectorCommand final : public SimpleTool {
  public:
-  explicit RunConnectorCommand(connect::ConnectorRoad* road)
-      : SimpleTool({"RunConnectorCommand", "", {}}), road_(road) {
+  RunConnectorCommand(connect::ConnectorRoad* road, authority::Authority* authority)
+      : SimpleTool({"RunConnectorCommand", "", {}}), road_(road), authority_(authority) {
     nlohmann::ordered_json connector = {{"type", "string"}};
     std::string slugs;
     if (road_ != nullptr && !road_->manifests().empty()) {
@@ -237,17 +252,23 @@ class RunConnectorCommand final : public SimpleTool {
     }
     auto command = connect::ParseConnectorCommand(input);
     if (!command) return ToolOutcome::Fail(command.error());
+    if (road_->Find(command->connector) != nullptr) {
+      Status allowed =
+          AuthorizeRead(authority_, command->connector, NamedOperation(command->request));
+      if (!allowed) return ToolOutcome::Fail(allowed.error());
+    }
     return ConnectorOutcome(road_->RunConnectorCommand(*command, ctx.chooser));
   }
 
  private:
   connect::ConnectorRoad* road_;
+  authority::Authority* authority_;
 };
 
 class ConnectorOperation final : public SimpleTool {
  public:
-  ConnectorOperation(connect::ConnectorRoad& road, const connect::ConnectorManifest& m,
-                     const connect::Operation& op)
+  ConnectorOperation(connect::ConnectorRoad& road, authority::Authority* authority,
+                     const connect::ConnectorManifest& m, const connect::Operation& op)
       : SimpleTool({OperationToolName(m.slug, op.name),
                     m.title + ": " + op.description + " (connector " + m.slug + ", operation " +
                         op.name + ")",
@@ -255,6 +276,7 @@ class ConnectorOperation final : public SimpleTool {
                                                             : std::string(R"({"type":"object"})")),
                     "connector_operation"}),
         road_(road),
+        authority_(authority),
         slug_(m.slug),
         operation_(op.name) {}
 
@@ -262,11 +284,15 @@ class ConnectorOperation final : public SimpleTool {
     connect::ConnectorCommand command;
     command.connector = slug_;
     command.request = {{"operation", operation_}, {"args", input}};
+    if (Status allowed = AuthorizeRead(authority_, slug_, operation_); !allowed) {
+      return ToolOutcome::Fail(allowed.error());
+    }
     return ConnectorOutcome(road_.RunConnectorCommand(command, ctx.chooser));
   }
 
  private:
   connect::ConnectorRoad& road_;
+  authority::Authority* authority_;
   std::string slug_;
   std::string operation_;
 };
@@ -373,19 +399,21 @@ std::string OperationToolName(const std::string& slug, const std::string& operat
 std::unique_ptr<Tool> MakeAskUserQuestion() { return std::make_unique<AskUserQuestion>(); }
 std::unique_ptr<Tool> MakeToolSearch() { return std::make_unique<ToolSearch>(); }
 std::unique_ptr<Tool> MakeListComponents() { return std::make_unique<ListComponents>(); }
-std::unique_ptr<Tool> MakeRunConnectorCommand(connect::ConnectorRoad* road) {
-  return std::make_unique<RunConnectorCommand>(road);
+std::unique_ptr<Tool> MakeRunConnectorCommand(connect::ConnectorRoad* road,
+                                              authority::Authority* authority) {
+  return std::make_unique<RunConnectorCommand>(road, authority);
 }
 std::unique_ptr<Tool> MakeComposeUI(std::vector<std::string> handles) {
   return std::make_unique<ComposeUI>(std::move(handles));
 }
 
-std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoad& road) {
+std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoad& road,
+                                                           authority::Authority* authority) {
   std::vector<std::unique_ptr<Tool>> out;
   for (const auto& m : road.manifests()) {
     for (const auto& op : m.operations) {
       if (op.kind == connect::OperationKind::kMutation || op.risk != connect::Risk::kRead) continue;
-      out.push_back(std::make_unique<ConnectorOperation>(road, m, op));
+      out.push_back(std::make_unique<ConnectorOperation>(road, authority, m, op));
     }
   }
   return out;

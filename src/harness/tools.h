@@ -12,9 +12,14 @@
 //                       src/surface (syntax + product checks + known query handles); an accepted
 //                       program becomes a surface part of the assistant message
 //   <slug>__<operation> deferred: one read operation of a connector, its args schema as parameters
+//   invoke_mutation     deferred {connector, operation, args, evidence?}: stages an exact mutation
+//                       through authority (nothing runs); the turn ends awaiting approval
+// Connector reads (RunConnectorCommand, <slug>__<operation>) need a read grant: with an
+// `authority`, each read is authorized (and logged to Activity) before the road runs.
 //   <app action>        an action projected from a mounted app, dispatched through Frame::Act
 #pragma once
 
+#include "authority/authority.h"
 #include "connect/road.h"
 #include "harness/frame.h"
 #include "harness/tool.h"
@@ -30,11 +35,17 @@ std::unique_ptr<Tool> MakeAskUserQuestion();
 std::unique_ptr<Tool> MakeToolSearch();
 std::unique_ptr<Tool> MakeListComponents();
 // `road` may be null (no connectors are configured): every call is then a clear error.
-std::unique_ptr<Tool> MakeRunConnectorCommand(connect::ConnectorRoad* road);
+// `authority` null: reads are not gated (tests of the road alone).
+std::unique_ptr<Tool> MakeRunConnectorCommand(connect::ConnectorRoad* road,
+                                              authority::Authority* authority);
 // `handles`: the query handles a program may bind (every readable operation's handle).
 std::unique_ptr<Tool> MakeComposeUI(std::vector<std::string> handles);
 // One deferred tool per readable operation of every connector of `road`.
-std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoad& road);
+std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoad& road,
+                                                           authority::Authority* authority);
+// The deferred mutation tool: stages through `authority` (see mutation_tool.cpp).
+std::unique_ptr<Tool> MakeInvokeMutation(authority::Authority& authority,
+                                         connect::ConnectorRoad* road);
 // The deferred tool name of a connector operation: "<slug>__<operation>".
 std::string OperationToolName(const std::string& slug, const std::string& operation);
 std::unique_ptr<Tool> MakeAppAction(const render::Tool& projected, Frame& frame);

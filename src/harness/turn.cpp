@@ -48,6 +48,16 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
     }
   }
   for (const auto& app : frame_.options().apps) r.apps.push_back(app.name);
+  if (auto grants = authority_->Grants(); grants) {
+    const int64_t now_ms = r.now * 1000;
+    for (const auto& g : *grants) {
+      std::string line = g.access + " " + g.scope;
+      if (g.expires_ms != 0) {
+        line += g.expires_ms <= now_ms ? " (expired)" : " (expires " + std::to_string(g.expires_ms / 1000) + ")";
+      }
+      r.grants.push_back(std::move(line));
+    }
+  }
   return RealityText(r);
 }
 
@@ -165,7 +175,7 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
       if (!outcome.output.is_null()) body += "\n" + outcome.output.dump();
     }
     adapter.ToolResult(i, call.name, outcome, EvidenceText(shown, body));
-    if (outcome.ok && outcome.ends_turn) ended = true;
+    if (outcome.ok && (outcome.ends_turn || !outcome.approval_id.empty())) ended = true;
   }
 }
 
@@ -175,9 +185,11 @@ Result<TurnReport> Harness::RunTurn(const std::string& thread_id, const std::str
                   [](unsigned char c) { return std::isspace(c); })) {
     return MakeError("harness.empty_message", "the message is empty");
   }
+  if (auto info = store_.GetThread(thread_id); !info) return info.error();
+  // Decided effects first: their outcomes are results of earlier calls this turn's frame shows.
+  std::vector<nlohmann::ordered_json> resolved = ResolveApprovals(thread_id);
   auto thread = store_.LoadThread(thread_id);
   if (!thread) return thread.error();
-  if (auto info = store_.GetThread(thread_id); !info) return info.error();
 
   // The user message: this turn's reality, then the words. Rebuilt unconditionally.
   std::string reality = RealityFor(*thread);
@@ -215,6 +227,10 @@ Result<TurnReport> Harness::RunTurn(const std::string& thread_id, const std::str
 
   Adapter adapter(store_, *assistant, sink);
   adapter.Start();
+  for (auto& chunk : resolved) {
+    const std::string id = chunk["approvalId"].get<std::string>();
+    adapter.EmitData("approval", id, std::move(chunk));
+  }
   registry_.ClearAttached();
   std::optional<TurnStatus> status;
   for (int step = 0; !status; ++step) {

@@ -26,6 +26,12 @@ struct Cli {
     std::filesystem::create_directories(dir / "connectors");
     std::filesystem::copy_file(Source("examples/connectors/calendar.ics"), dir / "connectors/calendar.ics");
     std::filesystem::copy_file(Source("examples/connectors/calendar.json"), dir / "connectors/calendar.json");
+    // Reads need grants: what a new user does once (README).
+    auto granted = connect::RunProcess({AFFORDANCE_CLI, "grants", "grant", "calendar", "--read",
+                                        "--data", dir / "data", "--connectors",
+                                        dir / "connectors"}, 60000);
+    EXPECT_TRUE(granted.ok() && granted->exit_code == 0)
+        << (granted.ok() ? granted->out + granted->err : granted.error().ToString());
   }
   std::string Script(const json& steps, int delay_ms = 0) {
     static int n = 0;

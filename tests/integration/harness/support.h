@@ -4,6 +4,7 @@
 // random-weight GGUF, see harness_engine_test.cpp).
 #pragma once
 
+#include "authority/authority.h"
 #include "connect/manifest.h"
 #include "connect/road.h"
 #include "harness/frame.h"
@@ -83,6 +84,8 @@ struct RigOptions {
   std::string model = kQwen;
   std::vector<MountedApp> apps;
   bool connectors = true;
+  // Grants a person gives before the test: a read grant on the calendar (reads need grants).
+  std::vector<std::string> grants = {"read"};
   HarnessOptions harness;
 };
 
@@ -136,6 +139,11 @@ struct Rig {
       ro.data_dir = dir / "data";
       ro.clock = [] { return kNow; };
       road = std::make_unique<connect::ConnectorRoad>(std::move(keep), ro);
+      authority::Authority people(*store, road.get());
+      for (const auto& access : o.grants) {
+        auto g = people.Grant("calendar", "", access, 0, authority::Actor::User("tester"));
+        EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().ToString());
+      }
     }
     FrameOptions fo;
     fo.views_root = Source("views");

@@ -1,0 +1,60 @@
+// Harness::ResolveApprovals: the seam between a human decision and the model. Runs between
+// turns, before the next turn's first model step (harness.h).
+#include "harness/frame_text.h"
+#include "harness/harness.h"
+
+namespace affordance::harness {
+
+namespace {
+
+// Final states: the model is told once. Others (approved but refused to run, executing,
+// outcome_unknown) are written again on the next turn until they settle.
+bool Settled(const std::string& state) {
+  return state == "verified" || state == "executed" || state == "denied" || state == "failed" ||
+         state == "not_executed";
+}
+
+}  // namespace
+
+std::vector<nlohmann::ordered_json> Harness::ResolveApprovals(const std::string& thread_id) {
+  std::vector<nlohmann::ordered_json> chunks;
+  auto approvals = store_.ListApprovals("", thread_id);
+  if (!approvals) return chunks;
+  for (const auto& a : *approvals) {
+    if (a.reported || a.tool_call_id.empty() || a.status == "pending") continue;
+    std::optional<Error> refused;
+    if (a.status == "approved") {
+      if (auto ran = authority_->Execute(a.id); !ran) refused = ran.error();
+    }
+    auto report = authority_->Report(a.id);
+    if (!report) continue;
+    std::string text = report->ModelText();
+    if (refused) {
+      text = "approved, but it could not run: error " + refused->code + ": " +
+             refused->ToString() + ". Nothing was dispatched.";
+    }
+    auto message = store_.LoadMessage(a.message_id);
+    if (!message) continue;
+    for (auto p : message->parts) {
+      if (p.kind != "tool" || p.key != a.tool_call_id) continue;
+      const bool denied = report->state == "denied";
+      p.data["status"] = denied ? "output-denied" : refused ? "output-error" : "output-available";
+      p.data["output"] = report->ToJson();
+      p.data["resultText"] = EvidenceText(p.data.value("toolName", "invoke_mutation"), text);
+      if (auto truth = authority::TruthStateOf(report->state); !truth.empty()) {
+        p.state = std::string(truth);
+      }
+      p.open = false;
+      if (!store_.PutPart(message->id, p)) break;
+      if (Settled(report->state) && !refused) (void)authority_->MarkReported(a.id);
+      nlohmann::ordered_json chunk = nlohmann::ordered_json::parse(report->ToJson().dump());
+      chunk["toolCallId"] = a.tool_call_id;
+      if (!p.state.empty()) chunk["truth"] = p.state;
+      chunks.push_back(std::move(chunk));
+      break;
+    }
+  }
+  return chunks;
+}
+
+}  // namespace affordance::harness
