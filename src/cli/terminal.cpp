@@ -202,6 +202,15 @@ void TerminalView::Show(const harness::Event& event) {
          Dim(" · " + Shorten(c.value("errorText", ""), 100)));
   } else if (type == "tool-output-available") {
     calls_[c.value("toolCallId", "")].ok = true;
+  } else if (type == "tool-approval-request") {
+    Call& call = calls_[c.value("toolCallId", "")];
+    call.ok = true;
+    call.approval = c.value("approvalId", "");
+  } else if (type == "data-approval") {
+    StopSpin();
+    const auto& d = c["data"];
+    Line("  " + Color("33", "⚑") + " " + d.value("approvalId", "") + " " +
+         d.value("connector", "") + "." + d.value("operation", "") + Dim(" · " + d.value("state", "")));
   } else if (type == "tool-output-error") {
     calls_[c.value("toolCallId", "")].error = c.value("errorText", "");
   } else if (type == "data-truth") {
@@ -212,6 +221,9 @@ void TerminalView::Show(const harness::Event& event) {
     if (d.contains("dataState")) state += " · " + d.value("dataState", "");
     std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");
     std::string detail = call.ok ? state : Shorten(call.error, 110);
+    if (!call.approval.empty()) {
+      detail = "awaiting approval: affordance approvals approve " + call.approval + " (or deny)";
+    }
     Line("  " + mark + " " + call.name + Dim(" " + Shorten(call.args, 70) + " · " + detail));
     gap_before_text_ = true;
     Spin("thinking");

@@ -58,6 +58,7 @@ class TerminalView {
     std::string name;
     std::string args;
     std::string error;
+    std::string approval;  // a staged effect awaiting a decision
     bool ok = false;
   };
   std::map<std::string, Call> calls_;

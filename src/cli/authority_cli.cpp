@@ -1,0 +1,73 @@
+#include "cli/authority_cli.h"
+
+#include "cli/output.h"
+#include "cli/session.h"
+#include "connect/manifest.h"
+
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+namespace affordance::cli {
+
+void AddGovernOptions(CLI::App& app, GovernOptions& o) {
+  app.add_option("--data", o.data, "Data folder (default $AFFORDANCE_DATA)");
+  app.add_option("--connectors", o.connectors,
+                 "Connector manifest folder (default $AFFORDANCE_CONNECTORS)");
+  app.add_flag("--json", o.json, "Print JSON");
+}
+
+Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o) {
+  SessionOptions so;
+  so.data = o.data;
+  const std::string data = DataDir(so);
+  auto g = std::make_unique<Governance>();
+  auto store = store::OpenSqlite(data + "/affordance.db");
+  if (!store) return store.error();
+  g->store = std::move(*store);
+  std::string manifests = o.connectors;
+  if (manifests.empty()) {
+    if (const char* c = std::getenv("AFFORDANCE_CONNECTORS"); c && *c) manifests = c;
+  }
+  if (!manifests.empty()) {
+    if (!std::filesystem::is_directory(manifests)) {
+      return MakeError("cli.bad_option", "no connector folder at " + manifests);
+    }
+    auto loaded = connect::LoadManifests(manifests);
+    if (!loaded) return loaded.error();
+    connect::RoadOptions ro;
+    ro.data_dir = o.data.empty() && !std::getenv("AFFORDANCE_DATA") ? connect::DefaultDataDir()
+                                                                     : data;
+    g->road = std::make_unique<connect::ConnectorRoad>(std::move(*loaded), ro);
+  }
+  g->authority = std::make_unique<authority::Authority>(*g->store, g->road.get());
+  return g;
+}
+
+int GovernExit(const Error& e) {
+  for (const char* usage :
+       {"authority.unknown_approval", "authority.unknown_grant", "authority.unknown_mutation",
+        "authority.not_a_mutation", "authority.bad_args", "authority.bad_grant",
+        "authority.already_decided", "authority.denied", "authority.not_approved",
+        "authority.already_executed", "connect.unknown_connector", "connect.unknown_operation",
+        "cli.bad_option"}) {
+    if (e.code == usage) return kExitUsage;
+  }
+  return kExitFailure;
+}
+
+void PrintJson(const nlohmann::json& j) {
+  std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+}
+
+std::string FormatMs(int64_t ms) {
+  if (ms == 0) return "never";
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+}  // namespace affordance::cli

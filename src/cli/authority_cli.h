@@ -1,0 +1,46 @@
+// What `affordance grants`, `approvals`, `activity` and `reconcile` share: the options that pick
+// the data folder (the store) and the connector manifests, and the objects they open: the store,
+// the connector road (for staging, execution and the fresh reads of verification) and Authority.
+#pragma once
+
+#include "authority/authority.h"
+#include "base/result.h"
+#include "connect/road.h"
+#include "store/store.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+namespace affordance::cli {
+
+struct GovernOptions {
+  std::string data;        // as `affordance chat --data`
+  std::string connectors;  // as `affordance chat --connectors` (default $AFFORDANCE_CONNECTORS)
+  bool json = false;
+};
+
+// Adds --data, --connectors and --json to a (sub)command.
+void AddGovernOptions(CLI::App& app, GovernOptions& o);
+
+struct Governance {
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<connect::ConnectorRoad> road;  // null when no manifests are configured
+  std::unique_ptr<authority::Authority> authority;
+};
+
+Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o);
+
+// Exit status for an authority error: 2 for what the caller got wrong (unknown ids, bad args,
+// decisions that cannot be made), 1 otherwise.
+int GovernExit(const Error& e);
+
+// Prints JSON on one line.
+void PrintJson(const nlohmann::json& j);
+
+// "2026-11-30 12:01:02" (UTC) for a millisecond timestamp; "never" for 0.
+std::string FormatMs(int64_t ms);
+
+}  // namespace affordance::cli

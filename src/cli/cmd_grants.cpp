@@ -1,0 +1,134 @@
+// `affordance grants list | grant | revoke`: who may read or write which connector. Reads by the
+// model need a read grant; staging and executing a write need a write grant (docs/AUTHORITY.md).
+#include "authority/capability.h"
+#include "cli/authority_cli.h"
+#include "cli/command.h"
+#include "cli/output.h"
+
+#include <cstdio>
+#include <memory>
+
+namespace affordance::cli {
+namespace {
+
+using nlohmann::json;
+
+struct Options {
+  GovernOptions g;
+  std::string connector;
+  std::string operation;
+  bool read = false;
+  bool write = false;
+  int64_t expires_in_s = 0;
+  std::string id;
+  bool all = false;
+};
+
+json GrantJson(const store::GrantRecord& g) {
+  return {{"id", g.id},          {"scope", g.scope},
+          {"access", g.access},  {"grantedBy", g.granted_by},
+          {"createdMs", g.created_ms}, {"expiresMs", g.expires_ms},
+          {"revokedMs", g.revoked_ms}, {"revokedBy", g.revoked_by}};
+}
+
+int List(const Options& o) {
+  auto gov = OpenGovernance(o.g);
+  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  auto grants = o.all ? (*gov)->store->ListGrants() : (*gov)->authority->Grants();
+  if (!grants) return ReportError(grants.error(), o.g.json);
+  if (o.g.json) {
+    json out = json::array();
+    for (const auto& g : *grants) out.push_back(GrantJson(g));
+    PrintJson({{"grants", out}});
+    return kExitOk;
+  }
+  if (grants->empty()) {
+    std::printf("no grants (grant one with: affordance grants grant <connector> --read)\n");
+  }
+  for (const auto& g : *grants) {
+    std::printf("%-20s %-6s %-36s by %-16s expires %s%s\n", g.id.c_str(), g.access.c_str(),
+                g.scope.c_str(), g.granted_by.c_str(), FormatMs(g.expires_ms).c_str(),
+                g.revoked_ms ? " (revoked)" : "");
+  }
+  return kExitOk;
+}
+
+int Grant(const Options& o) {
+  if (o.read == o.write) {
+    return ReportError(MakeError("cli.bad_option", "give exactly one of --read or --write"),
+                       o.g.json, kExitUsage);
+  }
+  auto gov = OpenGovernance(o.g);
+  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  int64_t expires = o.expires_in_s > 0 ? store::NowMs() + o.expires_in_s * 1000 : 0;
+  auto g = (*gov)->authority->Grant(o.connector, o.operation, o.read ? "read" : "write", expires,
+                                    authority::Actor::LocalUser());
+  if (!g) return ReportError(g.error(), o.g.json, GovernExit(g.error()));
+  if (o.g.json) {
+    PrintJson({{"grant", GrantJson(*g)}});
+  } else {
+    std::printf("granted %s %s (%s)\n", g->access.c_str(), g->scope.c_str(), g->id.c_str());
+  }
+  return kExitOk;
+}
+
+int Revoke(const Options& o) {
+  auto gov = OpenGovernance(o.g);
+  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  auto g = (*gov)->authority->Revoke(o.id, authority::Actor::LocalUser());
+  if (!g) return ReportError(g.error(), o.g.json, GovernExit(g.error()));
+  if (o.g.json) {
+    PrintJson({{"grant", GrantJson(*g)}});
+  } else {
+    std::printf("revoked %s %s (%s)\n", g->access.c_str(), g->scope.c_str(), g->id.c_str());
+  }
+  return kExitOk;
+}
+
+const bool declared = [] {
+  authority::Capability c;
+  c.door = "cli";
+  c.name = "grants";
+  c.object = "grant";
+  c.action = "manage";
+  c.access = authority::Access::kUser;
+  c.mode = authority::Mode::kLocalState;
+  c.receipt = "Activity entry (grant | revoke)";
+  c.params = {{"list", "[--all]"}, {"grant", "<connector> [--operation OP] --read|--write "
+                                             "[--expires-in S]"},
+              {"revoke", "<grant id>"}};
+  c.result = {{"grants", "array"}};
+  c.proof = "the grant row and its Activity entry";
+  c.description = "grants: who may read or write which connector";
+  authority::DeclareCapability(c);
+  return true;
+}();
+
+const bool registered = RegisterCommand({
+    "grants", "List, grant and revoke connector grants (reads and writes need one)",
+    [](CLI::App& sub) -> Runner {
+      auto o = std::make_shared<Options>();
+      sub.require_subcommand(1);
+      auto* list = sub.add_subcommand("list", "Grants in force (--all: also revoked ones)");
+      AddGovernOptions(*list, o->g);
+      list->add_flag("--all", o->all, "Include revoked grants");
+      auto* grant = sub.add_subcommand("grant", "Grant read or write on a connector");
+      AddGovernOptions(*grant, o->g);
+      grant->add_option("connector", o->connector, "Connector slug")->required();
+      grant->add_option("--operation", o->operation, "Only this operation");
+      grant->add_flag("--read", o->read, "Read access");
+      grant->add_flag("--write", o->write, "Write access (staging and executing mutations)");
+      grant->add_option("--expires-in", o->expires_in_s, "Seconds until it expires (0 = never)");
+      auto* revoke = sub.add_subcommand("revoke", "Revoke a grant");
+      AddGovernOptions(*revoke, o->g);
+      revoke->add_option("id", o->id, "Grant id (g_...)")->required();
+      return [o, list, grant, revoke]() {
+        if (list->parsed()) return List(*o);
+        if (grant->parsed()) return Grant(*o);
+        (void)revoke;
+        return Revoke(*o);
+      };
+    }});
+
+}  // namespace
+}  // namespace affordance::cli

@@ -1,0 +1,159 @@
+// `affordance grants | approvals | activity | reconcile` run as the real binary against a real
+// data folder and the example calendar: the human plane of a governed write, with --json, and
+// each user-causable error with its code, message and exit status.
+#include "connect/process.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+struct Cli {
+  std::string dir;
+  Cli() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "affordance-govern-XXXXXX");
+    dir = mkdtemp(pattern.data());
+    std::filesystem::create_directories(dir + "/connectors");
+    for (const char* f : {"calendar.ics", "calendar.json"}) {
+      std::filesystem::copy_file(std::string(AFFORDANCE_SOURCE_DIR) + "/examples/connectors/" + f,
+                                 dir + "/connectors/" + f);
+    }
+  }
+  ~Cli() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  affordance::connect::ProcessOutput Run(std::vector<std::string> args) {
+    std::vector<std::string> argv = {AFFORDANCE_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    for (const char* o : {"--data", "--connectors"}) {
+      argv.push_back(o);
+      argv.push_back(dir + (std::string(o) == "--data" ? "/data" : "/connectors"));
+    }
+    auto r = affordance::connect::RunProcess(argv, 60000);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : affordance::connect::ProcessOutput{};
+  }
+  json Json(std::vector<std::string> args, int exit_code = 0) {
+    args.push_back("--json");
+    auto r = Run(std::move(args));
+    EXPECT_EQ(r.exit_code, exit_code) << r.out << r.err;
+    json j = json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out;
+    return j;
+  }
+  std::string Ics() {
+    std::ifstream in(dir + "/connectors/calendar.ics");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+};
+
+const std::vector<std::string> kCreate = {
+    "approvals", "stage", "calendar", "create_event", "--args",
+    R"({"summary": "Retro", "start": "2026-12-04T15:00:00Z", "end": "2026-12-04T16:00:00Z"})"};
+
+TEST(AuthorityCli, GrantStageApproveExecuteShowActivity) {
+  Cli cli;
+  // Staging needs a write grant; the error says how to get one.
+  json refused = cli.Json(kCreate, 1);
+  EXPECT_EQ(refused["error"]["code"], "authority.no_grant");
+  EXPECT_THAT(refused["error"]["message"].get<std::string>(),
+              HasSubstr("affordance grants grant calendar --write"));
+
+  json g = cli.Json({"grants", "grant", "calendar", "--write"});
+  EXPECT_EQ(g["grant"]["scope"], "connector:calendar");
+  EXPECT_EQ(g["grant"]["access"], "write");
+  json list = cli.Json({"grants", "list"});
+  ASSERT_EQ(list["grants"].size(), 1u);
+
+  json staged = cli.Json(kCreate);
+  const std::string id = staged["approval"]["approvalId"];
+  EXPECT_EQ(staged["approval"]["state"], "pending");
+  EXPECT_THAT(cli.Ics(), ::testing::Not(HasSubstr("Retro")));
+  json pending = cli.Json({"approvals", "list", "--status", "pending"});
+  ASSERT_EQ(pending["approvals"].size(), 1u);
+  EXPECT_EQ(pending["approvals"][0]["approvalId"], id);
+
+  json done = cli.Json({"approvals", "approve", id, "--execute"});
+  EXPECT_EQ(done["approval"]["state"], "verified");
+  EXPECT_EQ(done["approval"]["idempotencyKey"], "idem-" + id);
+  EXPECT_EQ(done["approval"]["receipt"]["outcome"], "executed");
+  EXPECT_THAT(cli.Ics(), HasSubstr("SUMMARY:Retro"));
+
+  auto show = cli.Run({"approvals", "show", id});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("verified: calendar.create_event"));
+  EXPECT_THAT(show.out, HasSubstr("receipt rc_"));
+
+  json again = cli.Json({"approvals", "approve", id}, 2);
+  EXPECT_EQ(again["error"]["code"], "authority.already_decided");
+  json rerun = cli.Json({"approvals", "execute", id}, 2);
+  EXPECT_EQ(rerun["error"]["code"], "authority.already_executed");
+
+  json activity = cli.Json({"activity", "--subject", id});
+  std::vector<std::string> kinds;
+  for (const auto& e : activity["activity"]) kinds.push_back(e["kind"]);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"stage", "approve", "execute", "verify"}));
+  json grants = cli.Json({"activity", "--kind", "grant"});
+  ASSERT_EQ(grants["activity"].size(), 1u);
+  EXPECT_THAT(grants["activity"][0]["actor"].get<std::string>(), HasSubstr("user:"));
+
+  json reconciled = cli.Json({"reconcile"});
+  EXPECT_TRUE(reconciled["reconciled"].empty());
+  auto human = cli.Run({"reconcile"});
+  EXPECT_THAT(human.out, HasSubstr("nothing to reconcile"));
+
+  json revoked = cli.Json({"grants", "revoke", g["grant"]["id"]});
+  EXPECT_NE(revoked["grant"]["revokedMs"], 0);
+  EXPECT_TRUE(cli.Json({"grants", "list"})["grants"].empty());
+}
+
+TEST(AuthorityCli, DenyAndBadInputAreClearErrors) {
+  Cli cli;
+  cli.Json({"grants", "grant", "calendar", "--write"});
+  const std::string id = cli.Json(kCreate)["approval"]["approvalId"];
+  json denied = cli.Json({"approvals", "deny", id, "--reason", "not now"});
+  EXPECT_EQ(denied["approval"]["state"], "denied");
+  EXPECT_EQ(denied["approval"]["reason"], "not now");
+  json late = cli.Json({"approvals", "approve", id}, 2);
+  EXPECT_EQ(late["error"]["code"], "authority.already_decided");
+  EXPECT_THAT(late["error"]["message"].get<std::string>(), HasSubstr("is already denied"));
+  EXPECT_THAT(cli.Ics(), ::testing::Not(HasSubstr("Retro")));
+
+  json tampered = cli.Json({"approvals", "approve", id + "0"}, 2);
+  EXPECT_EQ(tampered["error"]["code"], "authority.unknown_approval");
+  EXPECT_EQ(tampered["error"]["message"], "no approval request \"" + id + "0\"");
+
+  json unknown = cli.Json({"approvals", "stage", "calendar", "drop_calendar"}, 2);
+  EXPECT_EQ(unknown["error"]["code"], "authority.unknown_mutation");
+  json bad = cli.Json({"approvals", "stage", "calendar", "create_event", "--args",
+                       R"({"summary": "x"})"}, 2);
+  EXPECT_EQ(bad["error"]["code"], "authority.bad_args");
+  EXPECT_THAT(bad["error"]["message"].get<std::string>(), HasSubstr("start"));
+  json notjson = cli.Json({"approvals", "stage", "calendar", "create_event", "--args", "[1"}, 2);
+  EXPECT_EQ(notjson["error"]["code"], "authority.bad_args");
+  EXPECT_EQ(notjson["error"]["message"], "--args must be a JSON object");
+
+  json both = cli.Json({"grants", "grant", "calendar"}, 2);
+  EXPECT_EQ(both["error"]["code"], "cli.bad_option");
+  EXPECT_EQ(both["error"]["message"], "give exactly one of --read or --write");
+  json nobody = cli.Json({"grants", "grant", "nope", "--read"}, 2);
+  EXPECT_EQ(nobody["error"]["code"], "connect.unknown_connector");
+  json revoke = cli.Json({"grants", "revoke", "g_missing"}, 2);
+  EXPECT_EQ(revoke["error"]["code"], "authority.unknown_grant");
+  json limit = cli.Json({"activity", "--limit", "0"}, 2);
+  EXPECT_EQ(limit["error"]["message"], "--limit must be at least 1");
+}
+
+}  // namespace
