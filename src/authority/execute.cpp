@@ -82,7 +82,10 @@ json EffectReport::ToJson() const {
             {"risk", approval.risk},
             {"stagedBy", approval.staged_by},
             {"decidedBy", approval.decided_by},
-            {"idempotencyKey", approval.idempotency_key}};
+            {"idempotencyKey", approval.idempotency_key},
+            // The one policy today: every mutation needs one human decision and runs at most once.
+            {"policy", {{"requiresApproval", true}, {"approver", "a person"}, {"maxExecutions", 1}}},
+            {"evidence", approval.evidence}};
   if (!approval.reason.empty()) j["reason"] = approval.reason;
   if (receipt) {
     j["receipt"] = {{"id", receipt->id},

@@ -57,6 +57,16 @@ TEST(StopStatus, StepLimitErrorLimitTerminalToolCancelErrorAndCustom) {
   EXPECT_EQ(StopStatus(l, opt), TurnStatus::kStopped);
 }
 
+TEST(StopStatus, AStagedEffectEndsTheTurnAwaitingApproval) {
+  StopOptions opt;
+  StepLedger l = {Step(0, {O::kOk, O::kCancelled})};
+  l[0].calls[1].outcome = O::kOk;
+  EXPECT_FALSE(StopStatus(l, opt).has_value());
+  l[0].calls[0].approval_id = "apr_1";
+  EXPECT_EQ(StopStatus(l, opt), TurnStatus::kAwaitingApproval);
+  EXPECT_EQ(TurnStatusName(TurnStatus::kAwaitingApproval), "awaiting_approval");
+}
+
 TEST(StopStatus, WeakestEvidenceIsTheWeakestDataState) {
   StepLedger l = {Step(0, {O::kOk, O::kOk})};
   EXPECT_FALSE(WeakestEvidence(l).has_value());
