@@ -39,9 +39,11 @@ const bool declared = [] {
                                    "dispatch a tool call through a view and re-render (in memory)"));
   authority::DeclareCapability(Cli("lang", "surface", "validate", Mode::kRead,
                                    "parse, validate, prompt for OpenUI Lang"));
+  // The person at the keyboard reads their own connectors: grants govern the model's reads
+  // (RunConnectorCommand, <slug>__<operation>), not this command (docs/AUTHORITY.md).
   authority::DeclareCapability(Cli("connector", "connector", "read", Mode::kRead,
-                                   "list, sync (mirror) and read connectors",
-                                   "connector:<slug>:read"));
+                                   "list, sync (mirror) and read connectors (the local user; "
+                                   "not gated by grants)"));
   authority::DeclareCapability(Cli("chat", "thread", "converse", Mode::kLocalState,
                                    "a terminal conversation; writes threads and messages"));
   authority::DeclareCapability(Cli("run", "thread", "converse", Mode::kLocalState,

@@ -363,6 +363,12 @@ TEST(CapabilityRegistry, EveryHarnessToolIsDeclared) {
   EXPECT_EQ(rig.harness->registry().Resident().size(), 5u);
   EXPECT_GT(rig.harness->registry().Deferred().size(), 2u);
   EXPECT_EQ(rig.harness->registry().AppTools().size(), 2u);
+  // The write door is deferred, and declared as a staged write that needs a write grant.
+  ASSERT_TRUE(rig.harness->registry().IsDeferred("invoke_mutation"));
+  const auto* staged = authority::CapabilityRegistry::Global().Find("tool", "invoke_mutation");
+  ASSERT_NE(staged, nullptr);
+  EXPECT_EQ(staged->mode, authority::Mode::kStagedWrite);
+  EXPECT_EQ(staged->grant, "connector:<slug>:write");
   for (const Tool* t : tools) {
     const std::string& cap = t->spec().capability.empty() ? t->spec().name : t->spec().capability;
     EXPECT_NE(authority::CapabilityRegistry::Global().Find("tool", cap), nullptr)

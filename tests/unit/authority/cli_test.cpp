@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -154,6 +155,22 @@ TEST(AuthorityCli, DenyAndBadInputAreClearErrors) {
   EXPECT_EQ(revoke["error"]["code"], "authority.unknown_grant");
   json limit = cli.Json({"activity", "--limit", "0"}, 2);
   EXPECT_EQ(limit["error"]["message"], "--limit must be at least 1");
+}
+
+TEST(AuthorityCli, TheNewDoorsAreDeclaredWithTheirModes) {
+  auto out = affordance::connect::RunProcess({AFFORDANCE_CLI, "capabilities", "--json"}, 60000);
+  ASSERT_TRUE(out.ok());
+  json j = json::parse(out->out);
+  std::map<std::string, json> cli;
+  for (const auto& c : j["capabilities"]) {
+    if (c["door"] == "cli") cli[c["name"]] = c;
+  }
+  EXPECT_EQ(cli["approvals"]["mode"], "approved_execution");
+  EXPECT_EQ(cli["reconcile"]["mode"], "verified");
+  EXPECT_EQ(cli["grants"]["mode"], "local_state");
+  EXPECT_EQ(cli["activity"]["mode"], "read");
+  EXPECT_THAT(cli["approvals"]["proof"].get<std::string>(), HasSubstr("fresh-read verification"));
+  EXPECT_THAT(cli["approvals"]["receipt"].get<std::string>(), HasSubstr("receipt"));
 }
 
 }  // namespace
