@@ -99,6 +99,30 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
        "/operations/0/argv: only printed CLI operations have argv"},
       {"read with write risk", [](json& j) { j["operations"][0]["risk"] = "write"; },
        "only a mutation may have risk"},
+      {"sqlite mutation without statement",
+       [](json& j) { j["operations"][1] = {{"name", "add"}, {"kind", "mutation"}}; },
+       "/operations/1/statement: a SQLite mutation needs its write statement"},
+      {"mutation keys on a read", [](json& j) { j["operations"][0]["statement"] = "DELETE FROM t"; },
+       "/operations/0: statement, effect, idempotency_flag and verify belong to mutations"},
+      {"verify names no readable operation",
+       [](json& j) {
+         j["operations"][1] = {{"name", "add"}, {"kind", "mutation"},
+                               {"statement", "DELETE FROM t"}, {"verify", {{"operation", "nope"}}}};
+       },
+       "/operations/1/verify/operation: \"nope\" is not a readable operation of this connector"},
+      {"verify unknown key",
+       [](json& j) {
+         j["operations"][1] = {{"name", "add"}, {"kind", "mutation"},
+                               {"statement", "DELETE FROM t"},
+                               {"verify", {{"operation", "all"}, {"when", 1}}}};
+       },
+       "/operations/1/verify/when: unknown key"},
+      {"calendar mutation without effect",
+       [](json& j) {
+         j["source"] = {{"kind", "ics"}, {"paths", {"cal.ics"}}};
+         j["operations"][1] = {{"name", "add"}, {"kind", "mutation"}};
+       },
+       "/operations/1/effect: a calendar mutation needs effect create, update or delete"},
       {"mutation read risk",
        [](json& j) {
          j["operations"][1] = {{"name", "add"}, {"kind", "mutation"}, {"risk", "read"}};
