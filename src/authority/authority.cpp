@@ -16,13 +16,12 @@ std::string AccessFlag(const std::string& access) { return "--" + access; }
 
 std::string GrantCommand(const std::string& connector, const std::string& operation,
                          const std::string& access) {
-  return "affordance grants grant " + connector + (operation.empty() ? "" : " --operation " +
-                                                                            operation) +
-         " " + AccessFlag(access);
+  return "affordance grants grant " + connector +
+         (operation.empty() ? "" : " --operation " + operation) + " " + AccessFlag(access);
 }
 
-bool Covers(const store::GrantRecord& g, const std::string& connector,
-            const std::string& operation, const std::string& access) {
+bool Covers(const store::GrantRecord& g, const std::string& connector, const std::string& operation,
+            const std::string& access) {
   if (g.revoked_ms != 0 || g.access != access) return false;
   return g.scope == GrantScope(connector) ||
          (!operation.empty() && g.scope == GrantScope(connector, operation));
@@ -68,9 +67,8 @@ Status Authority::Log(const std::string& kind, const std::string& subject, const
 // ---- grants -------------------------------------------------------------------------------------
 
 Result<store::GrantRecord> Authority::Grant(const std::string& connector,
-                                            const std::string& operation,
-                                            const std::string& access, int64_t expires_ms,
-                                            const Actor& by) {
+                                            const std::string& operation, const std::string& access,
+                                            int64_t expires_ms, const Actor& by) {
   if (!by.human) {
     return MakeError("authority.not_human", "only a person can grant access; " + by.name +
                                                 " cannot grant itself anything");
@@ -97,8 +95,8 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
   g.expires_ms = expires_ms;
   if (Status s = store_.Batch([&]() -> Status {
         if (Status w = store_.PutGrant(g); !w) return w;
-        return Log("grant", g.id, by, {{"scope", g.scope}, {"access", access},
-                                        {"expires_ms", expires_ms}});
+        return Log("grant", g.id, by,
+                   {{"scope", g.scope}, {"access", access}, {"expires_ms", expires_ms}});
       });
       !s) {
     return s.error();
@@ -152,9 +150,10 @@ Result<store::GrantRecord> Authority::Check(const std::string& connector,
   std::string what = access + " grant for connector " + connector +
                      (operation.empty() ? "" : " (operation " + operation + ")");
   if (expired != nullptr) {
-    return MakeError("authority.grant_expired",
-                     "the " + what + " (" + expired->id + ") has expired; ask the user to grant "
-                     "it again: " + GrantCommand(connector, "", access));
+    return MakeError("authority.grant_expired", "the " + what + " (" + expired->id +
+                                                    ") has expired; ask the user to grant "
+                                                    "it again: " +
+                                                    GrantCommand(connector, "", access));
   }
   return MakeError("authority.no_grant", "no " + what + "; ask the user to grant it: " +
                                              GrantCommand(connector, "", access));
@@ -163,10 +162,11 @@ Result<store::GrantRecord> Authority::Check(const std::string& connector,
 Status Authority::AuthorizeRead(const std::string& connector, const std::string& operation,
                                 const Actor& by) {
   auto grant = Check(connector, operation, "read");
-  json data = {{"connector", connector}, {"operation", operation},
-               {"allowed", grant.ok()}};
-  if (grant) data["grant"] = grant->id;
-  else data["error"] = grant.error().code;
+  json data = {{"connector", connector}, {"operation", operation}, {"allowed", grant.ok()}};
+  if (grant)
+    data["grant"] = grant->id;
+  else
+    data["error"] = grant.error().code;
   if (Status s = Log("read", GrantScope(connector), by, data); !s) return s;
   if (!grant) return grant.error();
   return {};
@@ -174,8 +174,8 @@ Status Authority::AuthorizeRead(const std::string& connector, const std::string&
 
 // ---- staging and decisions ----------------------------------------------------------------------
 
-Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>>
-Authority::Mutation(const std::string& connector, const std::string& operation) {
+Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>> Authority::Mutation(
+    const std::string& connector, const std::string& operation) {
   if (road_ == nullptr) {
     return MakeError("authority.no_connectors", "no connectors are configured");
   }
@@ -234,8 +234,11 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
   a.created_ms = a.updated_ms = Now();
   if (Status s = store_.Batch([&]() -> Status {
         if (Status w = store_.AddApproval(a); !w) return w;
-        return Log("stage", a.id, by, {{"connector", a.connector}, {"operation", a.operation},
-                                        {"args", a.args}, {"risk", a.risk}});
+        return Log("stage", a.id, by,
+                   {{"connector", a.connector},
+                    {"operation", a.operation},
+                    {"args", a.args},
+                    {"risk", a.risk}});
       });
       !s) {
     return s.error();

@@ -93,8 +93,7 @@ class Authority {
 
   // Grants. `operation` "" covers every operation of the connector. expires_ms 0 = never.
   Result<store::GrantRecord> Grant(const std::string& connector, const std::string& operation,
-                                   const std::string& access, int64_t expires_ms,
-                                   const Actor& by);
+                                   const std::string& access, int64_t expires_ms, const Actor& by);
   Result<store::GrantRecord> Revoke(const std::string& grant_id, const Actor& by);
   // Grants not revoked (expired ones included, marked by their expires_ms).
   Result<std::vector<store::GrantRecord>> Grants();
@@ -103,8 +102,7 @@ class Authority {
   Result<store::GrantRecord> Check(const std::string& connector, const std::string& operation,
                                    const std::string& access);
   // Check(read) and an Activity "read" entry (allowed or refused).
-  Status AuthorizeRead(const std::string& connector, const std::string& operation,
-                       const Actor& by);
+  Status AuthorizeRead(const std::string& connector, const std::string& operation, const Actor& by);
 
   Result<store::ApprovalRecord> Stage(const StageRequest& request, const Actor& by);
   Result<store::ApprovalRecord> Approve(const std::string& approval_id, const Actor& by);

@@ -73,19 +73,20 @@ std::string_view TruthStateOf(const std::string& state) {
 }
 
 json EffectReport::ToJson() const {
-  json j = {{"approvalId", approval.id},
-            {"state", state},
-            {"status", approval.status},
-            {"connector", approval.connector},
-            {"operation", approval.operation},
-            {"args", approval.args},
-            {"risk", approval.risk},
-            {"stagedBy", approval.staged_by},
-            {"decidedBy", approval.decided_by},
-            {"idempotencyKey", approval.idempotency_key},
-            // The one policy today: every mutation needs one human decision and runs at most once.
-            {"policy", {{"requiresApproval", true}, {"approver", "a person"}, {"maxExecutions", 1}}},
-            {"evidence", approval.evidence}};
+  json j = {
+      {"approvalId", approval.id},
+      {"state", state},
+      {"status", approval.status},
+      {"connector", approval.connector},
+      {"operation", approval.operation},
+      {"args", approval.args},
+      {"risk", approval.risk},
+      {"stagedBy", approval.staged_by},
+      {"decidedBy", approval.decided_by},
+      {"idempotencyKey", approval.idempotency_key},
+      // The one policy today: every mutation needs one human decision and runs at most once.
+      {"policy", {{"requiresApproval", true}, {"approver", "a person"}, {"maxExecutions", 1}}},
+      {"evidence", approval.evidence}};
   if (!approval.reason.empty()) j["reason"] = approval.reason;
   if (receipt) {
     j["receipt"] = {{"id", receipt->id},
@@ -102,9 +103,9 @@ json EffectReport::ToJson() const {
 
 std::string EffectReport::ModelText() const {
   std::string what = approval.connector + "." + approval.operation + " " + approval.args.dump();
-  std::string rc = receipt ? " (receipt " + receipt->id + ", idempotency key " +
-                                 receipt->idempotency_key + ")"
-                           : "";
+  std::string rc =
+      receipt ? " (receipt " + receipt->id + ", idempotency key " + receipt->idempotency_key + ")"
+              : "";
   if (state == "pending") {
     return "staged " + what + " as approval " + approval.id +
            ". Nothing has run: it waits for a person to approve or deny it. Tell the user it is "
@@ -124,8 +125,10 @@ std::string EffectReport::ModelText() const {
            "; no fresh read has confirmed the effect. Say exactly that.";
   }
   if (state == "outcome_unknown" || state == "executing") {
-    return "execution_outcome_unknown: " + what + " was dispatched but whether it took effect is "
-           "unknown" + rc + ". It will not be retried; `affordance reconcile` resolves it.";
+    return "execution_outcome_unknown: " + what +
+           " was dispatched but whether it took effect is "
+           "unknown" +
+           rc + ". It will not be retried; `affordance reconcile` resolves it.";
   }
   if (state == "not_executed") {
     return "not executed: reconcile found that " + what + " did not take effect" + rc + ".";
@@ -169,9 +172,10 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   if (!loaded) return loaded.error();
   store::ApprovalRecord a = *loaded;
   if (a.status == "pending") {
-    return MakeError("authority.not_approved",
-                     "approval " + id + " is pending; a person must approve it first: "
-                     "affordance approvals approve " + id);
+    return MakeError("authority.not_approved", "approval " + id +
+                                                   " is pending; a person must approve it first: "
+                                                   "affordance approvals approve " +
+                                                   id);
   }
   if (a.status == "denied") {
     return MakeError("authority.denied", "approval " + id + " was denied; nothing runs");
@@ -180,7 +184,8 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
     return MakeError("authority.already_executed",
                      "approval " + id + " is " + a.status +
                          "; an approval runs one effect once (see its receipt with: affordance "
-                         "approvals show " + id + ")");
+                         "approvals show " +
+                         id + ")");
   }
   // The approval must be for exactly this effect: the request the person approved must still be
   // the one the row describes (a row edited after the decision runs nothing).
@@ -208,7 +213,9 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   receipt.id = "rc_" + a.id.substr(a.id.find('_') + 1);
   receipt.approval_id = a.id;
   receipt.idempotency_key = claimed.idempotency_key;
-  receipt.request = {{"connector", a.connector}, {"operation", a.operation}, {"args", a.args},
+  receipt.request = {{"connector", a.connector},
+                     {"operation", a.operation},
+                     {"args", a.args},
                      {"idempotency_key", claimed.idempotency_key}};
   receipt.outcome = "dispatching";
   receipt.started_ms = Now();
@@ -219,8 +226,9 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   if (!claim) {
     if (claim.error().code == "store.conflict") {
       return MakeError("authority.already_executed",
-                       "approval " + id + " is already being executed or was executed; an "
-                       "approval runs one effect once");
+                       "approval " + id +
+                           " is already being executed or was executed; an "
+                           "approval runs one effect once");
     }
     return claim.error();
   }
@@ -242,7 +250,8 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   // 4. Verify by a fresh read.
   if (out.dispatch == connect::MutationOutcome::Dispatch::kExecuted) Verify(*m, *op, done, receipt);
   (void)Log("execute", a.id, Actor::System(),
-            {{"outcome", receipt.outcome}, {"idempotency_key", receipt.idempotency_key},
+            {{"outcome", receipt.outcome},
+             {"idempotency_key", receipt.idempotency_key},
              {"receipt", receipt.id}});
   if (!receipt.verification.empty()) {
     (void)Log("verify", a.id, Actor::System(),
@@ -268,9 +277,9 @@ Result<std::optional<bool>> Authority::FreshRead(const connect::ConnectorManifes
   json expect = Substitute(op.verify_expect, bindings, missing);
   evidence = {{"operation", op.verify_operation}, {"args", args}};
   if (!missing.empty()) {
-    return MakeError("authority.verify_unbound",
-                     "the verify read needs \"$" + missing + "\", which neither the args nor the "
-                     "source's response has");
+    return MakeError("authority.verify_unbound", "the verify read needs \"$" + missing +
+                                                     "\", which neither the args nor the "
+                                                     "source's response has");
   }
   connect::ConnectorCommand cmd;
   cmd.connector = m.slug;
@@ -358,7 +367,8 @@ Result<EffectReport> Authority::Reconcile(const std::string& id) {
   if (!happened) {
     return MakeError("authority.cannot_reconcile",
                      "approval " + id + " cannot be reconciled: " + a.connector + "." +
-                         a.operation + " has no idempotency-key lookup and no verify read; "
+                         a.operation +
+                         " has no idempotency-key lookup and no verify read; "
                          "check the source by hand");
   }
   receipt.outcome = *happened ? "executed" : "not_executed";

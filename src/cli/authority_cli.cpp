@@ -36,8 +36,8 @@ Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o) {
     auto loaded = connect::LoadManifests(manifests);
     if (!loaded) return loaded.error();
     connect::RoadOptions ro;
-    ro.data_dir = o.data.empty() && !std::getenv("AFFORDANCE_DATA") ? connect::DefaultDataDir()
-                                                                     : data;
+    ro.data_dir =
+        o.data.empty() && !std::getenv("AFFORDANCE_DATA") ? connect::DefaultDataDir() : data;
     g->road = std::make_unique<connect::ConnectorRoad>(std::move(*loaded), ro);
   }
   g->authority = std::make_unique<authority::Authority>(*g->store, g->road.get());

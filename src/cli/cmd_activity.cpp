@@ -28,8 +28,12 @@ int Run(const Options& o) {
   if (o.g.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& e : *entries) {
-      out.push_back({{"seq", e.seq}, {"atMs", e.at_ms}, {"kind", e.kind}, {"subject", e.subject},
-                     {"actor", e.actor}, {"data", e.data}});
+      out.push_back({{"seq", e.seq},
+                     {"atMs", e.at_ms},
+                     {"kind", e.kind},
+                     {"subject", e.subject},
+                     {"actor", e.actor},
+                     {"data", e.data}});
     }
     PrintJson({{"activity", out}});
     return kExitOk;
@@ -58,18 +62,18 @@ const bool declared = [] {
   return true;
 }();
 
-const bool registered = RegisterCommand({
-    "activity", "The Activity log: grants, reads, stages, decisions, executions, reconciles",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<Options>();
-      AddGovernOptions(sub, o->g);
-      sub.add_option("--kind", o->filter.kind,
-                     "grant, revoke, read, stage, approve, deny, execute, verify, reconcile");
-      sub.add_option("--subject", o->filter.subject, "An approval, grant or connector scope");
-      sub.add_option("--since-ms", o->filter.since_ms, "Entries at or after this time");
-      sub.add_option("--limit", o->filter.limit, "The newest N entries")->capture_default_str();
-      return [o] { return Run(*o); };
-    }});
+const bool registered = RegisterCommand(
+    {"activity", "The Activity log: grants, reads, stages, decisions, executions, reconciles",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<Options>();
+       AddGovernOptions(sub, o->g);
+       sub.add_option("--kind", o->filter.kind,
+                      "grant, revoke, read, stage, approve, deny, execute, verify, reconcile");
+       sub.add_option("--subject", o->filter.subject, "An approval, grant or connector scope");
+       sub.add_option("--since-ms", o->filter.since_ms, "Entries at or after this time");
+       sub.add_option("--limit", o->filter.limit, "The newest N entries")->capture_default_str();
+       return [o] { return Run(*o); };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

@@ -28,8 +28,8 @@ struct Options {
 
 void Line(const authority::EffectReport& r) {
   std::printf("%-22s %-16s %-10s %s.%s %s\n", r.approval.id.c_str(), r.state.c_str(),
-              r.approval.risk.c_str(), r.approval.connector.c_str(),
-              r.approval.operation.c_str(), r.approval.args.dump().c_str());
+              r.approval.risk.c_str(), r.approval.connector.c_str(), r.approval.operation.c_str(),
+              r.approval.args.dump().c_str());
 }
 
 int Print(const authority::EffectReport& r, bool json, bool detail) {
@@ -41,8 +41,8 @@ int Print(const authority::EffectReport& r, bool json, bool detail) {
   if (!detail) return kExitOk;
   const auto& a = r.approval;
   std::printf("  staged by %s at %s", a.staged_by.c_str(), FormatMs(a.created_ms).c_str());
-  if (!a.thread_id.empty()) std::printf(" (thread %s, call %s)", a.thread_id.c_str(),
-                                        a.tool_call_id.c_str());
+  if (!a.thread_id.empty())
+    std::printf(" (thread %s, call %s)", a.thread_id.c_str(), a.tool_call_id.c_str());
   std::printf("\n");
   if (!a.decided_by.empty()) {
     std::printf("  %s by %s at %s%s\n", a.status == "denied" ? "denied" : "approved",
@@ -110,8 +110,8 @@ int Run(const Options& o, const std::string& verb) {
 }
 
 const bool declared = [] {
-  auto declare = [](std::string name, std::string action, authority::Mode mode,
-                    std::string receipt, std::string proof, std::string description) {
+  auto declare = [](std::string name, std::string action, authority::Mode mode, std::string receipt,
+                    std::string proof, std::string description) {
     authority::Capability c;
     c.door = "cli";
     c.name = std::move(name);
@@ -132,35 +132,35 @@ const bool declared = [] {
   return true;
 }();
 
-const bool registered = RegisterCommand({
-    "approvals", "Staged writes awaiting a person: list, show, stage, approve, deny, execute",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<Options>();
-      auto verb = std::make_shared<std::string>();
-      sub.require_subcommand(1);
-      auto add = [&](const char* name, const char* what) {
-        CLI::App* c = sub.add_subcommand(name, what);
-        AddGovernOptions(*c, o->g);
-        c->callback([verb, name] { *verb = name; });
-        return c;
-      };
-      CLI::App* list = add("list", "Approval requests, newest first");
-      list->add_option("--status", o->status, "Only this status (pending, approved, ...)");
-      list->add_option("--thread", o->thread, "Only this thread's requests");
-      add("show", "One request with its receipt")->add_option("id", o->id)->required();
-      CLI::App* stage = add("stage", "Stage a mutation yourself (it still needs approval)");
-      stage->add_option("connector", o->connector)->required();
-      stage->add_option("operation", o->operation)->required();
-      stage->add_option("--args", o->args, "Arguments (JSON object)");
-      CLI::App* approve = add("approve", "Approve one staged effect");
-      approve->add_option("id", o->id)->required();
-      approve->add_flag("--execute", o->execute, "Run it now (else the next turn runs it)");
-      CLI::App* deny = add("deny", "Deny one staged effect");
-      deny->add_option("id", o->id)->required();
-      deny->add_option("--reason", o->reason, "Told to the model");
-      add("execute", "Run an approved effect now (once)")->add_option("id", o->id)->required();
-      return [o, verb] { return Run(*o, *verb); };
-    }});
+const bool registered = RegisterCommand(
+    {"approvals", "Staged writes awaiting a person: list, show, stage, approve, deny, execute",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<Options>();
+       auto verb = std::make_shared<std::string>();
+       sub.require_subcommand(1);
+       auto add = [&](const char* name, const char* what) {
+         CLI::App* c = sub.add_subcommand(name, what);
+         AddGovernOptions(*c, o->g);
+         c->callback([verb, name] { *verb = name; });
+         return c;
+       };
+       CLI::App* list = add("list", "Approval requests, newest first");
+       list->add_option("--status", o->status, "Only this status (pending, approved, ...)");
+       list->add_option("--thread", o->thread, "Only this thread's requests");
+       add("show", "One request with its receipt")->add_option("id", o->id)->required();
+       CLI::App* stage = add("stage", "Stage a mutation yourself (it still needs approval)");
+       stage->add_option("connector", o->connector)->required();
+       stage->add_option("operation", o->operation)->required();
+       stage->add_option("--args", o->args, "Arguments (JSON object)");
+       CLI::App* approve = add("approve", "Approve one staged effect");
+       approve->add_option("id", o->id)->required();
+       approve->add_flag("--execute", o->execute, "Run it now (else the next turn runs it)");
+       CLI::App* deny = add("deny", "Deny one staged effect");
+       deny->add_option("id", o->id)->required();
+       deny->add_option("--reason", o->reason, "Told to the model");
+       add("execute", "Run an approved effect now (once)")->add_option("id", o->id)->required();
+       return [o, verb] { return Run(*o, *verb); };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

@@ -25,10 +25,14 @@ struct Options {
 };
 
 json GrantJson(const store::GrantRecord& g) {
-  return {{"id", g.id},          {"scope", g.scope},
-          {"access", g.access},  {"grantedBy", g.granted_by},
-          {"createdMs", g.created_ms}, {"expiresMs", g.expires_ms},
-          {"revokedMs", g.revoked_ms}, {"revokedBy", g.revoked_by}};
+  return {{"id", g.id},
+          {"scope", g.scope},
+          {"access", g.access},
+          {"grantedBy", g.granted_by},
+          {"createdMs", g.created_ms},
+          {"expiresMs", g.expires_ms},
+          {"revokedMs", g.revoked_ms},
+          {"revokedBy", g.revoked_by}};
 }
 
 int List(const Options& o) {
@@ -94,8 +98,10 @@ const bool declared = [] {
   c.access = authority::Access::kUser;
   c.mode = authority::Mode::kLocalState;
   c.receipt = "Activity entry (grant | revoke)";
-  c.params = {{"list", "[--all]"}, {"grant", "<connector> [--operation OP] --read|--write "
-                                             "[--expires-in S]"},
+  c.params = {{"list", "[--all]"},
+              {"grant",
+               "<connector> [--operation OP] --read|--write "
+               "[--expires-in S]"},
               {"revoke", "<grant id>"}};
   c.result = {{"grants", "array"}};
   c.proof = "the grant row and its Activity entry";
@@ -104,31 +110,31 @@ const bool declared = [] {
   return true;
 }();
 
-const bool registered = RegisterCommand({
-    "grants", "List, grant and revoke connector grants (reads and writes need one)",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<Options>();
-      sub.require_subcommand(1);
-      auto* list = sub.add_subcommand("list", "Grants in force (--all: also revoked ones)");
-      AddGovernOptions(*list, o->g);
-      list->add_flag("--all", o->all, "Include revoked grants");
-      auto* grant = sub.add_subcommand("grant", "Grant read or write on a connector");
-      AddGovernOptions(*grant, o->g);
-      grant->add_option("connector", o->connector, "Connector slug")->required();
-      grant->add_option("--operation", o->operation, "Only this operation");
-      grant->add_flag("--read", o->read, "Read access");
-      grant->add_flag("--write", o->write, "Write access (staging and executing mutations)");
-      grant->add_option("--expires-in", o->expires_in_s, "Seconds until it expires (0 = never)");
-      auto* revoke = sub.add_subcommand("revoke", "Revoke a grant");
-      AddGovernOptions(*revoke, o->g);
-      revoke->add_option("id", o->id, "Grant id (g_...)")->required();
-      return [o, list, grant, revoke]() {
-        if (list->parsed()) return List(*o);
-        if (grant->parsed()) return Grant(*o);
-        (void)revoke;
-        return Revoke(*o);
-      };
-    }});
+const bool registered = RegisterCommand(
+    {"grants", "List, grant and revoke connector grants (reads and writes need one)",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<Options>();
+       sub.require_subcommand(1);
+       auto* list = sub.add_subcommand("list", "Grants in force (--all: also revoked ones)");
+       AddGovernOptions(*list, o->g);
+       list->add_flag("--all", o->all, "Include revoked grants");
+       auto* grant = sub.add_subcommand("grant", "Grant read or write on a connector");
+       AddGovernOptions(*grant, o->g);
+       grant->add_option("connector", o->connector, "Connector slug")->required();
+       grant->add_option("--operation", o->operation, "Only this operation");
+       grant->add_flag("--read", o->read, "Read access");
+       grant->add_flag("--write", o->write, "Write access (staging and executing mutations)");
+       grant->add_option("--expires-in", o->expires_in_s, "Seconds until it expires (0 = never)");
+       auto* revoke = sub.add_subcommand("revoke", "Revoke a grant");
+       AddGovernOptions(*revoke, o->g);
+       revoke->add_option("id", o->id, "Grant id (g_...)")->required();
+       return [o, list, grant, revoke]() {
+         if (list->parsed()) return List(*o);
+         if (grant->parsed()) return Grant(*o);
+         (void)revoke;
+         return Revoke(*o);
+       };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

@@ -39,8 +39,7 @@ int Run(const Options& o) {
   }
   if (reports.empty()) std::printf("nothing to reconcile\n");
   for (const auto& r : reports) {
-    std::printf("%-22s %-14s %s\n", r.approval.id.c_str(), r.state.c_str(),
-                r.ModelText().c_str());
+    std::printf("%-22s %-14s %s\n", r.approval.id.c_str(), r.state.c_str(), r.ModelText().c_str());
   }
   return kExitOk;
 }
@@ -62,14 +61,14 @@ const bool declared = [] {
   return true;
 }();
 
-const bool registered = RegisterCommand({
-    "reconcile", "Resolve effects whose outcome is unknown (never re-runs them)",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<Options>();
-      AddGovernOptions(sub, o->g);
-      sub.add_option("id", o->id, "One approval (default: all that need it)");
-      return [o] { return Run(*o); };
-    }});
+const bool registered =
+    RegisterCommand({"reconcile", "Resolve effects whose outcome is unknown (never re-runs them)",
+                     [](CLI::App& sub) -> Runner {
+                       auto o = std::make_shared<Options>();
+                       AddGovernOptions(sub, o->g);
+                       sub.add_option("id", o->id, "One approval (default: all that need it)");
+                       return [o] { return Run(*o); };
+                     }});
 
 }  // namespace
 }  // namespace affordance::cli

@@ -101,7 +101,8 @@ Result<icaltimetype> UtcTime(const json& args, const char* name) {
 }
 
 Status SetFields(icalcomponent* ev, const json& args) {
-  if (args.contains("summary")) icalcomponent_set_summary(ev, args["summary"].get<std::string>().c_str());
+  if (args.contains("summary"))
+    icalcomponent_set_summary(ev, args["summary"].get<std::string>().c_str());
   if (args.contains("location")) {
     icalcomponent_set_location(ev, args["location"].get<std::string>().c_str());
   }
@@ -175,8 +176,8 @@ Result<json> WriteCalendar(const ConnectorManifest& m, const Operation& op, cons
   auto loaded = Load(file);
   if (!loaded) return loaded.error();
   icalcomponent* cal = loaded->get();
-  std::string uid = op.effect == "create" ? args.value("uid", CalendarUidFor(key))
-                                          : args.value("uid", "");
+  std::string uid =
+      op.effect == "create" ? args.value("uid", CalendarUidFor(key)) : args.value("uid", "");
   std::vector<icalcomponent*> events = EventsWithUid(cal, uid);
   json response = {{"uid", uid}, {"file", file}};
   if (op.effect == "create") {

@@ -52,8 +52,10 @@ MutationOutcome SqliteMutation(const ConnectorManifest& m, const Operation& op, 
   if (sqlite3_open_v2(m.source.path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
     std::string why = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
-    return Failed(MakeError("connect.write_failed", "cannot open " + m.source.path + " for "
-                                                    "writing: " + why));
+    return Failed(MakeError("connect.write_failed", "cannot open " + m.source.path +
+                                                        " for "
+                                                        "writing: " +
+                                                        why));
   }
   sqlite3_busy_timeout(db, 5000);
   auto fail = [&](const std::string& what) {
@@ -121,9 +123,12 @@ MutationOutcome CliMutation(const ConnectorManifest& m, const Operation& op, con
 
 std::string DispatchName(MutationOutcome::Dispatch d) {
   switch (d) {
-    case Dispatch::kExecuted: return "executed";
-    case Dispatch::kFailed: return "failed";
-    case Dispatch::kUnknown: return "outcome_unknown";
+    case Dispatch::kExecuted:
+      return "executed";
+    case Dispatch::kFailed:
+      return "failed";
+    case Dispatch::kUnknown:
+      return "outcome_unknown";
   }
   return "?";
 }
@@ -134,8 +139,10 @@ MutationOutcome RunMutation(const ConnectorManifest& m, const Operation& op, con
     return Failed(MakeError("connect.not_a_mutation", op.name + " is not a mutation"));
   }
   switch (m.source.kind) {
-    case SourceKind::kSqlite: return SqliteMutation(m, op, args, key);
-    case SourceKind::kPrintedCli: return CliMutation(m, op, args, key);
+    case SourceKind::kSqlite:
+      return SqliteMutation(m, op, args, key);
+    case SourceKind::kPrintedCli:
+      return CliMutation(m, op, args, key);
     case SourceKind::kIcs: {
       auto written = WriteCalendar(m, op, args, key);
       if (!written) return Failed(written.error());

@@ -30,8 +30,8 @@ std::vector<nlohmann::ordered_json> Harness::ResolveApprovals(const std::string&
     if (!report) continue;
     std::string text = report->ModelText();
     if (refused) {
-      text = "approved, but it could not run: error " + refused->code + ": " +
-             refused->ToString() + ". Nothing was dispatched.";
+      text = "approved, but it could not run: error " + refused->code + ": " + refused->ToString() +
+             ". Nothing was dispatched.";
     }
     auto message = store_.LoadMessage(a.message_id);
     if (!message) continue;

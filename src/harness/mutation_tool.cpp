@@ -21,7 +21,9 @@ const bool declared = [] {
   c.mode = authority::Mode::kStagedWrite;
   c.grant = "connector:<slug>:write";
   c.receipt = "approval request (apr_...)";
-  c.params = {{"connector", "string"}, {"operation", "string"}, {"args", "object"},
+  c.params = {{"connector", "string"},
+              {"operation", "string"},
+              {"args", "object"},
               {"evidence", "string|object"}};
   c.result = {{"approvalId", "string"}, {"state", "pending"}};
   c.proof = "a durable approval request; nothing is dispatched";
@@ -49,7 +51,8 @@ class InvokeMutation final : public Tool {
     spec_.description =
         "Stage a write (create, change or delete something in a connector's source) for a person "
         "to approve. Nothing runs now: the turn ends awaiting approval and the outcome comes back "
-        "as this call's result later. Mutations: " + (list.empty() ? "none" : list) + ".";
+        "as this call's result later. Mutations: " +
+        (list.empty() ? "none" : list) + ".";
     spec_.parameters = ojson::parse(R"({"type": "object", "properties": {
         "connector": {"type": "string", "minLength": 1},
         "operation": {"type": "string", "minLength": 1},

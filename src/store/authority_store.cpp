@@ -121,8 +121,9 @@ Status SqliteStore::BindApproval(Statement& st, const ApprovalRecord& a) {
 
 Status SqliteStore::AddApproval(const ApprovalRecord& a) {
   if (a.id.empty() || a.connector.empty() || a.operation.empty() || a.request.empty()) {
-    return MakeError("store.bad_input", "an approval needs an id, a connector, an operation and "
-                                        "its request");
+    return MakeError("store.bad_input",
+                     "an approval needs an id, a connector, an operation and "
+                     "its request");
   }
   return Transact(true, [&]() -> Status {
     auto prepared = conn_->Prepare(

@@ -11,26 +11,24 @@
 namespace affordance::harness::testing {
 namespace {
 
+using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using nlohmann::json;
 
 const json kWeek = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:00Z"}};
-const json kEvent = {{"summary", "Budget sync"},
-                     {"start", "2026-12-03T15:00:00Z"},
-                     {"end", "2026-12-03T16:00:00Z"}};
+const json kEvent = {
+    {"summary", "Budget sync"}, {"start", "2026-12-03T15:00:00Z"}, {"end", "2026-12-03T16:00:00Z"}};
 
 json StagingSteps() {
   return json::array(
-      {Call("RunConnectorCommand",
-            {{"connector", "calendar"}, {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+      {Call("RunConnectorCommand", {{"connector", "calendar"},
+                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
        Call("ToolSearch", {{"query", "select:invoke_mutation"}}),
        Call("invoke_mutation", {{"connector", "calendar"},
                                 {"operation", "create_event"},
                                 {"args", kEvent},
                                 {"evidence", "Thursday 15:00 is free in list_events"}}),
-       "The budget sync is in the calendar.",
-       "You are welcome."});
+       "The budget sync is in the calendar.", "You are welcome."});
 }
 
 size_t Count(const std::string& text, const std::string& what) {
@@ -162,11 +160,11 @@ TEST(HarnessApproval, ADeniedWriteReachesTheModelAsDeniedAndNothingRuns) {
 }
 
 TEST(HarnessApproval, StagingWithoutAWriteGrantIsRefusedAndNamesTheGrant) {
-  Rig rig(json::array({Call("ToolSearch", {{"query", "select:invoke_mutation"}}),
-                       Call("invoke_mutation", {{"connector", "calendar"},
-                                                {"operation", "create_event"},
-                                                {"args", kEvent}}),
-                       "I cannot."}));
+  Rig rig(json::array(
+      {Call("ToolSearch", {{"query", "select:invoke_mutation"}}),
+       Call("invoke_mutation",
+            {{"connector", "calendar"}, {"operation", "create_event"}, {"args", kEvent}}),
+       "I cannot."}));
   auto turn = rig.Turn("Add it");
   ASSERT_TRUE(turn.ok());
   EXPECT_EQ(turn->status, TurnStatus::kAnswered);
@@ -177,11 +175,10 @@ TEST(HarnessApproval, StagingWithoutAWriteGrantIsRefusedAndNamesTheGrant) {
 }
 
 TEST(HarnessApproval, AReadWithoutAGrantIsRefusedNamingTheGrantToRequest) {
-  Rig rig(json::array(
-              {Call("RunConnectorCommand",
-                    {{"connector", "calendar"},
-                     {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
-               "I need access."}),
+  Rig rig(json::array({Call("RunConnectorCommand",
+                            {{"connector", "calendar"},
+                             {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+                       "I need access."}),
           {.grants = {}});
   auto turn = rig.Turn("What is next week?");
   ASSERT_TRUE(turn.ok());

@@ -7,8 +7,8 @@
 namespace affordance::authority::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 TEST(AuthorityGrants, ReadNeedsAGrantAndTheErrorNamesTheCommand) {
   World w;
@@ -153,8 +153,9 @@ TEST(AuthorityBadInput, EachIsAClearErrorAndNothingRuns) {
   ASSERT_FALSE(after_deny.ok());
   EXPECT_EQ(after_deny.error().code, "authority.already_decided");
   EXPECT_EQ(after_deny.error().message,
-            "approval " + pending + " is already denied (decided by user:tester); a decision is "
-            "made once");
+            "approval " + pending +
+                " is already denied (decided by user:tester); a decision is "
+                "made once");
   EXPECT_EQ(w.authority->Execute(pending).error().code, "authority.denied");
   EXPECT_EQ(w.Notes(), 0);
 }

@@ -5,20 +5,20 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 struct Cli {
   std::string dir;
@@ -61,7 +61,11 @@ struct Cli {
 };
 
 const std::vector<std::string> kCreate = {
-    "approvals", "stage", "calendar", "create_event", "--args",
+    "approvals",
+    "stage",
+    "calendar",
+    "create_event",
+    "--args",
     R"({"summary": "Retro", "start": "2026-12-04T15:00:00Z", "end": "2026-12-04T16:00:00Z"})"};
 
 TEST(AuthorityCli, GrantStageApproveExecuteShowActivity) {
@@ -138,8 +142,8 @@ TEST(AuthorityCli, DenyAndBadInputAreClearErrors) {
 
   json unknown = cli.Json({"approvals", "stage", "calendar", "drop_calendar"}, 2);
   EXPECT_EQ(unknown["error"]["code"], "authority.unknown_mutation");
-  json bad = cli.Json({"approvals", "stage", "calendar", "create_event", "--args",
-                       R"({"summary": "x"})"}, 2);
+  json bad = cli.Json(
+      {"approvals", "stage", "calendar", "create_event", "--args", R"({"summary": "x"})"}, 2);
   EXPECT_EQ(bad["error"]["code"], "authority.bad_args");
   EXPECT_THAT(bad["error"]["message"].get<std::string>(), HasSubstr("start"));
   json notjson = cli.Json({"approvals", "stage", "calendar", "create_event", "--args", "[1"}, 2);

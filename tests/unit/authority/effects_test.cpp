@@ -11,8 +11,8 @@
 namespace affordance::authority::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 size_t Occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -41,8 +41,8 @@ TEST(AuthorityCalendar, CreateAndDeleteAreWrittenAtomicallyAndVerifiedByAFreshRe
   }
   // The same key dispatched again changes nothing: the calendar itself records the key.
   const auto* m = w.road->Find("calendar");
-  auto again = connect::WriteCalendar(*m, *m->FindOperation("create_event"),
-                                      created->approval.args, created->approval.idempotency_key);
+  auto again = connect::WriteCalendar(*m, *m->FindOperation("create_event"), created->approval.args,
+                                      created->approval.idempotency_key);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ((*again)["already_applied"], true);
   EXPECT_EQ(ReadText(ics), text);
@@ -63,9 +63,9 @@ TEST(AuthorityCalendar, ASourceRefusalIsFailedNotUnknown) {
   EXPECT_EQ(missing->state, "failed");
   EXPECT_EQ(missing->receipt->response["error"]["code"], "connect.not_found");
   EXPECT_THAT(missing->ModelText(), HasSubstr("Nothing changed"));
-  auto bad_time = w.authority->Execute(w.Approved(
-      "calendar", "create_event",
-      {{"summary", "x"}, {"start", "tomorrow"}, {"end", "2026-12-03T16:00:00Z"}}));
+  auto bad_time = w.authority->Execute(
+      w.Approved("calendar", "create_event",
+                 {{"summary", "x"}, {"start", "tomorrow"}, {"end", "2026-12-03T16:00:00Z"}}));
   ASSERT_TRUE(bad_time.ok());
   EXPECT_EQ(bad_time->state, "failed");
   EXPECT_THAT(bad_time->receipt->response["error"]["message"].get<std::string>(),
