@@ -1,6 +1,6 @@
 // Test support for the Node tests: start `affordance serve` (replay provider, loopback, a fresh
 // data folder) and stop it.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +11,9 @@ export const script = (name) => join(root, 'tests/integration/server/scripts', n
 
 export async function startServer(binary, scriptName, extra = []) {
   const data = mkdtempSync(join(tmpdir(), 'affordance-serve-'));
+  // Reads need grants (docs/AUTHORITY.md): the person grants the calendar read first.
+  execFileSync(binary, ['grants', 'grant', 'calendar', '--read', '--data', data,
+    '--connectors', join(root, 'examples/connectors')], { stdio: 'ignore' });
   const child = spawn(binary, ['serve', '--port', '0', '--json', '--data', data, '--provider', 'replay',
     '--script', script(scriptName), '--connectors', join(root, 'examples/connectors'), ...extra],
   { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -54,6 +54,9 @@ class ServerProcess {
   // Starts the server; `port()` is 0 when it did not come up (out/err say why).
   ServerProcess(const std::string& data, const std::string& script,
                 std::vector<std::string> extra = {}) {
+    // Reads need grants (docs/AUTHORITY.md): the person grants the calendar read first.
+    Spawn({AFFORDANCE_CLI, "grants", "grant", "calendar", "--read", "--data", data,
+           "--connectors", Source("examples/connectors")});
     std::vector<std::string> args = {AFFORDANCE_CLI,
                                      "serve",
                                      "--port",
@@ -97,6 +100,22 @@ class ServerProcess {
     }
   }
   ~ServerProcess() { Stop(); }
+  // Runs a command to completion (output discarded); returns its exit status.
+  static int Spawn(std::vector<std::string> args) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      int null = open("/dev/null", O_WRONLY);
+      dup2(null, 1);
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
   // SIGTERM and wait; returns the exit status.
   int Stop() { return Reap(true); }
   // Waits for the process to exit by itself; returns the exit status.
