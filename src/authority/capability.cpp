@@ -80,6 +80,21 @@ std::vector<Capability> CapabilityRegistry::OfDoor(std::string_view door) const 
   return out;
 }
 
+Capability UserCapability(std::string door, std::string name, std::string object,
+                          std::string action, Mode mode, std::string description,
+                          std::string grant) {
+  Capability c;
+  c.door = std::move(door);
+  c.name = std::move(name);
+  c.object = std::move(object);
+  c.action = std::move(action);
+  c.access = Access::kUser;
+  c.mode = mode;
+  c.grant = std::move(grant);
+  c.description = std::move(description);
+  return c;
+}
+
 bool DeclareCapability(Capability capability) {
   if (Status s = CapabilityRegistry::Global().Declare(std::move(capability)); !s) {
     std::fprintf(stderr, "affordance: %s\n", s.error().ToString().c_str());

@@ -73,6 +73,12 @@ class CapabilityRegistry {
   std::vector<Capability> capabilities_;
 };
 
+// A capability of the local user (access kUser) in one expression: door, name, object, action,
+// mode, description and the grant it needs ("" none); the other fields keep their defaults.
+Capability UserCapability(std::string door, std::string name, std::string object,
+                          std::string action, Mode mode, std::string description,
+                          std::string grant = "");
+
 // Declares into the global registry at static initialisation; returns true (for a static bool).
 // A declaration error aborts with a message: a door that cannot be declared must not exist.
 bool DeclareCapability(Capability capability);

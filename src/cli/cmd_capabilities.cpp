@@ -17,17 +17,9 @@ using authority::Access;
 using authority::Mode;
 
 authority::Capability Cli(std::string name, std::string object, std::string action, Mode mode,
-                          std::string description, std::string grant = "") {
-  authority::Capability c;
-  c.door = "cli";
-  c.name = std::move(name);
-  c.object = std::move(object);
-  c.action = std::move(action);
-  c.access = Access::kUser;
-  c.mode = mode;
-  c.grant = std::move(grant);
-  c.description = std::move(description);
-  return c;
+    std::string description, std::string grant = "") {
+  return authority::UserCapability("cli", std::move(name), std::move(object), std::move(action),
+                                   mode, std::move(description), std::move(grant));
 }
 
 const bool declared = [] {

@@ -17,18 +17,10 @@ using ojson = nlohmann::ordered_json;
 using authority::Access;
 using authority::Mode;
 
-authority::Capability ToolCapability(std::string name, std::string object, std::string action,
-                                     Mode mode, std::string description, std::string grant = "") {
-  authority::Capability c;
-  c.door = "tool";
-  c.name = std::move(name);
-  c.object = std::move(object);
-  c.action = std::move(action);
-  c.access = Access::kUser;
-  c.mode = mode;
-  c.grant = std::move(grant);
-  c.description = std::move(description);
-  return c;
+authority::Capability ToolCapability(std::string name, std::string object, std::string action, Mode mode,
+    std::string description, std::string grant = "") {
+  return authority::UserCapability("tool", std::move(name), std::move(object), std::move(action),
+                                   mode, std::move(description), std::move(grant));
 }
 
 const bool declared = [] {
