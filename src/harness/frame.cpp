@@ -166,7 +166,8 @@ Result<int64_t> Frame::SchemaTokens(const std::string& system,
   return n;
 }
 
-void Frame::Audit(const std::vector<TranscriptTurn>& transcript, FramePrompt& prompt) {
+void Frame::Audit(const std::vector<TranscriptTurn>& transcript, int64_t schemas,
+                  FramePrompt& prompt) {
   PromptAudit& a = prompt.audit;
   const auto& tokens = prompt.tokens;
   a.total = static_cast<int64_t>(tokens.size());
@@ -209,7 +210,8 @@ void Frame::Audit(const std::vector<TranscriptTurn>& transcript, FramePrompt& pr
     a.owners[owner] += static_cast<int64_t>(end - starts[s]);
   }
   // The schemas sit inside the head (Qwen) or the first user turn (Llama): move them out.
-  if (int64_t schemas = a.owners["schemas"]; schemas > 0) {
+  a.owners["schemas"] = schemas;
+  if (schemas > 0) {
     const char* holder = merge_tools ? "head" : "reality";
     if (a.owners[holder] < schemas) holder = "head";
     a.owners[holder] -= schemas;
@@ -228,8 +230,7 @@ Result<FramePrompt> Frame::Render(const std::string& system, const nlohmann::ord
   FramePrompt prompt;
   prompt.tokens = block->tokens;
   prompt.app_tools = block->tools;
-  prompt.audit.owners["schemas"] = *schemas;
-  Audit(transcript, prompt);
+  Audit(transcript, *schemas, prompt);
   previous_ = prompt.tokens;
 
   // The same conversation for chat APIs.

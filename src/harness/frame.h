@@ -93,7 +93,7 @@ class Frame {
   nlohmann::ordered_json Props(const std::string& system, const nlohmann::ordered_json& tools,
                                const std::vector<TranscriptTurn>& transcript) const;
   Result<int64_t> SchemaTokens(const std::string& system, const nlohmann::ordered_json& tools);
-  void Audit(const std::vector<TranscriptTurn>& transcript, FramePrompt& prompt);
+  void Audit(const std::vector<TranscriptTurn>& transcript, int64_t schemas, FramePrompt& prompt);
 
   FrameOptions options_;
   std::unique_ptr<render::Renderer> renderer_;

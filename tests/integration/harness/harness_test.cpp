@@ -271,6 +271,7 @@ TEST(HarnessReplay, TheStableHeadIsTokenIdenticalAcrossStepsAndTurns) {
   EXPECT_EQ(a.owners.at("head"), first->audits[0].owners.at("head"));
   EXPECT_EQ(a.owners.at("schemas"), first->audits[0].owners.at("schemas"));
   EXPECT_GT(a.owners.at("reality"), 20);
+  EXPECT_GT(a.owners.at("schemas"), 300);  // five resident tools and the format's tool preamble
   EXPECT_GT(a.owners.at("tool_results"), 0);
 }
 
