@@ -62,6 +62,25 @@ class SessionRunner : public server::TurnRunner {
     return h.RunTurn(thread, text, sink, cancel);
   }
 
+  Result<harness::TurnReport> ContinueTurn(const std::string& thread,
+                                           const harness::EventSink& sink,
+                                           const model::CancelToken& cancel) override {
+    if (!replay_) return harness_->ContinueTurn(thread, sink, cancel);
+    auto provider = model::ReplayProvider::Create(session_->tokenizer, *replay_);
+    if (!provider) return provider.error();
+    // A continuation is the rest of the same model response: the script goes on from the steps
+    // the response's earlier turns played (every step since the last user message).
+    auto messages = store_.LoadThread(thread);
+    if (!messages) return messages.error();
+    size_t played = 0;
+    for (auto m = messages->rbegin(); m != messages->rend() && m->role == "assistant"; ++m) {
+      played += m->steps.size();
+    }
+    (*provider)->SkipTo(played);
+    harness::Harness h(store_, **provider, *session_->frame, session_->road.get(), options_);
+    return h.ContinueTurn(thread, sink, cancel);
+  }
+
  private:
   store::Store& store_;
   std::unique_ptr<Session> session_;

@@ -52,10 +52,10 @@ store::StepRecord& Adapter::StepRecordOf(int index) {
   return message_.steps.back();
 }
 
-void Adapter::Start() {
+void Adapter::Start(const std::string& ui_message_id) {
   nlohmann::ordered_json chunk;
   chunk["type"] = "start";
-  chunk["messageId"] = message_.id;
+  chunk["messageId"] = ui_message_id.empty() ? message_.id : ui_message_id;
   chunk["messageMetadata"] = {{"threadId", message_.thread_id}};
   Emit(std::move(chunk));
 }
@@ -104,7 +104,8 @@ void Adapter::OnPart(const formats::StreamPart& part) {
         last->second = now;
         Persist(p);
       }
-      Emit({{"type", text ? "text-delta" : "reasoning-delta"}, {"id", part.id},
+      Emit({{"type", text ? "text-delta" : "reasoning-delta"},
+            {"id", part.id},
             {"delta", part.delta}});
       return;
     }
@@ -120,8 +121,10 @@ void Adapter::OnPart(const formats::StreamPart& part) {
     case PartType::kToolInputStart: {
       store::PartRecord& p = Part("tool", part.id, step);
       p.open = true;
-      p.data = {{"toolCallId", part.id}, {"toolName", part.tool_name},
-                {"status", "input-streaming"}, {"inputText", ""}};
+      p.data = {{"toolCallId", part.id},
+                {"toolName", part.tool_name},
+                {"status", "input-streaming"},
+                {"inputText", ""}};
       Persist(p);
       Emit({{"type", "tool-input-start"}, {"toolCallId", part.id}, {"toolName", part.tool_name}});
       return;
@@ -273,8 +276,8 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
   if (outcome.surface) {
     const SurfaceDraft& d = *outcome.surface;
     store::PartRecord& s = Part("surface", d.id, ledger_.back().index);
-    s.data = {{"surfaceId", d.id}, {"toolCallId", call.id}, {"program", d.program},
-              {"kind", d.kind},    {"appSlug", d.app_slug}, {"live", d.live},
+    s.data = {{"surfaceId", d.id},   {"toolCallId", call.id}, {"program", d.program},
+              {"kind", d.kind},      {"appSlug", d.app_slug}, {"live", d.live},
               {"handles", d.handles}};
     s.state = std::string(TruthName(TruthState::kParsed));
     Persist(s);
@@ -296,7 +299,8 @@ void Adapter::CancelCall(size_t index, const std::string& reason) {
   p.data["errorText"] = reason;
   p.data["resultText"] = EvidenceText(call.name, "error harness.cancelled: " + reason);
   Persist(p);
-  Emit({{"type", "tool-output-error"}, {"toolCallId", call.id},
+  Emit({{"type", "tool-output-error"},
+        {"toolCallId", call.id},
         {"errorText", "harness.cancelled: " + reason}});
 }
 
@@ -305,6 +309,17 @@ void Adapter::FinishStep() { Emit({{"type", "finish-step"}}); }
 void Adapter::EmitData(const std::string& name, const std::string& id,
                        nlohmann::ordered_json data) {
   Emit({{"type", "data-" + name}, {"id", id}, {"data", std::move(data)}});
+}
+
+void Adapter::EmitToolOutcome(const std::string& tool_call_id, bool denied,
+                              nlohmann::ordered_json output) {
+  if (denied) {
+    Emit({{"type", "tool-output-denied"}, {"toolCallId", tool_call_id}});
+  } else {
+    Emit({{"type", "tool-output-available"},
+          {"toolCallId", tool_call_id},
+          {"output", std::move(output)}});
+  }
 }
 
 void Adapter::Finish(TurnStatus status, const nlohmann::json& report) {
@@ -326,7 +341,8 @@ void Adapter::Finish(TurnStatus status, const nlohmann::json& report) {
       store_error_ = s.error();
     }
   }
-  Emit({{"type", "data-turn"}, {"id", message_.id},
+  Emit({{"type", "data-turn"},
+        {"id", message_.id},
         {"data", nlohmann::ordered_json::parse(report.dump())}});
   if (status == TurnStatus::kCancelled) {
     Emit({{"type", "abort"}, {"reason", "cancelled"}});
@@ -337,10 +353,10 @@ void Adapter::Finish(TurnStatus status, const nlohmann::json& report) {
                                     : ledger_.back().error_code + ": " + ledger_.back().error_text;
     Emit({{"type", "error"}, {"errorText", text}});
   }
-  const std::string reason = ledger_.empty() ? "stop"
-                             : status == TurnStatus::kProviderError ? "error"
+  const std::string reason = ledger_.empty()                         ? "stop"
+                             : status == TurnStatus::kProviderError  ? "error"
                              : !ledger_.back().finish_reason.empty() ? ledger_.back().finish_reason
-                                                                      : "other";
+                                                                     : "other";
   Emit({{"type", "finish"}, {"finishReason", reason}});
 }
 

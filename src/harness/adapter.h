@@ -38,8 +38,9 @@ class Adapter {
   // `message` is the assistant message (already added to the store, status "running").
   Adapter(store::Store& store, store::MessageRecord message, EventSink sink);
 
-  // Emits `start` {messageId, messageMetadata: {threadId}}.
-  void Start();
+  // Emits `start` {messageId, messageMetadata: {threadId}}. `ui_message_id`: the UI message this
+  // turn's parts join ("" = this message's id; a continuation names the message it continues).
+  void Start(const std::string& ui_message_id = "");
   // A provider step begins / its parts / it ended (the step is persisted, the ledger entry added;
   // finish-step is emitted later by FinishStep, after the step's tool results).
   void BeginStep(int index);
@@ -55,6 +56,10 @@ class Adapter {
   void FinishStep();
   // Emits a harness data chunk {type: "data-<name>", id, data} (after Start, before Finish).
   void EmitData(const std::string& name, const std::string& id, nlohmann::ordered_json data);
+  // The decided outcome of an EARLIER message's call, on a continuation (ContinueTurn): the client
+  // that sent the decision still holds that tool part, so it gets `tool-output-available`
+  // {toolCallId, output} or `tool-output-denied` {toolCallId}, as the AI SDK protocol describes.
+  void EmitToolOutcome(const std::string& tool_call_id, bool denied, nlohmann::ordered_json output);
   // Ends the turn: data-turn, then finish (or error + finish, or abort); the message becomes
   // "complete" with meta {status, truth, evidence, usage}.
   void Finish(TurnStatus status, const nlohmann::json& report);

@@ -11,7 +11,10 @@
 // Writes: invoke_mutation stages an effect and the turn ends `awaiting_approval`; a person decides
 // (affordance approvals approve|deny); the NEXT turn, before its first model step, executes an
 // approved effect once and writes its receipt / verification state (or the denial) as the staging
-// call's result, so the model reads it like any other result.
+// call's result, so the model reads it like any other result. That next turn is either a new user
+// message (RunTurn) or, when the decision itself is what the person sent (the AI SDK's approval
+// round trip: the client records the decision on the tool part and resends), a continuation
+// (ContinueTurn): no user message, the model continues after the now-decided call's result.
 //
 // There is no second loop anywhere: the CLI, the server and MCP call RunTurn and render its
 // events. Cancellation (CancelToken, from any thread) stops the running step at once; calls not
@@ -42,7 +45,7 @@ namespace affordance::harness {
 
 struct HarnessOptions {
   StopOptions stop;
-  int max_tokens = 1024;          // per step
+  int max_tokens = 1024;  // per step
   double temperature = 0.0;
   uint64_t seed = 0;
   // Send chat-API messages + tools instead of token IDs (an OpenAI-compatible chat endpoint).
@@ -58,11 +61,17 @@ struct TurnReport {
   std::string user_message_id;
   std::string message_id;  // the assistant message
   TurnStatus status = TurnStatus::kAnswered;
-  std::string text;        // the prose of the last step
+  std::string text;  // the prose of the last step
   StepLedger ledger;
   std::vector<PromptAudit> audits;  // one per step
   nlohmann::json ToJson() const;    // what the message's meta holds, plus audits
 };
+
+// Whether ContinueTurn may run on the thread now: its last message is an assistant turn that
+// ended awaiting approval and at least one of that turn's approvals is decided and not yet
+// reported to the model. Returns that message. Errors: "store.not_found",
+// "harness.nothing_to_continue" (with the reason).
+Result<store::MessageRecord> ContinuableTurn(store::Store& store, const std::string& thread_id);
 
 class Harness {
  public:
@@ -76,6 +85,13 @@ class Harness {
   // write. Every other failure ends the turn with a terminal status in the report.
   Result<TurnReport> RunTurn(const std::string& thread_id, const std::string& user_text,
                              const EventSink& sink, const model::CancelToken& cancel);
+  // Continues a thread whose last turn ended awaiting approval, once a person has decided (see the
+  // file comment): the decided effects run (ResolveApprovals), each outcome is also emitted as the
+  // staging call's `tool-output-available` / `tool-output-denied`, and the model continues in a
+  // new assistant message. Errors: "store.not_found", "harness.nothing_to_continue" (the last
+  // turn is not awaiting approval, or none of its approvals has been decided yet).
+  Result<TurnReport> ContinueTurn(const std::string& thread_id, const EventSink& sink,
+                                  const model::CancelToken& cancel);
 
   ToolRegistry& registry() { return registry_; }
   // Grants, staging and execution of the thread's effects (docs/AUTHORITY.md).
@@ -93,6 +109,9 @@ class Harness {
   Result<model::StepRequest> Request(int step, const std::vector<TranscriptTurn>& transcript,
                                      PromptAudit& audit);
   void ExecuteCalls(class Adapter& adapter, const model::CancelToken& cancel);
+  // RunTurn (user_text set) and ContinueTurn (nullptr) share this body.
+  Result<TurnReport> Turn(const std::string& thread_id, const std::string* user_text,
+                          const EventSink& sink, const model::CancelToken& cancel);
   // Between turns: runs the thread's approved effects (once; authority::Execute) and writes the
   // outcome of every decided effect the model has not been told yet into its staging call's
   // result (an earlier message's tool part). Returns the data-approval chunks to emit.

@@ -23,8 +23,8 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
       c.slug = m.slug;
       c.title = m.title;
       if (auto snap = road_->Snapshot(m.slug); snap) {
-        c.data_state = std::string(
-            DataStateName(DataStateOf(snap->freshness.state, snap->credential_state)));
+        c.data_state =
+            std::string(DataStateName(DataStateOf(snap->freshness.state, snap->credential_state)));
         c.synced_at = snap->freshness.synced_at;
         c.credential_state = snap->credential_state;
       } else {
@@ -32,7 +32,8 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
         c.credential_state = "unknown";
       }
       for (const auto& op : m.operations) {
-        if (op.kind == connect::OperationKind::kMutation || op.risk != connect::Risk::kRead) continue;
+        if (op.kind == connect::OperationKind::kMutation || op.risk != connect::Risk::kRead)
+          continue;
         c.operations.push_back(op.name);
         r.queries.push_back({op.handle, m.slug, op.name});
       }
@@ -53,7 +54,8 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
     for (const auto& g : *grants) {
       std::string line = g.access + " " + g.scope;
       if (g.expires_ms != 0) {
-        line += g.expires_ms <= now_ms ? " (expired)" : " (expires " + std::to_string(g.expires_ms / 1000) + ")";
+        line += g.expires_ms <= now_ms ? " (expired)"
+                                       : " (expires " + std::to_string(g.expires_ms / 1000) + ")";
       }
       r.grants.push_back(std::move(line));
     }
@@ -61,8 +63,7 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
   return RealityText(r);
 }
 
-Result<model::StepRequest> Harness::Request(int step,
-                                            const std::vector<TranscriptTurn>& transcript,
+Result<model::StepRequest> Harness::Request(int step, const std::vector<TranscriptTurn>& transcript,
                                             PromptAudit& audit) {
   auto prompt = frame_.Render(HeadText(), resident_json_, transcript);
   if (!prompt) return prompt.error();
@@ -125,13 +126,16 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
     Tool* tool = registry_.FindCallable(call.name);
     if (tool == nullptr) {
       if (registry_.IsDeferred(call.name)) {
-        outcome = ToolOutcome::Fail(MakeError(
-            "harness.tool_not_attached",
-            call.name + " is a deferred tool: attach it first with ToolSearch({\"query\": "
-                        "\"select:" + call.name + "\"})"));
+        outcome = ToolOutcome::Fail(
+            MakeError("harness.tool_not_attached",
+                      call.name +
+                          " is a deferred tool: attach it first with ToolSearch({\"query\": "
+                          "\"select:" +
+                          call.name + "\"})"));
       } else {
         std::string names;
-        for (const Tool* t : registry_.Resident()) names += (names.empty() ? "" : ", ") + t->spec().name;
+        for (const Tool* t : registry_.Resident())
+          names += (names.empty() ? "" : ", ") + t->spec().name;
         for (const auto& a : registry_.attached()) names += ", " + a;
         for (const Tool* t : registry_.AppTools()) names += ", " + t->spec().name;
         outcome = ToolOutcome::Fail(MakeError("harness.unknown_tool",
@@ -140,13 +144,12 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
       }
     } else {
       nlohmann::json schema = nlohmann::json::parse(tool->spec().parameters.dump());
-      Status valid = connect::CheckSchema(schema, "") ? connect::ValidateArgs(schema, call.input)
-                                                      : Status();
+      Status valid =
+          connect::CheckSchema(schema, "") ? connect::ValidateArgs(schema, call.input) : Status();
       if (!valid) {
-        outcome = ToolOutcome::Fail(MakeError("harness.bad_arguments",
-                                              "the arguments of " + call.name +
-                                                  " do not match its schema: " +
-                                                  valid.error().message));
+        outcome = ToolOutcome::Fail(MakeError(
+            "harness.bad_arguments", "the arguments of " + call.name +
+                                         " do not match its schema: " + valid.error().message));
       } else {
         ToolContext ctx;
         ctx.thread_id = adapter.message().thread_id;
@@ -162,8 +165,8 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
         try {
           outcome = tool->Execute(ctx, call.input);
         } catch (const std::exception& e) {
-          outcome = ToolOutcome::Fail(MakeError("harness.tool_failed",
-                                                call.name + " failed unexpectedly", e.what()));
+          outcome = ToolOutcome::Fail(
+              MakeError("harness.tool_failed", call.name + " failed unexpectedly", e.what()));
         }
       }
     }
@@ -185,16 +188,50 @@ Result<TurnReport> Harness::RunTurn(const std::string& thread_id, const std::str
                   [](unsigned char c) { return std::isspace(c); })) {
     return MakeError("harness.empty_message", "the message is empty");
   }
+  return Turn(thread_id, &user_text, sink, cancel);
+}
+
+Result<store::MessageRecord> ContinuableTurn(store::Store& store, const std::string& thread_id) {
+  auto thread = store.LoadThread(thread_id);
+  if (!thread) return thread.error();
+  if (thread->empty() || thread->back().role != "assistant" ||
+      thread->back().meta.value("status", "") != TurnStatusName(TurnStatus::kAwaitingApproval)) {
+    return MakeError("harness.nothing_to_continue",
+                     "the thread's last turn is not awaiting approval; send a message instead");
+  }
+  const store::MessageRecord& last = thread->back();
+  auto approvals = store.ListApprovals("", thread_id);
+  if (!approvals) return approvals.error();
+  const bool decided = std::any_of(approvals->begin(), approvals->end(), [&](const auto& a) {
+    return a.message_id == last.id && a.status != "pending" && !a.reported;
+  });
+  if (!decided) {
+    return MakeError("harness.nothing_to_continue",
+                     "no approval of the last turn has been decided yet; approve or deny first");
+  }
+  return last;
+}
+
+Result<TurnReport> Harness::ContinueTurn(const std::string& thread_id, const EventSink& sink,
+                                         const model::CancelToken& cancel) {
+  if (auto last = ContinuableTurn(store_, thread_id); !last) return last.error();
+  return Turn(thread_id, nullptr, sink, cancel);
+}
+
+Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string* user_text,
+                                 const EventSink& sink, const model::CancelToken& cancel) {
   if (auto info = store_.GetThread(thread_id); !info) return info.error();
   // Decided effects first: their outcomes are results of earlier calls this turn's frame shows.
   std::vector<nlohmann::ordered_json> resolved = ResolveApprovals(thread_id);
   auto thread = store_.LoadThread(thread_id);
   if (!thread) return thread.error();
 
-  // The user message: this turn's reality, then the words. Rebuilt unconditionally.
-  std::string reality = RealityFor(*thread);
+  // The user message: this turn's reality, then the words. Rebuilt unconditionally. A
+  // continuation has none: the person's decision is the input, already in the staging call's
+  // result.
+  std::string reality = user_text ? RealityFor(*thread) : "";
   store::MessageRecord user;
-  Status written = store_.Batch([&]() -> Status {
+  Status written = !user_text ? Status() : store_.Batch([&]() -> Status {
     auto m = store_.AddMessage(thread_id, "user", "complete", nlohmann::json::object());
     if (!m) return m.error();
     user = *m;
@@ -207,7 +244,7 @@ Result<TurnReport> Harness::RunTurn(const std::string& thread_id, const std::str
     t.seq = 1;
     t.kind = "text";
     t.state = r.state;
-    t.data = {{"text", user_text}};
+    t.data = {{"text", *user_text}};
     user.parts = {r, t};
     if (Status s = store_.PutPart(user.id, r); !s) return s;
     return store_.PutPart(user.id, t);
@@ -221,14 +258,25 @@ Result<TurnReport> Harness::RunTurn(const std::string& thread_id, const std::str
   report.user_message_id = user.id;
   report.message_id = assistant->id;
 
+  // A continuation's parts join the UI message of the response it continues (the first
+  // assistant message since the last user message), as the AI SDK client appends them.
+  std::string ui_message_id;
+  for (auto m = thread->rbegin(); !user_text && m != thread->rend() && m->role == "assistant";
+       ++m) {
+    ui_message_id = m->id;
+  }
   std::vector<store::MessageRecord> history = std::move(*thread);
-  history.push_back(user);
+  if (user_text) history.push_back(user);
   const std::vector<TranscriptTurn> before = Transcript(history);
 
   Adapter adapter(store_, *assistant, sink);
-  adapter.Start();
+  adapter.Start(ui_message_id);
   for (auto& chunk : resolved) {
     const std::string id = chunk["approvalId"].get<std::string>();
+    if (!user_text && chunk.contains("toolCallId")) {
+      const bool denied = chunk.value("state", "") == "denied";
+      adapter.EmitToolOutcome(chunk["toolCallId"].get<std::string>(), denied, chunk);
+    }
     adapter.EmitData("approval", id, std::move(chunk));
   }
   registry_.ClearAttached();

@@ -47,8 +47,11 @@ class ReplayProvider final : public Provider {
                 const CancelToken& cancel) override;
   std::string_view kind() const override { return "replay"; }
 
-  // Steps played so far.
+  // Steps played so far (or skipped by SkipTo).
   size_t position() const { return next_; }
+  // The next Stream plays step `step` (a continuation of a response whose first steps were played
+  // by an earlier provider: the server creates one provider per turn).
+  void SkipTo(size_t step) { next_ = step; }
 
  private:
   ReplayProvider(std::shared_ptr<const text::Tokenizer> tokenizer, ReplayScript script,

@@ -2,6 +2,8 @@
 
 #include "server/ui_message.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -43,13 +45,25 @@ Error UnknownThread(const std::string& id) {
   return MakeError("server.unknown_thread", "no thread with this id", id);
 }
 
+bool ValidChatId(const std::string& id) {
+  return !id.empty() && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '_';
+  });
+}
+
+const ojson* LastMessage(const ojson& body) {
+  const auto it = body.find("messages");
+  if (it == body.end() || !it->is_array() || it->empty()) return nullptr;
+  return &it->back();
+}
+
 // The user's words: the text parts of the last message, which must be the user's.
 Result<std::string> UserText(const ojson& body) {
-  const auto it = body.find("messages");
-  if (it == body.end() || !it->is_array() || it->empty()) {
+  const ojson* message = LastMessage(body);
+  if (message == nullptr) {
     return MakeError("server.bad_request", "messages must be a non-empty array");
   }
-  const ojson& last = it->back();
+  const ojson& last = *message;
   if (!last.is_object() || last.value("role", "") != "user") {
     return MakeError("server.bad_request", "the last message must be the user's");
   }
@@ -82,14 +96,100 @@ std::string TitleFrom(const std::string& text) {
 }  // namespace
 
 Api::Api(store::Store& store, TurnHub& hub, ApiOptions options)
-    : store_(store), hub_(hub), options_(std::move(options)) {}
+    : store_(store), hub_(hub), options_(std::move(options)), authority_(store, nullptr) {}
 
 std::string Api::ThreadFor(const std::string& chat_id) {
   if (chat_id.empty()) return "";
-  if (store_.GetThread(chat_id).ok()) return chat_id;
-  std::lock_guard lock(alias_mu_);
-  auto it = chat_alias_.find(chat_id);
-  return it == chat_alias_.end() ? "" : it->second;
+  return store_.GetThread(chat_id).ok() ? chat_id : "";
+}
+
+// The person's decisions on staged effects, as the AI SDK sends them: the last message is the
+// assistant's, its tool parts in state `approval-responded` with `approval {id, approved,
+// reason?}`. Each is applied once through the authority (a person decides; the model never can),
+// then the thread continues: the approved effects run before the next model step.
+HttpResponse Api::PostDecisions(const std::string& chat_id, const ojson& message) {
+  struct Decision {
+    std::string id;
+    bool approved = false;
+    std::string reason;
+  };
+  std::vector<Decision> decisions;
+  if (auto parts = message.find("parts"); parts != message.end() && parts->is_array()) {
+    for (const auto& p : *parts) {
+      if (!p.is_object() || p.value("state", "") != "approval-responded") continue;
+      const auto a = p.find("approval");
+      if (a == p.end() || !a->is_object() || !a->contains("id") || !(*a)["id"].is_string() ||
+          !a->contains("approved") || !(*a)["approved"].is_boolean() ||
+          (a->contains("reason") && !(*a)["reason"].is_string())) {
+        return ErrorResponse(
+            MakeError("server.bad_request",
+                      "an approval-responded part needs approval {id: string, approved: boolean, "
+                      "reason?: string}",
+                      p.value("toolCallId", "")));
+      }
+      decisions.push_back({(*a)["id"], (*a)["approved"], a->value("reason", "")});
+    }
+  }
+  if (decisions.empty()) {
+    return ErrorResponse(MakeError(
+        "server.no_decision",
+        "the last message is the assistant's but carries no approval decision; a new question "
+        "is sent as a user message"));
+  }
+  const std::string thread = ThreadFor(chat_id);
+  if (thread.empty()) return ErrorResponse(UnknownThread(chat_id));
+  if (hub_.Active(thread)) {
+    return ErrorResponse(MakeError(
+        "server.turn_active",
+        "this thread already has a turn running; cancel it or wait for it to end", thread));
+  }
+  auto thread_record = store_.LoadThread(thread);
+  if (!thread_record) return ErrorResponse(thread_record.error());
+  const store::MessageRecord* last = thread_record->empty() ? nullptr : &thread_record->back();
+  {
+    std::lock_guard lock(authority_mu_);
+    // Every decision is checked before any is applied: a refused request decides nothing.
+    std::vector<const Decision*> pending;
+    for (const auto& d : decisions) {
+      auto approval = store_.GetApproval(d.id);
+      if (!approval || approval->thread_id != thread) {
+        return ErrorResponse(
+            MakeError("server.unknown_approval", "no approval with this id on this thread", d.id));
+      }
+      if (last == nullptr || approval->message_id != last->id) {
+        // The turn that staged it is over (a newer message followed): the decision is still the
+        // person's to make, but not by resending that turn.
+        return ErrorResponse(MakeError(
+            "harness.nothing_to_continue",
+            "approval " + d.id +
+                " belongs to an earlier turn; decide it with `affordance approvals approve|deny`",
+            approval->status));
+      }
+      if (approval->status != "pending") {
+        // A resend of the same decision (a retry after a dropped response) is not a conflict.
+        const bool same = d.approved ? approval->status != "denied" : approval->status == "denied";
+        if (same) continue;
+        return ErrorResponse(MakeError(
+            "authority.already_decided",
+            "approval " + d.id + " is already " + approval->status + "; a decision is made once",
+            approval->decided_by));
+      }
+      pending.push_back(&d);
+    }
+    for (const Decision* d : pending) {
+      auto decided = d->approved ? authority_.Approve(d->id, options_.actor)
+                                 : authority_.Deny(d->id, options_.actor, d->reason);
+      if (!decided) return ErrorResponse(decided.error());
+    }
+  }
+  if (auto ready = harness::ContinuableTurn(store_, thread); !ready) {
+    return ErrorResponse(ready.error());
+  }
+  auto turn = hub_.SubmitContinuation(thread);
+  if (!turn) return ErrorResponse(turn.error());
+  HttpResponse response;
+  response.stream = *turn;
+  return response;
 }
 
 HttpResponse Api::PostChat(const HttpRequest& r) {
@@ -107,16 +207,32 @@ HttpResponse Api::PostChat(const HttpRequest& r) {
                                    "only submit-message is supported; send the message again",
                                    trigger));
   }
+  const ojson* last = LastMessage(*body);
+  if (last == nullptr) {
+    return ErrorResponse(MakeError("server.bad_request", "messages must be a non-empty array"));
+  }
+  if (last->is_object() && last->value("role", "") == "assistant") {
+    return PostDecisions(chat_id, *last);
+  }
   auto text = UserText(*body);
   if (!text) return ErrorResponse(text.error());
   std::string thread = ThreadFor(chat_id);
   if (thread.empty()) {
-    // A client-chosen chat id (a stock useChat): the thread is created here and remembered.
-    auto created = store_.CreateThread(TitleFrom(*text));
-    if (!created) return ErrorResponse(created.error());
-    thread = created->id;
-    std::lock_guard lock(alias_mu_);
-    chat_alias_[chat_id] = thread;
+    // A client-chosen chat id (a stock useChat picks its own): the thread is created with that id,
+    // so the client's later messages (and a restarted server) find it.
+    if (!ValidChatId(chat_id)) {
+      return ErrorResponse(MakeError("server.bad_request",
+                                     "a new chat id must be 1-128 letters, digits, '-' or '_'",
+                                     chat_id.substr(0, 140)));
+    }
+    auto created = store_.CreateThread(TitleFrom(*text), chat_id);
+    if (!created && created.error().code == "store.conflict") {
+      thread = chat_id;  // created a moment ago by a concurrent request
+    } else if (!created) {
+      return ErrorResponse(created.error());
+    } else {
+      thread = created->id;
+    }
   }
   auto turn = hub_.Submit(thread, *text);
   if (!turn) return ErrorResponse(turn.error());
@@ -136,6 +252,7 @@ HttpResponse Api::ResumeStream(const HttpRequest& r) {
   }
   HttpResponse response;
   response.stream = turn;
+  response.resumed = true;
   return response;
 }
 
@@ -190,8 +307,12 @@ HttpResponse Api::ReadThread(const HttpRequest& r) {
       if (m.role == "assistant" && m.status == "running") streaming = m.id;
     }
   }
+  auto listed = store_.ListApprovals("", thread);
+  if (!listed) return ErrorResponse(listed.error());
+  Approvals approvals;
+  for (auto& a : *listed) approvals.emplace(a.id, std::move(a));
   return Json(200, {{"thread", ThreadJson(*info, turn != nullptr)},
-                    {"messages", ToUiMessages(*messages, streaming)}});
+                    {"messages", ToUiMessages(*messages, streaming, &approvals)}});
 }
 
 HttpResponse Api::RenameThread(const HttpRequest& r) {

@@ -1,9 +1,10 @@
 // The HTTP API's handlers (docs/SERVER.md lists every route). Each takes a parsed request and
 // returns a response value; none of them writes messages (the harness does, through the hub) and
 // the only state they move is the one a client is the evidence for: a surface's paint / hydrate
-// acknowledgement.
+// acknowledgement, and a person's decision on a staged effect (through the authority).
 #pragma once
 
+#include "authority/authority.h"
 #include "server/router.h"
 #include "server/turn_hub.h"
 #include "store/store.h"
@@ -19,6 +20,9 @@ namespace affordance::server {
 struct ApiOptions {
   std::string web_root;                 // folder with index.html + assets/ ("" = no web UI)
   nlohmann::ordered_json deploy_truth;  // commit, build time, start time, pid, data, provider
+  // Who decides approvals sent by this server's clients: the person the server runs for (it is
+  // loopback-only, or remote with the person's access token).
+  authority::Actor actor = authority::Actor::LocalUser();
 };
 
 class Api {
@@ -42,16 +46,17 @@ class Api {
   HttpResponse WebAsset(const HttpRequest& r);
 
  private:
-  // The thread a chat id names: a stored thread, or the thread created for a client-chosen chat
-  // id (a stock useChat picks its own ids); "" when neither.
+  // The stored thread a chat id names ("" when none). A stock useChat picks its own chat ids;
+  // POST /api/chat creates the thread with that id.
   std::string ThreadFor(const std::string& chat_id);
   HttpResponse File(const std::string& path);
+  HttpResponse PostDecisions(const std::string& chat_id, const nlohmann::ordered_json& message);
 
   store::Store& store_;
   TurnHub& hub_;
   ApiOptions options_;
-  std::mutex alias_mu_;
-  std::map<std::string, std::string> chat_alias_;  // chat id -> thread id (this process only)
+  std::mutex authority_mu_;         // one Authority, used from every IO thread
+  authority::Authority authority_;  // decisions only (no connector road)
 };
 
 }  // namespace affordance::server

@@ -28,8 +28,8 @@ class HttpSession;
 class StreamSubscriber : public TurnSubscriber {
  public:
   StreamSubscriber(std::shared_ptr<HttpSession> session, beast::tcp_stream::executor_type executor,
-                   ClientProtocol client)
-      : session_(std::move(session)), executor_(std::move(executor)), client_(client) {}
+                   ClientStream view)
+      : session_(std::move(session)), executor_(std::move(executor)), view_(std::move(view)) {}
   void OnChunk(const nlohmann::ordered_json& chunk) override;
   void OnEnd() override;
 
@@ -38,7 +38,7 @@ class StreamSubscriber : public TurnSubscriber {
   // The cycle is broken when the session unsubscribes (end of stream, drop, error).
   std::shared_ptr<HttpSession> session_;
   beast::tcp_stream::executor_type executor_;
-  ClientProtocol client_;
+  ClientStream view_;  // OnChunk calls are sequential (under the turn's lock)
 };
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
@@ -148,7 +148,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     } catch (const std::exception& e) {
       response = ErrorResponse(MakeError("server.internal", "the handler failed", e.what()));
     }
-    if (response.stream) return StartStream(std::move(response.stream), r.client);
+    if (response.stream) {
+      return StartStream(std::move(response.stream), ClientStream(r.client, response.resumed));
+    }
     Respond(std::move(response));
   }
 
@@ -177,7 +179,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   // The UI message stream: headers, then one SSE event per chunk (written as HTTP chunks), then
   // [DONE]; the connection closes after it.
-  void StartStream(std::shared_ptr<ActiveTurn> turn, ClientProtocol client) {
+  void StartStream(std::shared_ptr<ActiveTurn> turn, ClientStream view) {
     turn_ = std::move(turn);
     auto res = std::make_shared<http::response<http::empty_body>>(http::status::ok, version_);
     for (const auto& [k, v] : kStreamHeaders) res->set(std::string(k), std::string(v));
@@ -185,12 +187,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*res);
     stream_.expires_after(std::chrono::milliseconds(opt().write_timeout_ms));
     http::async_write_header(
-        stream_, *sr, [self = shared_from_this(), res, sr, client](beast::error_code ec, size_t) {
+        stream_, *sr, [self = shared_from_this(), res, sr, view](beast::error_code ec, size_t) {
           if (ec) return self->Close();
           self->WatchPeer();
           if (self->closed_) return;
           self->subscriber_ =
-              std::make_shared<StreamSubscriber>(self, self->stream_.get_executor(), client);
+              std::make_shared<StreamSubscriber>(self, self->stream_.get_executor(), view);
           self->turn_->Subscribe(self->subscriber_);
         });
   }
@@ -281,7 +283,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 };
 
 void StreamSubscriber::OnChunk(const nlohmann::ordered_json& chunk) {
-  auto shown = ChunkFor(chunk, client_);
+  auto shown = view_.Next(chunk);
   if (!shown) return;
   net::post(executor_, [s = session_, bytes = SseEvent(*shown)]() mutable {
     s->Enqueue(std::move(bytes), false);

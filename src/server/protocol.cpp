@@ -1,5 +1,7 @@
 #include "server/protocol.h"
 
+#include <algorithm>
+
 #include <charconv>
 
 namespace affordance::server {
@@ -44,6 +46,22 @@ std::optional<nlohmann::ordered_json> ChunkFor(const nlohmann::ordered_json& chu
         {"type", name}, {"id", chunk.value("toolCallId", "")}, {"data", std::move(data)}};
   }
   return chunk;
+}
+
+std::optional<nlohmann::ordered_json> ClientStream::Next(const nlohmann::ordered_json& chunk) {
+  if (resumed_) {
+    const std::string type = chunk.value("type", "");
+    const std::string call = chunk.value("toolCallId", "");
+    if (type == "tool-input-start" || type == "tool-input-available") {
+      if (std::find(opened_.begin(), opened_.end(), call) == opened_.end()) {
+        opened_.push_back(call);
+      }
+    } else if (type.starts_with("tool-") &&
+               std::find(opened_.begin(), opened_.end(), call) == opened_.end()) {
+      return std::nullopt;
+    }
+  }
+  return ChunkFor(chunk, client_);
 }
 
 std::string SseEvent(const nlohmann::ordered_json& chunk) {

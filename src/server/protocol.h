@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace affordance::server {
 
@@ -37,6 +38,23 @@ Result<ClientProtocol> ParseClientVersion(std::string_view header);
 // The chunk as this client must see it (see the file comment); nullopt when nothing is sent.
 std::optional<nlohmann::ordered_json> ChunkFor(const nlohmann::ordered_json& chunk,
                                                const ClientProtocol& client);
+
+// One client's view of a turn's chunks: ChunkFor, and for a client that re-attached
+// (`GET /api/chat/{id}/stream`) no tool outcome chunks for calls this stream never opened. A
+// resumed client rebuilds the message from the stream alone, while a continuation (after an
+// approval decision) reports the outcome of an EARLIER message's call: the client that sent the
+// decision holds that tool part, a reloaded one already has it decided from the thread, and a
+// tool chunk for a part the client lacks would end its stream.
+class ClientStream {
+ public:
+  ClientStream(ClientProtocol client, bool resumed) : client_(client), resumed_(resumed) {}
+  std::optional<nlohmann::ordered_json> Next(const nlohmann::ordered_json& chunk);
+
+ private:
+  ClientProtocol client_;
+  bool resumed_;
+  std::vector<std::string> opened_;  // toolCallIds this stream started (few per turn)
+};
 
 // `data: <json>\n\n` (JSON with invalid UTF-8 replaced, never thrown on).
 std::string SseEvent(const nlohmann::ordered_json& chunk);

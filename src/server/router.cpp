@@ -26,7 +26,9 @@ int StatusFor(const std::string& code) {
       {"server.method_not_allowed", 405}, {"server.timeout", 408},
       {"server.turn_active", 409},        {"server.static_surface", 409},
       {"server.body_too_large", 413},     {"server.busy", 503},
-      {"server.stopping", 503},
+      {"server.stopping", 503},           {"server.no_decision", 400},
+      {"server.unknown_approval", 404},   {"authority.already_decided", 409},
+      {"authority.not_human", 403},       {"harness.nothing_to_continue", 409},
   };
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;

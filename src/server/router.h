@@ -40,6 +40,8 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
   // Set for a UI message stream: the session subscribes to this turn instead of sending `body`.
   std::shared_ptr<ActiveTurn> stream;
+  bool resumed =
+      false;  // the stream re-attaches to a running turn (server/protocol.h ClientStream)
 };
 
 // A JSON error response with the HTTP status that fits the code (see docs/SERVER.md).

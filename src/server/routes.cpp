@@ -42,7 +42,9 @@ const bool declared = [] {
   using authority::DeclareCapability;
   DeclareCapability(Http(
       "POST /api/chat", "thread", "converse", Access::kUser, Mode::kLocalState,
-      "run a harness turn on the thread; streams its UI message chunks",
+      "run a harness turn on the thread (the last message is the user's), or apply a person's "
+      "approval decisions and continue it (the last message is the assistant's, its tool parts "
+      "approval-responded); streams its UI message chunks",
       Obj({{"id", kId}, {"messages", {{"type", "array"}}}, {"trigger", kId}, {"messageId", kId}},
           {"id", "messages"}),
       kStream, "the turn's messages are persisted by the harness (data-turn)"));

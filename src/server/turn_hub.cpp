@@ -4,8 +4,10 @@
 
 namespace affordance::server {
 
-ActiveTurn::ActiveTurn(std::string thread_id, std::string user_text)
-    : thread_id_(std::move(thread_id)), user_text_(std::move(user_text)) {}
+ActiveTurn::ActiveTurn(std::string thread_id, std::string user_text, bool continuation)
+    : thread_id_(std::move(thread_id)),
+      user_text_(std::move(user_text)),
+      continuation_(continuation) {}
 
 std::string ActiveTurn::message_id() const {
   std::lock_guard lock(mu_);
@@ -92,6 +94,15 @@ TurnHub::~TurnHub() {
 
 Result<std::shared_ptr<ActiveTurn>> TurnHub::Submit(const std::string& thread_id,
                                                     const std::string& user_text) {
+  return Queue(std::make_shared<ActiveTurn>(thread_id, user_text));
+}
+
+Result<std::shared_ptr<ActiveTurn>> TurnHub::SubmitContinuation(const std::string& thread_id) {
+  return Queue(std::make_shared<ActiveTurn>(thread_id, "", true));
+}
+
+Result<std::shared_ptr<ActiveTurn>> TurnHub::Queue(std::shared_ptr<ActiveTurn> turn) {
+  const std::string& thread_id = turn->thread_id();
   std::lock_guard lock(mu_);
   if (stopping_) return MakeError("server.stopping", "the server is shutting down");
   if (active_.count(thread_id)) {
@@ -103,7 +114,6 @@ Result<std::shared_ptr<ActiveTurn>> TurnHub::Submit(const std::string& thread_id
     return MakeError("server.busy", "too many turns are waiting; try again shortly",
                      std::to_string(queue_.size()) + " queued");
   }
-  auto turn = std::make_shared<ActiveTurn>(thread_id, user_text);
   active_[thread_id] = turn;
   queue_.push_back(turn);
   ++stats_.queued;
@@ -136,9 +146,11 @@ void TurnHub::Work(TurnRunner& runner) {
       --stats_.queued;
       ++stats_.started;
     }
-    auto report = runner.RunTurn(
-        turn->thread_id(), turn->user_text(),
-        [&](const harness::Event& e) { turn->Publish(e.chunk); }, turn->cancel_token());
+    const harness::EventSink sink = [&](const harness::Event& e) { turn->Publish(e.chunk); };
+    auto report =
+        turn->continuation()
+            ? runner.ContinueTurn(turn->thread_id(), sink, turn->cancel_token())
+            : runner.RunTurn(turn->thread_id(), turn->user_text(), sink, turn->cancel_token());
     if (!report) {
       // The turn could not start (nothing half-written, harness.h): the client still hears why.
       turn->Publish({{"type", "error"},

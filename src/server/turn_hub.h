@@ -43,6 +43,14 @@ class TurnRunner {
                                               const std::string& user_text,
                                               const harness::EventSink& sink,
                                               const model::CancelToken& cancel) = 0;
+  // A continuation after a person's approval decision (harness::Harness::ContinueTurn).
+  virtual Result<harness::TurnReport> ContinueTurn(const std::string& thread_id,
+                                                   const harness::EventSink& sink,
+                                                   const model::CancelToken& cancel) {
+    (void)sink, (void)cancel;
+    return MakeError("server.cannot_continue", "this server's turns cannot be continued",
+                     thread_id);
+  }
 };
 
 // Makes the runner of worker `index` (called once per worker, on the thread that creates the hub).
@@ -58,10 +66,12 @@ class TurnSubscriber {
 
 class ActiveTurn {
  public:
-  ActiveTurn(std::string thread_id, std::string user_text);
+  ActiveTurn(std::string thread_id, std::string user_text, bool continuation = false);
 
   const std::string& thread_id() const { return thread_id_; }
   const std::string& user_text() const { return user_text_; }
+  // A continuation after an approval decision (no user text; TurnRunner::ContinueTurn).
+  bool continuation() const { return continuation_; }
   // The assistant message id (from the turn's `start` chunk); empty until it started.
   std::string message_id() const;
   bool done() const;
@@ -81,6 +91,7 @@ class ActiveTurn {
  private:
   const std::string thread_id_;
   const std::string user_text_;
+  const bool continuation_;
   model::CancelToken cancel_;
   mutable std::mutex mu_;
   std::string message_id_;
@@ -108,6 +119,8 @@ class TurnHub {
   // running), "server.busy" (the queue is full), "server.stopping".
   Result<std::shared_ptr<ActiveTurn>> Submit(const std::string& thread_id,
                                              const std::string& user_text);
+  // Queues a continuation of the thread (same errors as Submit).
+  Result<std::shared_ptr<ActiveTurn>> SubmitContinuation(const std::string& thread_id);
   // The thread's queued or running turn; nullptr when none.
   std::shared_ptr<ActiveTurn> Active(const std::string& thread_id) const;
   TurnHubStats stats() const;
@@ -115,6 +128,7 @@ class TurnHub {
 
  private:
   TurnHub() = default;
+  Result<std::shared_ptr<ActiveTurn>> Queue(std::shared_ptr<ActiveTurn> turn);
   void Work(TurnRunner& runner);
 
   mutable std::mutex mu_;

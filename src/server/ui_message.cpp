@@ -9,18 +9,33 @@ ojson Ordered(const nlohmann::json& j) { return ojson::parse(j.dump()); }
 
 std::string ToolState(const std::string& status) {
   if (status == "output-available") return "output-available";
+  if (status == "approval-requested") return "approval-requested";
+  if (status == "output-denied") return "output-denied";
   if (status == "input-streaming") return "input-streaming";
   if (status == "input-available") return "input-available";
   return "output-error";  // output-error, input-error, cancelled, interrupted
 }
 
-void AddTool(const store::PartRecord& p, ojson& parts) {
+void AddTool(const store::PartRecord& p, const Approvals* approvals, ojson& parts) {
   const nlohmann::json& d = p.data;
   const std::string name = d.value("toolName", "");
-  const std::string state = ToolState(d.value("status", ""));
+  std::string state = ToolState(d.value("status", ""));
   ojson part = {{"type", "tool-" + name}, {"toolCallId", p.key}, {"state", state}};
   part["input"] = d.contains("input") ? Ordered(d["input"]) : ojson::object();
-  if (state == "output-available") {
+  if (state == "approval-requested") {
+    // Staged, waiting for a person. Decided since (e.g. `affordance approvals approve`) but not
+    // yet run by a continuation: the decision is shown, so no second one is asked for.
+    const std::string id = d.value("approvalId", "");
+    ojson approval = {{"id", id}};
+    const auto it = approvals ? approvals->find(id) : Approvals::const_iterator();
+    if (approvals && it != approvals->end() && it->second.status != "pending") {
+      state = "approval-responded";
+      approval["approved"] = it->second.status != "denied";
+      if (!it->second.reason.empty()) approval["reason"] = it->second.reason;
+    }
+    part["state"] = state;
+    part["approval"] = std::move(approval);
+  } else if (state == "output-available") {
     part["output"] = d.contains("output") ? Ordered(d["output"]) : ojson(nullptr);
   } else if (state == "output-error") {
     std::string text = d.value("errorText", "");
@@ -36,13 +51,13 @@ void AddTool(const store::PartRecord& p, ojson& parts) {
 
 }  // namespace
 
-ojson ToUiMessage(const store::MessageRecord& m) {
+ojson ToUiMessage(const store::MessageRecord& m, const Approvals* approvals) {
   ojson parts = ojson::array();
   for (const auto& p : m.parts) {
     if (p.kind == "text" || p.kind == "reasoning") {
       parts.push_back({{"type", p.kind}, {"text", p.data.value("text", "")}, {"state", "done"}});
     } else if (p.kind == "tool") {
-      AddTool(p, parts);
+      AddTool(p, approvals, parts);
     } else if (p.kind == "surface") {
       ojson data = Ordered(p.data);
       data["state"] = p.state;
@@ -59,11 +74,21 @@ ojson ToUiMessage(const store::MessageRecord& m) {
 }
 
 ojson ToUiMessages(const std::vector<store::MessageRecord>& messages,
-                   const std::string& skip_message_id) {
+                   const std::string& skip_message_id, const Approvals* approvals) {
   ojson out = ojson::array();
+  bool continues = false;  // the previous stored message was the assistant's
   for (const auto& m : messages) {
     if (!skip_message_id.empty() && m.id == skip_message_id) continue;
-    out.push_back(ToUiMessage(m));
+    ojson ui = ToUiMessage(m, approvals);
+    if (continues && m.role == "assistant") {
+      // A continuation (after an approval decision) is part of the same response.
+      ojson& into = out.back();
+      for (auto& p : ui["parts"]) into["parts"].push_back(std::move(p));
+      into["metadata"]["status"] = ui["metadata"]["status"];
+    } else {
+      out.push_back(std::move(ui));
+    }
+    continues = m.role == "assistant";
   }
   return out;
 }

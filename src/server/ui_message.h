@@ -14,22 +14,33 @@
 //
 // Tool states: output-available; output-error for errors, cancelled and interrupted calls (the
 // errorText says which); input-available while a call waits for its result; input-streaming while
-// its arguments arrive. The store's own truth state travels in the data-truth part.
+// its arguments arrive; approval-requested {approval: {id}} for a staged write waiting for a
+// person, approval-responded {approval: {id, approved, reason?}} once decided (`approvals`: the
+// thread's approvals by id) and before the continuation ran it; output-denied after a denial.
+// The store's own truth state travels in the data-truth part.
 #pragma once
 
 #include "store/store.h"
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace affordance::server {
 
-nlohmann::ordered_json ToUiMessage(const store::MessageRecord& message);
+using Approvals = std::map<std::string, store::ApprovalRecord>;
+
+nlohmann::ordered_json ToUiMessage(const store::MessageRecord& message,
+                                   const Approvals* approvals = nullptr);
 
 // Every message of a thread, skipping `skip_message_id` (the assistant message of a turn still
-// streaming: a resuming client receives it from the stream instead).
+// streaming: a resuming client receives it from the stream instead). Consecutive assistant
+// messages (a turn and its continuations after approval decisions) are one UI message with the
+// first one's id, as the stream presented them (Harness::ContinueTurn).
 nlohmann::ordered_json ToUiMessages(const std::vector<store::MessageRecord>& messages,
-                                    const std::string& skip_message_id = "");
+                                    const std::string& skip_message_id = "",
+                                    const Approvals* approvals = nullptr);
 
 }  // namespace affordance::server

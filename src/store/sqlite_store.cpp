@@ -172,9 +172,9 @@ Result<std::string> SqliteStore::ThreadOf(const std::string& message_id) {
 
 // ---- threads ------------------------------------------------------------------------------------
 
-Result<ThreadInfo> SqliteStore::CreateThread(const std::string& title) {
+Result<ThreadInfo> SqliteStore::CreateThread(const std::string& title, const std::string& id) {
   return Transact(true, [&]() -> Result<ThreadInfo> {
-    ThreadInfo info{NewId("t_"), title, NowMs(), 0, 0};
+    ThreadInfo info{id.empty() ? NewId("t_") : id, title, NowMs(), 0, 0};
     info.updated_ms = info.created_ms;
     auto prepared = conn_->Prepare(
         "INSERT INTO threads(id, title, created_ms, updated_ms, touch) "
@@ -182,7 +182,12 @@ Result<ThreadInfo> SqliteStore::CreateThread(const std::string& title) {
     if (!prepared) return prepared.error();
     Statement stmt(*prepared);
     stmt.Bind(1, info.id).Bind(2, info.title).Bind(3, info.created_ms).Bind(4, ++touch_);
-    if (stmt.Step() != SQLITE_DONE) return IoError(conn_->db(), "cannot create a thread");
+    if (const int rc = stmt.Step(); rc != SQLITE_DONE) {
+      if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+        return MakeError("store.conflict", "a thread with this id exists", info.id);
+      }
+      return IoError(conn_->db(), "cannot create a thread");
+    }
     return info;
   });
 }

@@ -20,8 +20,9 @@
 // waits for evidence that closes it (a text that is streaming, a call without a result).
 //
 // Recovery: RecoverInterrupted() turns every message still "running" (whose writer is gone, see
-// the method) into "interrupted", its steps still "running" into "interrupted", and closes each open part of those messages with state
-// "interrupted" (data gains "interrupted": true). Nothing persisted is deleted.
+// the method) into "interrupted", its steps still "running" into "interrupted", and closes each
+// open part of those messages with state "interrupted" (data gains "interrupted": true). Nothing
+// persisted is deleted.
 //
 // Backend: SQLite in WAL mode (synchronous=NORMAL: a committed write survives a process kill;
 // a power loss may lose the last transactions but never corrupts the file), versioned migrations
@@ -29,8 +30,9 @@
 //
 // Errors (codes): "store.open" (cannot open or create the file), "store.migrate" (a migration
 // failed, or the file's schema is newer than this binary), "store.not_found" (unknown thread or
-// message id), "store.conflict" (a compare-and-set lost, a duplicate key), "store.bad_input" (empty role, unknown status, ...), "store.io" (any other SQLite
-// failure; the message carries SQLite's text). No method throws.
+// message id), "store.conflict" (a compare-and-set lost, a duplicate key), "store.bad_input" (empty
+// role, unknown status, ...), "store.io" (any other SQLite failure; the message carries SQLite's
+// text). No method throws.
 //
 // Thread safety: every method may be called from any thread (one connection behind a mutex).
 #pragma once
@@ -62,12 +64,12 @@ struct ThreadInfo {
 };
 
 struct PartRecord {
-  int64_t seq = 0;       // order within the message, assigned by the writer (0, 1, 2 ...)
-  int step = -1;         // the step that produced it; -1 for parts of user messages
-  std::string kind;      // "text", "reasoning", "tool", "surface", "reality", "data-..."
-  std::string key;       // identity within the message (text part id, tool call id); may be empty
-  std::string state;     // truth state name ("emitted", "parsed", "executed", ...)
-  bool open = false;     // still waiting for the evidence that closes it
+  int64_t seq = 0;    // order within the message, assigned by the writer (0, 1, 2 ...)
+  int step = -1;      // the step that produced it; -1 for parts of user messages
+  std::string kind;   // "text", "reasoning", "tool", "surface", "reality", "data-..."
+  std::string key;    // identity within the message (text part id, tool call id); may be empty
+  std::string state;  // truth state name ("emitted", "parsed", "executed", ...)
+  bool open = false;  // still waiting for the evidence that closes it
   nlohmann::json data = nlohmann::json::object();
 };
 
@@ -78,7 +80,7 @@ struct StepRecord {
   int64_t prompt_tokens = 0;
   int64_t cached_prompt_tokens = 0;
   int64_t generated_tokens = 0;
-  std::vector<int32_t> tokens;     // the sampled token IDs, exactly as the model produced them
+  std::vector<int32_t> tokens;  // the sampled token IDs, exactly as the model produced them
   int64_t started_ms = 0;
   int64_t finished_ms = 0;
   nlohmann::json detail = nlohmann::json::object();  // error, prompt audit, ...
@@ -88,8 +90,8 @@ struct MessageRecord {
   std::string id;
   std::string thread_id;
   int64_t seq = 0;
-  std::string role;    // "user" | "assistant"
-  std::string status;  // "running" | "complete" | "interrupted"
+  std::string role;                                // "user" | "assistant"
+  std::string status;                              // "running" | "complete" | "interrupted"
   nlohmann::json meta = nlohmann::json::object();  // terminal status, truth, provider, ...
   int64_t created_ms = 0;
   int64_t updated_ms = 0;  // the last AddMessage / UpdateMessage / recovery of this message (its
@@ -114,7 +116,7 @@ struct GrantRecord {
 };
 
 struct ApprovalRecord {
-  std::string id;  // "apr_..."
+  std::string id;                                   // "apr_..."
   std::string thread_id, message_id, tool_call_id;  // the staging call ("" when a person staged)
   std::string connector, operation, risk;
   nlohmann::json args = nlohmann::json::object();
@@ -147,7 +149,8 @@ struct ReceiptRecord {
 struct ActivityRecord {
   int64_t seq = 0;  // assigned by the store, increasing
   int64_t at_ms = 0;
-  std::string kind;     // grant | revoke | read | stage | approve | deny | execute | reconcile | verify
+  std::string
+      kind;  // grant | revoke | read | stage | approve | deny | execute | reconcile | verify
   std::string subject;  // the grant, approval or connector it is about
   std::string actor;    // "user:<name>", "model", "system"
   nlohmann::json data = nlohmann::json::object();
@@ -166,7 +169,9 @@ class Store {
 
   // Threads. ListThreads is newest first (updated_ms descending). DeleteThread removes the thread
   // with all its messages, parts and steps.
-  virtual Result<ThreadInfo> CreateThread(const std::string& title) = 0;
+  // `id` "" = a new random id; otherwise that id (a client-chosen chat id), "store.conflict" if
+  // a thread has it.
+  virtual Result<ThreadInfo> CreateThread(const std::string& title, const std::string& id = "") = 0;
   virtual Result<std::vector<ThreadInfo>> ListThreads() = 0;
   virtual Result<ThreadInfo> GetThread(const std::string& id) = 0;
   virtual Status RenameThread(const std::string& id, const std::string& title) = 0;

@@ -1,7 +1,7 @@
 // One conversation: useChat with the stock DefaultChatTransport over /api/chat. The server loads
 // the thread, so only the new message is sent. A reload re-attaches to a running turn (resume).
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport } from 'ai';
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { api, headers } from './api';
 import { Message } from './message';
@@ -30,6 +30,9 @@ export function Chat({ threadId, initial, resume, onTurnEnd }: Props) {
     messages: initial,
     transport,
     resume,
+    // A decision on every staged write of the last step goes back at once: the server applies it
+    // (a person decided) and continues the turn, running an approved write before the next step.
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onFinish: () => onTurnEnd(),
   });
   const busy = status === 'submitted' || status === 'streaming';

@@ -9,7 +9,7 @@ type Part = any;
 const TRUTH_TONE: Record<string, string> = {
   emitted: 'muted', parsed: 'muted', executed: 'info', persisted: 'info',
   painted: 'good', hydrated: 'good', approved: 'good', verified: 'good',
-  staged: 'warn', execution_outcome_unknown: 'bad', interrupted: 'bad', cancelled: 'warn',
+  staged: 'warn', denied: 'bad', execution_outcome_unknown: 'bad', interrupted: 'bad', cancelled: 'warn',
 };
 const DATA_TONE: Record<string, string> = {
   live: 'good', mirrored: 'info', syncing: 'info', stale: 'warn', empty: 'muted', disconnected: 'bad',
@@ -37,7 +37,7 @@ function summary(input: any): string {
   if (!input || typeof input !== 'object') return '';
   if (input.connector) {
     const req = input.request;
-    const what = typeof req === 'string' ? req : req?.operation ?? '';
+    const what = typeof req === 'string' ? req : req?.operation ?? input.operation ?? '';
     return `${input.connector}${what ? ' · ' + what : ''}`;
   }
   if (input.query) return String(input.query);
@@ -60,6 +60,9 @@ function Tool({ part, truth, onApproval }: { part: Part; truth?: any; onApproval
         <span className="tool-name">{name}</span>
         <span className="tool-summary">{summary(part.input)}</span>
         <span className="badges">
+          {(part.state === 'approval-requested' || part.state === 'approval-responded') && (
+            <Badge label="staged" tone={TRUTH_TONE.staged} title="a write waiting for a person's decision; nothing has run" />
+          )}
           {truth?.state && <Badge label={truth.state} tone={TRUTH_TONE[truth.state]} title="truth state" />}
           {truth?.dataState && (
             <Badge label={truth.dataState} tone={DATA_TONE[truth.dataState]} title="where the data came from" />
@@ -73,6 +76,12 @@ function Tool({ part, truth, onApproval }: { part: Part; truth?: any; onApproval
           <button onClick={() => onApproval(part.approval?.id, false)}>Deny</button>
         </div>
       )}
+      {part.state === 'approval-responded' && (
+        <div className="approval decided" role="status">
+          {part.approval?.approved ? 'Approved. It runs once, then is checked by a fresh read.' : 'Denied. Nothing will run.'}
+        </div>
+      )}
+      {part.state === 'output-denied' && <div className="tool-error">Denied: nothing was run.</div>}
       {failed && part.errorText && <div className="tool-error">{part.errorText}</div>}
       {open && (
         <pre className="tool-detail">
@@ -104,7 +113,13 @@ export function Message({
 }: { message: any; threadId: string; streaming: boolean; onApproval: (id: string, ok: boolean) => void }) {
   const parts: Part[] = message.parts ?? [];
   const truth = new Map<string, any>();
-  for (const p of parts) if (p.type === 'data-truth') truth.set(p.id ?? p.data?.toolCallId, p.data);
+  for (const p of parts) {
+    if (p.type === 'data-truth') truth.set(p.id ?? p.data?.toolCallId, p.data);
+    // A decided write's outcome (staged -> approved -> executed -> verified, or denied).
+    if (p.type === 'data-approval' && p.data?.toolCallId)
+      truth.set(p.data.toolCallId, { ...truth.get(p.data.toolCallId), state: p.data.truth || p.data.state });
+  }
+  const lastTurn = parts.findLastIndex((p) => p.type === 'data-turn');
   if (message.role === 'user') {
     const text = parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
     return (
@@ -127,7 +142,9 @@ export function Message({
         if (p.type.startsWith('tool-') || p.type === 'dynamic-tool')
           return <Tool key={i} part={p} truth={truth.get(p.toolCallId)} onApproval={onApproval} />;
         if (p.type === 'data-surface') return <Surface key={i} threadId={threadId} data={p.data} parts={parts} />;
-        if (p.type === 'data-turn') return <TurnFooter key={i} data={p.data} />;
+        // One footer per response: a turn continued after an approval decision shows its last.
+        if (p.type === 'data-turn')
+          return i === lastTurn ? <TurnFooter key={i} data={p.data} /> : <Fragment key={i} />;
         return <Fragment key={i} />;
       })}
       {streaming && <span className="caret" aria-hidden />}

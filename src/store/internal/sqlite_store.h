@@ -31,7 +31,7 @@ class SqliteStore final : public Store {
   // `touch` is the largest threads.touch in the file.
   SqliteStore(std::unique_ptr<Connection> conn, int64_t touch);
 
-  Result<ThreadInfo> CreateThread(const std::string& title) override;
+  Result<ThreadInfo> CreateThread(const std::string& title, const std::string& id = "") override;
   Result<std::vector<ThreadInfo>> ListThreads() override;
   Result<ThreadInfo> GetThread(const std::string& id) override;
   Status RenameThread(const std::string& id, const std::string& title) override;
@@ -55,7 +55,8 @@ class SqliteStore final : public Store {
   Result<ApprovalRecord> GetApproval(const std::string& id) override;
   Result<std::vector<ApprovalRecord>> ListApprovals(const std::string& status,
                                                     const std::string& thread_id) override;
-  Status UpdateApproval(const ApprovalRecord& approval, const std::string& expected_status) override;
+  Status UpdateApproval(const ApprovalRecord& approval,
+                        const std::string& expected_status) override;
   Status PutReceipt(const ReceiptRecord& receipt) override;
   Result<std::vector<ReceiptRecord>> ReceiptsOf(const std::string& approval_id) override;
   Result<int64_t> AppendActivity(const ActivityRecord& entry) override;
@@ -95,8 +96,8 @@ class SqliteStore final : public Store {
 
   std::recursive_mutex mu_;
   std::unique_ptr<Connection> conn_;
-  int depth_ = 0;           // open scopes on this connection (guarded by mu_)
-  int64_t touch_ = 0;       // the last threads.touch this store wrote or saw at open
+  int depth_ = 0;      // open scopes on this connection (guarded by mu_)
+  int64_t touch_ = 0;  // the last threads.touch this store wrote or saw at open
 };
 
 template <class Body>

@@ -159,6 +159,52 @@ TEST(HarnessApproval, ADeniedWriteReachesTheModelAsDeniedAndNothingRuns) {
   EXPECT_EQ(ReadText(ics), before);
 }
 
+TEST(HarnessApproval,
+     AContinuationAfterTheDecisionRunsTheWriteAndTheModelGoesOnWithoutAUserMessage) {
+  Rig rig(StagingSteps(), {.grants = {"read", "write"}});
+  const std::string ics = rig.dir / "connectors/calendar.ics";
+  auto collect = [&](const Event& e) { rig.events.push_back(e.chunk); };
+
+  // Nothing to continue before a turn staged anything, or before a person decided.
+  auto early = rig.harness->ContinueTurn(rig.thread, collect, model::CancelToken());
+  ASSERT_FALSE(early.ok());
+  EXPECT_EQ(early.error().code, "harness.nothing_to_continue");
+  ASSERT_EQ(rig.Turn("Put a budget sync on Thursday at 15:00.")->status,
+            TurnStatus::kAwaitingApproval);
+  const std::string approval = rig.OfType("tool-approval-request")[0]["approvalId"];
+  const std::string call = rig.OfType("tool-approval-request")[0]["toolCallId"];
+  auto undecided = rig.harness->ContinueTurn(rig.thread, collect, model::CancelToken());
+  ASSERT_FALSE(undecided.ok());
+  EXPECT_EQ(undecided.error().code, "harness.nothing_to_continue");
+  EXPECT_EQ(Count(ReadText(ics), "SUMMARY:Budget sync"), 0u);
+
+  authority::Authority people(*rig.store, rig.road.get());
+  ASSERT_TRUE(people.Approve(approval, authority::Actor::User("tester")).ok());
+  const size_t messages = rig.store->LoadThread(rig.thread)->size();
+  rig.events.clear();
+  auto next = rig.harness->ContinueTurn(rig.thread, collect, model::CancelToken());
+  ASSERT_TRUE(next.ok()) << next.error().ToString();
+  EXPECT_EQ(next->status, TurnStatus::kAnswered);
+  EXPECT_EQ(next->text, "The budget sync is in the calendar.");
+  EXPECT_TRUE(next->user_message_id.empty());
+  EXPECT_EQ(Count(ReadText(ics), "SUMMARY:Budget sync"), 1u);
+  // The staging call's outcome, for the client that holds its part, before the model's step.
+  auto outcome = rig.OfType("tool-output-available");
+  ASSERT_FALSE(outcome.empty());
+  EXPECT_EQ(outcome[0]["toolCallId"], call);
+  EXPECT_EQ(outcome[0]["output"]["state"], "verified");
+  // One new message, the assistant's: the model continued after the call's (now decided) result.
+  auto thread = rig.store->LoadThread(rig.thread);
+  ASSERT_EQ(thread->size(), messages + 1);
+  EXPECT_EQ(thread->back().role, "assistant");
+  EXPECT_THAT(TranscriptText(rig), HasSubstr("verified: calendar.create_event"));
+  // Told once: a second continuation has nothing to do.
+  auto again = rig.harness->ContinueTurn(rig.thread, collect, model::CancelToken());
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, "harness.nothing_to_continue");
+  EXPECT_EQ(Count(ReadText(ics), "SUMMARY:Budget sync"), 1u);
+}
+
 TEST(HarnessApproval, StagingWithoutAWriteGrantIsRefusedAndNamesTheGrant) {
   Rig rig(json::array(
       {Call("ToolSearch", {{"query", "select:invoke_mutation"}}),

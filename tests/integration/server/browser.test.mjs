@@ -84,3 +84,47 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
     await server.stop();
   }
 });
+
+test('replay: a staged write shows an approval card; approving runs it once and shows it verified', async () => {
+  const server = await startServer(binary, 'write.json', [], { writable: true });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(server.base + '/');
+    await page.getByRole('button', { name: /New conversation/ }).first().click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Put a budget sync on Thursday at 15:00.');
+    await box.press('Enter');
+
+    const write = page.locator('[data-tool="invoke_mutation"]').first();
+    const approve = write.getByRole('button', { name: 'Approve' });
+    await approve.waitFor({ timeout: 30000 });
+    const staged = await write.locator('.badge').allInnerTexts();
+    assert.ok(staged.includes('staged'), staged.join(','));
+    const before = server.calendar();
+    assert.ok(!before.includes('Budget sync'), 'staging ran nothing');
+
+    // A reload keeps the card: the server reads the staged call back as approval-requested.
+    await page.reload();
+    await approve.waitFor({ timeout: 30000 });
+    await page.screenshot({ path: join(shots, 'web-approval.png') });
+
+    await approve.click();
+    await write.locator('.badge', { hasText: 'verified' }).waitFor({ timeout: 30000 });
+    await page.getByText(/budget sync is in your calendar/).waitFor({ timeout: 30000 });
+    assert.equal(await write.getByRole('button', { name: 'Approve' }).count(), 0, 'decided once');
+    assert.equal(server.calendar().split('SUMMARY:Budget sync').length - 1, 1, 'written once');
+    await page.screenshot({ path: join(shots, 'web-approved.png') });
+
+    // Read back after a reload: still verified, no card.
+    await page.reload();
+    await page.locator('[data-tool="invoke_mutation"] .badge', { hasText: 'verified' }).first().waitFor({ timeout: 30000 });
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});

@@ -1,7 +1,7 @@
 // Test support for the Node tests: start `affordance serve` (replay provider, loopback, a fresh
 // data folder) and stop it.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,13 +9,24 @@ import { createInterface } from 'node:readline';
 export const root = resolve(new URL('../../..', import.meta.url).pathname);
 export const script = (name) => join(root, 'tests/integration/server/scripts', name);
 
-export async function startServer(binary, scriptName, extra = []) {
+// `writable`: the calendar is a copy in the data folder (the examples stay untouched) and the
+// person has granted writes to it too, so a staged write can be approved and run.
+export async function startServer(binary, scriptName, extra = [], { writable = false } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'affordance-serve-'));
+  let connectors = join(root, 'examples/connectors');
+  if (writable) {
+    const copy = join(data, 'connectors');
+    mkdirSync(copy);
+    for (const f of ['calendar.json', 'calendar.ics']) copyFileSync(join(connectors, f), join(copy, f));
+    connectors = copy;
+  }
   // Reads need grants (docs/AUTHORITY.md): the person grants the calendar read first.
-  execFileSync(binary, ['grants', 'grant', 'calendar', '--read', '--data', data,
-    '--connectors', join(root, 'examples/connectors')], { stdio: 'ignore' });
+  for (const access of writable ? ['--read', '--write'] : ['--read']) {
+    execFileSync(binary, ['grants', 'grant', 'calendar', access, '--data', data,
+      '--connectors', connectors], { stdio: 'ignore' });
+  }
   const child = spawn(binary, ['serve', '--port', '0', '--json', '--data', data, '--provider', 'replay',
-    '--script', script(scriptName), '--connectors', join(root, 'examples/connectors'), ...extra],
+    '--script', script(scriptName), '--connectors', connectors, ...extra],
   { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((ok, fail) => {
     const rl = createInterface({ input: child.stdout });
@@ -29,6 +40,7 @@ export async function startServer(binary, scriptName, extra = []) {
     base,
     pid: child.pid,
     info,
+    calendar: () => readFileSync(join(connectors, 'calendar.ics'), 'utf8'),
     async json(method, path, body) {
       const res = await fetch(base + path, {
         method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined,

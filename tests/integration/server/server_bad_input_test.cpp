@@ -37,9 +37,12 @@ TEST(ServerBadInput, MalformedRequestsGetJsonErrors) {
   ExpectError(Http(port, "POST", "/api/chat", "{not json"), 400, "server.bad_json");
   ExpectError(Http(port, "POST", "/api/chat", "[1,2]"), 400, "server.bad_json");
   ExpectError(Http(port, "POST", "/api/chat", R"({"messages":[]})"), 400, "server.bad_request");
+  // An assistant message is only sent back to carry approval decisions.
   ExpectError(
       Http(port, "POST", "/api/chat", R"({"id":"x","messages":[{"role":"assistant","parts":[]}]})"),
-      400, "server.bad_request");
+      400, "server.no_decision");
+  ExpectError(Http(port, "POST", "/api/chat", R"({"id":"x","messages":[{"role":"system"}]})"), 400,
+              "server.bad_request");
   ExpectError(Http(port, "POST", "/api/chat", ChatBody("x", "   ")), 400, "server.empty_message");
   ExpectError(
       Http(

@@ -51,25 +51,18 @@ class TempDir {
 
 class ServerProcess {
  public:
-  // Starts the server; `port()` is 0 when it did not come up (out/err say why).
+  // Starts the server; `port()` is 0 when it did not come up (out/err say why). `connectors`
+  // defaults to the examples (read only: a test that writes passes a copy).
   ServerProcess(const std::string& data, const std::string& script,
-                std::vector<std::string> extra = {}) {
+                std::vector<std::string> extra = {}, std::string connectors = "",
+                const std::string& grant = "--read") {
+    if (connectors.empty()) connectors = Source("examples/connectors");
     // Reads need grants (docs/AUTHORITY.md): the person grants the calendar read first.
-    Spawn({AFFORDANCE_CLI, "grants", "grant", "calendar", "--read", "--data", data,
-           "--connectors", Source("examples/connectors")});
-    std::vector<std::string> args = {AFFORDANCE_CLI,
-                                     "serve",
-                                     "--port",
-                                     "0",
-                                     "--json",
-                                     "--data",
-                                     data,
-                                     "--provider",
-                                     "replay",
-                                     "--script",
-                                     script,
-                                     "--connectors",
-                                     Source("examples/connectors")};
+    Spawn({AFFORDANCE_CLI, "grants", "grant", "calendar", grant, "--data", data, "--connectors",
+           connectors});
+    std::vector<std::string> args = {
+        AFFORDANCE_CLI, "serve",  "--port",   "0",    "--json",       "--data",  data,
+        "--provider",   "replay", "--script", script, "--connectors", connectors};
     args.insert(args.end(), extra.begin(), extra.end());
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe");

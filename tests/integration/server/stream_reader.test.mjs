@@ -9,7 +9,8 @@ import test from 'node:test';
 import { root, startServer } from './serve.mjs';
 
 const require = createRequire(join(root, 'tools/package.json'));
-const { DefaultChatTransport, readUIMessageStream } = await import(require.resolve('ai'));
+const { DefaultChatTransport, readUIMessageStream, lastAssistantMessageIsCompleteWithApprovalResponses } =
+  await import(require.resolve('ai'));
 const aiVersion = require('ai/package.json').version;
 const binary = process.argv[2] ?? join(root, 'build/affordance');
 
@@ -133,9 +134,47 @@ test('cancel ends the stream with abort; a reconnect replays a running turn in f
   }
 });
 
-// Approvals: no replay turn produces them until governed writes land (issue #13), so the server's
-// serializer (server_sse_fixture: ChunkFor + SseEvent, the code the stream route runs) writes the
-// chunks the harness will emit, and the real client reads them through a stock transport.
+test('replay: a staged write, approved the way useChat sends it, runs once and is verified', async () => {
+  const server = await startServer(binary, 'write.json', [], { writable: true });
+  try {
+    const before = server.calendar();
+    const staged = await chat(server, 'Put a budget sync on Thursday at 15:00.');
+    const first = await read(staged.stream);
+    assert.deepEqual(first.errors, []);
+    const part = first.message.parts.find((p) => p.type === 'tool-invoke_mutation');
+    assert.equal(part.state, 'approval-requested');
+    assert.equal(server.calendar(), before, 'staging ran nothing');
+
+    // addToolApprovalResponse: the part records the decision; useChat's sendAutomaticallyWhen
+    // (the web UI's) fires on it and resends the assistant message.
+    const decided = {
+      ...first.message,
+      parts: first.message.parts.map((p) => (p === part
+        ? { ...p, state: 'approval-responded', approval: { ...p.approval, approved: true } } : p)),
+    };
+    assert.equal(lastAssistantMessageIsCompleteWithApprovalResponses({ messages: [decided] }), true);
+    const stream = await staged.transport.sendMessages({
+      chatId: staged.id, messages: [decided], trigger: 'submit-message', messageId: decided.id, abortSignal: undefined,
+    });
+    let message;
+    const errors = [];
+    for await (const m of readUIMessageStream({ message: decided, stream, onError: (e) => errors.push(e) })) message = m;
+    assert.deepEqual(errors, []);
+    const done = message.parts.find((p) => p.type === 'tool-invoke_mutation');
+    assert.equal(done.state, 'output-available');
+    assert.equal(done.output.state, 'verified');
+    assert.equal(message.parts.find((p) => p.type === 'data-approval').data.truth, 'verified');
+    assert.match(message.parts.filter((p) => p.type === 'text').map((p) => p.text).join(''), /budget sync is in your calendar/);
+    assert.equal(lastAssistantMessageIsCompleteWithApprovalResponses({ messages: [message] }), false,
+      'the continuation does not trigger another send');
+    assert.equal(server.calendar().split('SUMMARY:Budget sync').length - 1, 1, 'written once');
+  } finally {
+    await server.stop();
+  }
+});
+
+// The serializer's version gating for every approval chunk (server_sse_fixture: ChunkFor +
+// SseEvent, the code the stream route runs), read by the real client through a stock transport.
 const fixture = process.argv[3];
 async function serialized(version, chunks) {
   const { spawnSync } = await import('node:child_process');

@@ -49,6 +49,40 @@ TEST(ServerProtocol, ApprovalChunksAreGatedOnVersionSix) {
   EXPECT_EQ(*ChunkFor(delta, {5, 0, 0}), delta);
 }
 
+TEST(ServerProtocol, AResumedStreamCarriesNoOutcomeOfACallItDidNotOpen) {
+  // A continuation reports the outcome of an earlier message's call (c0) before its own call (c1).
+  const std::vector<ojson> turn = {
+      {{"type", "start"}, {"messageId", "m2"}},
+      {{"type", "tool-output-available"},
+       {"toolCallId", "c0"},
+       {"output", {{"state", "verified"}}}},
+      {{"type", "tool-output-denied"}, {"toolCallId", "c9"}},
+      {{"type", "start-step"}},
+      {{"type", "tool-input-start"}, {"toolCallId", "c1"}, {"toolName", "ToolSearch"}},
+      {{"type", "tool-input-available"}, {"toolCallId", "c1"}, {"toolName", "ToolSearch"}},
+      {{"type", "tool-output-available"}, {"toolCallId", "c1"}, {"output", 1}},
+      {{"type", "finish"}},
+  };
+  auto seen = [&](bool resumed) {
+    ClientStream view({7, 0, 0}, resumed);
+    std::vector<std::string> out;
+    for (const auto& c : turn) {
+      if (auto shown = view.Next(c))
+        out.push_back((*shown)["type"].get<std::string>() + ":" + shown->value("toolCallId", ""));
+    }
+    return out;
+  };
+  // The client that sent the decision holds c0's part: it gets everything.
+  EXPECT_EQ(seen(false).size(), turn.size());
+  // A re-attached client rebuilds the message from this stream only.
+  EXPECT_EQ(seen(true), (std::vector<std::string>{"start:", "start-step:", "tool-input-start:c1",
+                                                  "tool-input-available:c1",
+                                                  "tool-output-available:c1", "finish:"}));
+  // Version gating still applies to what passes.
+  ClientStream old({5, 0, 0}, false);
+  EXPECT_EQ((*old.Next(turn[2]))["type"], "data-output-denied");
+}
+
 TEST(ServerProtocol, SseFraming) {
   EXPECT_EQ(SseEvent({{"type", "start-step"}}), "data: {\"type\":\"start-step\"}\n\n");
   EXPECT_EQ(SseDone(), "data: [DONE]\n\n");

@@ -69,6 +69,41 @@ TEST(ServerUiMessage, MapsEveryStoredPartKind) {
   EXPECT_EQ(parts[9]["data"]["status"], "surface_composed");
 }
 
+TEST(ServerUiMessage, StagedWritesReadBackAsApprovalStatesOfTheProtocol) {
+  store::MessageRecord m;
+  m.id = "m_1";
+  m.thread_id = "t_1";
+  m.role = "assistant";
+  m.status = "complete";
+  auto staged = [](const std::string& call, const std::string& approval) {
+    return Part(0, "tool", call, "staged",
+                {{"toolName", "invoke_mutation"},
+                 {"input", {{"connector", "calendar"}}},
+                 {"status", "approval-requested"},
+                 {"approvalId", approval}});
+  };
+  m.parts = {staged("c1", "a1"), staged("c2", "a2"), staged("c3", "a3"),
+             Part(3, "tool", "c4", "denied",
+                  {{"toolName", "invoke_mutation"}, {"status", "output-denied"}})};
+  Approvals approvals;
+  approvals["a1"].status = "pending";
+  approvals["a2"].status = "approved";
+  approvals["a3"].status = "denied";
+  approvals["a3"].reason = "not now";
+  const auto parts = ToUiMessage(m, &approvals)["parts"];
+  EXPECT_EQ(parts[0]["state"], "approval-requested");
+  EXPECT_EQ(parts[0]["approval"], (nlohmann::ordered_json{{"id", "a1"}}));
+  EXPECT_EQ(parts[2]["state"], "approval-responded");
+  EXPECT_EQ(parts[2]["approval"]["approved"], true);
+  EXPECT_EQ(parts[4]["state"], "approval-responded");
+  EXPECT_EQ(parts[4]["approval"]["approved"], false);
+  EXPECT_EQ(parts[4]["approval"]["reason"], "not now");
+  EXPECT_EQ(parts[6]["state"], "output-denied");
+  EXPECT_FALSE(parts[6].contains("errorText"));
+  // Without the approvals the staged call still asks for a decision.
+  EXPECT_EQ(ToUiMessage(m)["parts"][2]["state"], "approval-requested");
+}
+
 TEST(ServerUiMessage, SkipsTheMessageStillStreaming) {
   store::MessageRecord user, running;
   user.id = "m_u";
