@@ -2,6 +2,7 @@
 // and the C++ side tables (handler signatures, asChatTools blocks). Internal to src/view.
 #pragma once
 
+#include "view/js_heap.h"
 #include "view/js_value.h"
 #include "view/transform.h"
 #include "view/view.h"
@@ -76,10 +77,11 @@ class View::Impl {
   Encoder encoder_;
   ViewOptions options_;
   ChatToolsHook chat_tools_hook_;
+  JsHeap heap_;  // outlives rt_ (freed in ~Impl's body)
   JSRuntime* rt_ = nullptr;
   JSContext* ctx_ = nullptr;
-  JsValue api_;        // the runtime library's internal API object
-  JsValue exports_;    // its public exports ("affordance" module)
+  JsValue api_;      // the runtime library's internal API object
+  JsValue exports_;  // its public exports ("affordance" module)
   JsValue render_fn_, act_fn_, take_async_error_fn_, stats_fn_, invalidate_fn_;
   JsValue snapshot_fn_, restore_fn_;
   JsValue freeze_fn_;  // Object.freeze
@@ -115,6 +117,22 @@ class View::Impl {
     uint64_t used = 0;
   };
   std::unordered_map<void*, ConvertedNode> converted_;
+  // The children of the element converted last at each component path: the JS children array
+  // (a reference held) and its conversion. A re-rendered element whose new children array holds
+  // the same items (strictly equal: text by value, block ids by value, host nodes by identity)
+  // takes the kept NodeList instead of converting every child again (a component that re-runs
+  // and rebuilds a long list of unchanged rows).
+  struct ConvertedChildren {
+    JSValue array = JS_UNDEFINED;
+    NodeList children;
+    std::vector<int64_t> blocks;  // asChatTools trees among them
+    uint64_t used = 0;
+  };
+  std::unordered_map<std::string, ConvertedChildren> children_by_path_;
+  size_t children_reused_ = 0;  // in the last render (stats)
+  // True when arrays `a` and `b` have the same length and strictly equal items.
+  bool SameItems(JSValueConst a, JSValueConst b);
+  Result<NodeList> ChildrenAt(const std::string& path, JSValueConst array);
   // The last result of each asChatTools call site (component path + call number). When a call
   // gets the same host nodes (the same JS values: a replayed app) and options, layout is skipped
   // and the same block and the same frozen tools objects are returned.
