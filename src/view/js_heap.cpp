@@ -1,4 +1,4 @@
-#include "view/js_heap.h"
+#include "view/view_impl.h"
 
 #include <malloc.h>
 
