@@ -137,6 +137,23 @@ void BM_ActAndReRender(benchmark::State& state) {
     Check(b);
     benchmark::DoNotOptimize(b);
   }
+  // IDs: the incremental re-render equals a cold render (no reuse, no caches) of a fresh view
+  // restored to the same hook state.
+  auto snapshot = r->view().SnapshotState();
+  auto fresh = Load("views/demo/notebook_chat.tsx", "NotebookChat", /*reuse_components=*/false);
+  if (!snapshot.ok() || !fresh->view().RestoreState(*snapshot).ok()) {
+    fprintf(stderr, "act: cannot snapshot and restore the acted state\n");
+    std::exit(1);
+  }
+  auto cold = fresh->Render(State());
+  Check(cold);
+  if (cold->tokens != r->last().tokens) {
+    fprintf(stderr, "act: the re-render's IDs differ from a cold render of the same state\n");
+    std::exit(1);
+  }
+  const auto s = r->view().Stats();
+  state.counters["called"] = static_cast<double>(s.components_called);
+  state.counters["rows_reused"] = static_cast<double>(s.children_reused);
 }
 BENCHMARK(BM_ActAndReRender)->Unit(benchmark::kMicrosecond);
 
@@ -156,9 +173,10 @@ class Capture : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const auto& r : runs) {
-      cpu_ns[r.benchmark_name()] = r.GetAdjustedCPUTime() *
-                                   (r.time_unit == benchmark::kMicrosecond ? 1e3
-                                    : r.time_unit == benchmark::kMillisecond ? 1e6 : 1.0);
+      cpu_ns[r.benchmark_name()] =
+          r.GetAdjustedCPUTime() * (r.time_unit == benchmark::kMicrosecond   ? 1e3
+                                    : r.time_unit == benchmark::kMillisecond ? 1e6
+                                                                             : 1.0);
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -192,15 +210,15 @@ int Compare(const Capture& capture) {
   const nlohmann::json config =
       nlohmann::json::parse(Slurp(kRoot + "/models/" + kModel + "/tokenizer_config.json"));
   // Ordered: the template prints the tool objects' keys in the order it is given them.
-  nlohmann::ordered_json request = {
-      {"tokenizer", kRoot + "/models/" + kModel + "/tokenizer.json"},
-      {"template", config["chat_template"]},
-      {"iterations", 300},
-      {"context",
-       {{"messages", {{{"role", "user"}, {"content", props["question"]}},
-                      {{"role", "user"}, {"content", *body}}}},
-        {"tools", w->ToolsJson()},
-        {"add_generation_prompt", true}}}};
+  nlohmann::ordered_json request = {{"tokenizer", kRoot + "/models/" + kModel + "/tokenizer.json"},
+                                    {"template", config["chat_template"]},
+                                    {"iterations", 300},
+                                    {"context",
+                                     {{"messages",
+                                       {{{"role", "user"}, {"content", props["question"]}},
+                                        {{"role", "user"}, {"content", *body}}}},
+                                      {"tools", w->ToolsJson()},
+                                      {"add_generation_prompt", true}}}};
   const std::string req_path = "/tmp/adapter_bench_request_" + std::to_string(getpid()) + ".json";
   std::ofstream(req_path) << request.dump();
   const std::string cmd = "node '" + kRoot + "/bench/adapters/jinja_peer.mjs' '" + req_path + "'";
@@ -218,8 +236,10 @@ int Compare(const Capture& capture) {
   }
   const auto peer_ids = peer["ids"].get<std::vector<text::TokenId>>();
   const bool same = peer_ids == w->tokens;
-  printf("ID check: wrapped prompt == official template (@huggingface/jinja) + HF tokenizer: %s"
-         " (%zu tokens)\n", same ? "yes" : "NO", w->tokens.size());
+  printf(
+      "ID check: wrapped prompt == official template (@huggingface/jinja) + HF tokenizer: %s"
+      " (%zu tokens)\n",
+      same ? "yes" : "NO", w->tokens.size());
   if (!same) {
     size_t i = 0;
     while (i < peer_ids.size() && i < w->tokens.size() && peer_ids[i] == w->tokens[i]) ++i;
@@ -230,12 +250,14 @@ int Compare(const Capture& capture) {
     auto it = capture.cpu_ns.find(name);
     return it == capture.cpu_ns.end() ? 0.0 : peer_ns / it->second;
   };
-  printf("peer: %.1f us CPU (%.1f us wall) per prompt (template render + tokenize, warm); "
-         "first prompt %.1f ms wall\n",
-         peer_ns / 1e3, peer["wall_ns_per_op"].get<double>() / 1e3,
-         peer["first_ns"].get<double>() / 1e6);
+  printf(
+      "peer: %.1f us CPU (%.1f us wall) per prompt (template render + tokenize, warm); "
+      "first prompt %.1f ms wall\n",
+      peer_ns / 1e3, peer["wall_ns_per_op"].get<double>() / 1e3,
+      peer["first_ns"].get<double>() / 1e6);
   printf("ratio peer/ours, cold render:        %6.1fx\n", ratio("BM_WrappedCold"));
-  printf("ratio peer/ours, warm render:        %6.1fx   (target >= 20x)\n", ratio("BM_WrappedWarm"));
+  printf("ratio peer/ours, warm render:        %6.1fx   (target >= 20x)\n",
+         ratio("BM_WrappedWarm"));
   printf("ratio peer/ours, warm, new question: %6.1fx\n", ratio("BM_WrappedWarmNewQuestion"));
   printf("ratio peer/ours, act + re-render:    %6.1fx\n", ratio("BM_ActAndReRender"));
   return native_in_wrapped && same ? 0 : 1;

@@ -14,7 +14,8 @@ View::Impl* ImplOf(JSContext* ctx) { return static_cast<View::Impl*>(JS_GetConte
 
 JSValue ThrowCoded(JSContext* ctx, const Error& error) {
   JSValue e = JS_NewError(ctx);
-  std::string message = error.detail.empty() ? error.message : error.message + " (" + error.detail + ")";
+  std::string message =
+      error.detail.empty() ? error.message : error.message + " (" + error.detail + ")";
   JS_SetPropertyStr(ctx, e, "message", JS_NewStringLen(ctx, message.data(), message.size()));
   JS_SetPropertyStr(ctx, e, "code", JS_NewStringLen(ctx, error.code.data(), error.code.size()));
   return JS_Throw(ctx, e);
@@ -37,7 +38,7 @@ JSValue HostSignature(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
 }
 
 Result<nlohmann::ordered_json> ToJson(JSContext* ctx, JSValueConst v, int depth,
-                              bool element_props = false);
+                                      bool element_props = false);
 
 JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) {
   View::Impl* impl = ImplOf(ctx);
@@ -61,7 +62,8 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
   items.reserve(static_cast<size_t>(len));
   for (int64_t i = 0; i < len; ++i)
     items.emplace_back(ctx, JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
-  bool same = site.block != nullptr && *options == site.options && items.size() == site.items.size();
+  bool same =
+      site.block != nullptr && *options == site.options && items.size() == site.items.size();
   for (size_t i = 0; same && i < items.size(); ++i)
     same = JS_StrictEq(ctx, items[i].get(), site.items[i]);
   if (!same) {
@@ -71,8 +73,8 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
     if (!tools.ok()) return ThrowCoded(ctx, tools.error());
     // Tools equal to the last ones come back as the same frozen objects, so a wrapper can
     // memoize what it writes from them.
-    JSValue js_tools = impl->PropsToJs(tools->tools, site.block ? &site.tools : nullptr,
-                                       site.tools_js.get());
+    JSValue js_tools =
+        impl->PropsToJs(tools->tools, site.block ? &site.tools : nullptr, site.tools_js.get());
     if (JS_IsException(js_tools)) return JS_EXCEPTION;
     impl->FreeSite(site);
     site.tools_js = JsValue(ctx, js_tools);
@@ -107,16 +109,17 @@ JSValue HostTokenId(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) 
   std::optional<text::TokenId> id;
   if (tok) id = tok->TokenIdOf(spelling);
   if (!id) {
-    return ThrowCoded(ctx, MakeError("view.unknown_token",
-                                     "the encoder of model \"" + impl->encoder_.model +
-                                         "\" has no token " + spelling));
+    return ThrowCoded(
+        ctx, MakeError("view.unknown_token", "the encoder of model \"" + impl->encoder_.model +
+                                                 "\" has no token " + spelling));
   }
   return JS_NewInt32(ctx, *id);
 }
 
 // JSON of a JS value. Functions and undefined are skipped in objects (null in arrays). With
 // `element_props`, the top-level object is an element's props: `children` is skipped too.
-Result<nlohmann::ordered_json> ToJson(JSContext* ctx, JSValueConst v, int depth, bool element_props) {
+Result<nlohmann::ordered_json> ToJson(JSContext* ctx, JSValueConst v, int depth,
+                                      bool element_props) {
   if (depth > 64) {
     return MakeError("view.invalid_prop", "a prop value nests deeper than 64 levels (a cycle?)");
   }
@@ -225,8 +228,9 @@ JSValue View::Impl::BuildJs(const nlohmann::ordered_json& next, const nlohmann::
   using Json = nlohmann::ordered_json;
   constexpr int kMaxDepth = 512;  // the builder recurses on the C++ stack
   if (depth > kMaxDepth) {
-    ThrowCoded(ctx_, MakeError("view.too_deep", "a JSON value given to the view nests deeper than " +
-                                                     std::to_string(kMaxDepth) + " levels"));
+    ThrowCoded(ctx_,
+               MakeError("view.too_deep", "a JSON value given to the view nests deeper than " +
+                                              std::to_string(kMaxDepth) + " levels"));
     return JS_EXCEPTION;
   }
   if (prev != nullptr && *prev == next) return JS_DupValue(ctx_, prev_js);
@@ -259,7 +263,8 @@ JSValue View::Impl::BuildJs(const nlohmann::ordered_json& next, const nlohmann::
   for (auto it = next.begin(); it != next.end(); ++it, ++i) {
     const Json* prev_item = nullptr;
     JsValue prev_item_js;
-    JSAtom key = array ? JS_NewAtomUInt32(ctx_, i) : JS_NewAtomLen(ctx_, it.key().data(), it.key().size());
+    JSAtom key =
+        array ? JS_NewAtomUInt32(ctx_, i) : JS_NewAtomLen(ctx_, it.key().data(), it.key().size());
     if (key == JS_ATOM_NULL) return JS_EXCEPTION;
     if (share) {
       if (array && i < prev->size()) {
@@ -384,10 +389,48 @@ Result<Node> View::Impl::ConvertElement(JSValueConst v) {
     }
   }
   JsValue children(ctx_, JS_GetPropertyUint32(ctx_, v, 4));
-  Result<std::vector<Node>> kids = ToNodes(children.get());
+  Result<NodeList> kids = ChildrenAt(node.path, children.get());
   if (!kids.ok()) return kids.error();
   node.children = std::move(*kids);
   return node;
+}
+
+bool View::Impl::SameItems(JSValueConst a, JSValueConst b) {
+  if (JS_VALUE_GET_TAG(a) != JS_TAG_OBJECT || JS_VALUE_GET_TAG(b) != JS_TAG_OBJECT) return false;
+  if (JS_VALUE_GET_PTR(a) == JS_VALUE_GET_PTR(b)) return true;
+  int64_t na = -1, nb = -2;
+  JsValue la(ctx_, JS_GetProperty(ctx_, a, atom_length_));
+  JsValue lb(ctx_, JS_GetProperty(ctx_, b, atom_length_));
+  if (JS_ToInt64(ctx_, &na, la.get()) < 0 || JS_ToInt64(ctx_, &nb, lb.get()) < 0 || na != nb) {
+    return false;
+  }
+  for (int64_t i = 0; i < na; ++i) {
+    JsValue x(ctx_, JS_GetPropertyUint32(ctx_, a, static_cast<uint32_t>(i)));
+    JsValue y(ctx_, JS_GetPropertyUint32(ctx_, b, static_cast<uint32_t>(i)));
+    if (!JS_StrictEq(ctx_, x.get(), y.get())) return false;
+  }
+  return true;
+}
+
+Result<NodeList> View::Impl::ChildrenAt(const std::string& path, JSValueConst array) {
+  if (auto it = children_by_path_.find(path);
+      it != children_by_path_.end() && SameItems(it->second.array, array)) {
+    ConvertedChildren& kept = it->second;
+    kept.used = generation_;
+    ++children_reused_;
+    for (int64_t id : kept.blocks) UseBlock(id);
+    return kept.children;
+  }
+  const size_t log_start = block_log_.size();
+  Result<std::vector<Node>> kids = ToNodes(array);
+  if (!kids.ok()) return kids.error();
+  ConvertedChildren& entry = children_by_path_[path];  // after ToNodes: it may insert
+  JS_FreeValue(ctx_, entry.array);
+  entry.array = JS_DupValue(ctx_, array);
+  entry.children = NodeList(std::move(*kids));
+  entry.blocks.assign(block_log_.begin() + static_cast<ptrdiff_t>(log_start), block_log_.end());
+  entry.used = generation_;
+  return entry.children;
 }
 
 }  // namespace affordance::view

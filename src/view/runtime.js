@@ -126,16 +126,22 @@
     if (child == null || typeof child === "boolean") return;
     const t = typeof child;
     if (t === "string") {
-      out.push(child);
+      out[out.length] = child;
       return;
     }
     if (t === "number" || t === "bigint") {
-      out.push(String(child));
+      out[out.length] = String(child);
       return;
     }
     if (Array.isArray(child)) {
       const inner = index < 0 ? prefix : prefix + index + ".";
-      for (let i = 0; i < child.length; i++) renderChild(child[i], parentPath, inner, i, comp, out);
+      const n = child.length;
+      for (let i = 0; i < n; i++) {
+        const c = child[i];
+        // Text runs (long lists of rows) without a call each.
+        if (typeof c === "string") out[out.length] = c;
+        else renderChild(c, parentPath, inner, i, comp, out);
+      }
       return;
     }
     if (t !== "object" || child.$$typeof !== ELEMENT) {
@@ -143,7 +149,7 @@
                           " as a child (use a string, a number, an element or an array)");
     }
     if (child.type === BLOCK) {
-      out.push(child.block);  // a number: the C++ block id
+      out[out.length] = child.block;  // a number: the C++ block id
       return;
     }
     const name = typeName(child.type);
@@ -228,7 +234,7 @@
       stagedFns.set(hs[i + 1], hs[i + 2]);
     }
     for (let i = 0; i < m.kids.length; i++) replay(m.kids[i], null);
-    if (out !== null) for (let i = 0; i < m.out.length; i++) out.push(m.out[i]);
+    if (out !== null) for (let i = 0; i < m.out.length; i++) out[out.length] = m.out[i];
   }
 
   function renderComponent(el, path, out) {
@@ -321,7 +327,7 @@
     }
     const children = [];
     renderChild(props.children, path, "", -1, el.owner, children);
-    out.push([el.type, path, props, handlers, children]);
+    out[out.length] = [el.type, path, props, handlers, children];
   }
 
   function signatureOf(fn) {

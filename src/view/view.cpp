@@ -73,6 +73,8 @@ View::Impl::~Impl() {
   if (ctx_) {
     for (auto& [ptr, entry] : converted_) JS_FreeValue(ctx_, entry.array);
     converted_.clear();
+    for (auto& [path, entry] : children_by_path_) JS_FreeValue(ctx_, entry.array);
+    children_by_path_.clear();
     for (auto& [key, site] : chat_tools_sites_) FreeSite(site);
     chat_tools_sites_.clear();
     JS_FreeAtom(ctx_, atom_length_);
@@ -98,7 +100,7 @@ bool View::Impl::Interrupted() const {
 
 Status View::Impl::Start() {
   cache_dir_ = ResolveCacheDir(options_.cache_dir);
-  rt_ = JS_NewRuntime();
+  rt_ = JS_NewRuntime2(&JsHeap::kFunctions, &heap_);
   if (!rt_) return MakeError("view.memory", "cannot create a JavaScript runtime");
   JS_SetMemoryLimit(rt_, options_.memory_limit);
   JS_SetMaxStackSize(rt_, options_.stack_size);
@@ -210,9 +212,9 @@ Error View::Impl::TakeError(const char* fallback) {
 
 Error View::Impl::ErrorFromValue(JSValueConst exc, const char* fallback) {
   if (timed_out_) {
-    return MakeError("view.timeout",
-                     "the view ran past its time budget of " +
-                         std::to_string(options_.time_budget.count()) + " ms and was stopped");
+    return MakeError("view.timeout", "the view ran past its time budget of " +
+                                         std::to_string(options_.time_budget.count()) +
+                                         " ms and was stopped");
   }
   JsValue value(ctx_, JS_DupValue(ctx_, exc));
   if (!JS_IsObject(exc)) {
@@ -230,9 +232,10 @@ Error View::Impl::ErrorFromValue(JSValueConst exc, const char* fallback) {
   std::string code = value.Get("code").ToString();
   if (name == "InternalError" && message == "out of memory") {
     JS_RunGC(rt_);
-    return MakeError("view.memory", "the view ran out of memory (limit " +
-                                        std::to_string(options_.memory_limit) + " bytes)",
-                     PositionFromStack(stack));
+    return MakeError(
+        "view.memory",
+        "the view ran out of memory (limit " + std::to_string(options_.memory_limit) + " bytes)",
+        PositionFromStack(stack));
   }
   if (name == "InternalError" && message == "stack overflow") {
     return MakeError("view.stack_overflow",
@@ -253,8 +256,8 @@ Result<std::vector<Node>> View::Impl::Render(const nlohmann::ordered_json& props
     return MakeError("view.invalid_props", "render props must be a JSON object");
   }
   Enter();
-  JsValue js_props(ctx_, PropsToJs(props, rendered_ ? &last_props_json_ : nullptr,
-                                   last_props_.get()));
+  JsValue js_props(ctx_,
+                   PropsToJs(props, rendered_ ? &last_props_json_ : nullptr, last_props_.get()));
   if (js_props.IsException()) return TakeError("view.memory");
   Result<std::vector<Node>> nodes = RenderWith(js_props.get());
   if (!nodes.ok()) return nodes;
@@ -267,10 +270,12 @@ Result<std::vector<Node>> View::Impl::Render(const nlohmann::ordered_json& props
 Result<std::vector<Node>> View::Impl::RenderWith(JSValueConst props) {
   ++generation_;
   block_log_.clear();
+  children_reused_ = 0;
   JSValue args[2] = {entry_fn_.get(), props};
   JsValue tree(ctx_, JS_Call(ctx_, render_fn_.get(), JS_UNDEFINED, 2, args));
-  Result<std::vector<Node>> nodes =
-      tree.IsException() ? Result<std::vector<Node>>(TakeError("view.render")) : ToNodes(tree.get());
+  Result<std::vector<Node>> nodes = tree.IsException()
+                                        ? Result<std::vector<Node>>(TakeError("view.render"))
+                                        : ToNodes(tree.get());
   if (!nodes.ok()) {
     Enter();  // a fresh budget: the render may have ended by running out of it
     JsValue done(ctx_, JS_Call(ctx_, invalidate_fn_.get(), JS_UNDEFINED, 0, nullptr));
@@ -288,6 +293,14 @@ void View::Impl::Sweep() {
     } else {
       JS_FreeValue(ctx_, it->second.array);
       it = converted_.erase(it);
+    }
+  }
+  for (auto it = children_by_path_.begin(); it != children_by_path_.end();) {
+    if (it->second.used == generation_) {
+      ++it;
+    } else {
+      JS_FreeValue(ctx_, it->second.array);
+      it = children_by_path_.erase(it);
     }
   }
   std::erase_if(blocks_, [this](const auto& b) { return b.second.used != generation_; });
@@ -316,9 +329,9 @@ Result<std::vector<Node>> View::Impl::Act(HandlerId id, const nlohmann::ordered_
   JsValue ran(ctx_, JS_Call(ctx_, act_fn_.get(), JS_UNDEFINED, 2, call_args));
   if (ran.IsException()) return TakeError("view.handler");
   if (!JS_ToBool(ctx_, ran.get())) {
-    return MakeError("view.unknown_handler",
-                     "handler " + std::to_string(id) + " is not mounted (never rendered, or "
-                     "its element was unmounted)");
+    return MakeError("view.unknown_handler", "handler " + std::to_string(id) +
+                                                 " is not mounted (never rendered, or "
+                                                 "its element was unmounted)");
   }
   for (;;) {
     JSContext* job_ctx = nullptr;
@@ -364,11 +377,12 @@ Result<const nlohmann::ordered_json*> SnapshotComponents(const nlohmann::ordered
   };
   if (!doc.is_object()) return invalid("expected a JSON object");
   auto version = doc.find("version");
-  if (version == doc.end() || !version->is_number_integer()) return invalid("no \"version\" number");
+  if (version == doc.end() || !version->is_number_integer())
+    return invalid("no \"version\" number");
   if (*version != kSnapshotVersion) {
-    return MakeError("view.snapshot_version",
-                     "the snapshot has version " + version->dump() + "; this runtime reads version " +
-                         std::to_string(kSnapshotVersion));
+    return MakeError("view.snapshot_version", "the snapshot has version " + version->dump() +
+                                                  "; this runtime reads version " +
+                                                  std::to_string(kSnapshotVersion));
   }
   auto components = doc.find("components");
   if (components == doc.end() || !components->is_object()) {
@@ -437,6 +451,7 @@ ViewStats View::Impl::Stats() const {
   s.transforms_from_cache = transforms_from_cache_;
   s.transforms_run = transforms_run_;
   s.converted_nodes_kept = converted_.size();
+  s.children_reused = children_reused_;
   s.live_blocks = blocks_.size();
   return s;
 }
@@ -454,7 +469,9 @@ Result<std::unique_ptr<View>> View::Load(const std::string& path, const std::str
   return std::unique_ptr<View>(new View(std::move(impl)));
 }
 
-Result<std::vector<Node>> View::Render(const nlohmann::ordered_json& props) { return impl_->Render(props); }
+Result<std::vector<Node>> View::Render(const nlohmann::ordered_json& props) {
+  return impl_->Render(props);
+}
 
 Result<std::vector<Node>> View::Act(HandlerId id, const nlohmann::ordered_json& args) {
   return impl_->Act(id, args);

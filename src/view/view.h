@@ -79,7 +79,10 @@ struct ViewStats {
   size_t components_called = 0;
   size_t components_replayed = 0;
   size_t converted_nodes_kept = 0;  // host nodes whose C++ conversion is kept for replays
-  size_t live_blocks = 0;           // asChatTools trees still referenced
+  // The last Render/Act: re-rendered elements whose children (the same items as at that path
+  // before) took their kept conversion instead of being converted again.
+  size_t children_reused = 0;
+  size_t live_blocks = 0;  // asChatTools trees still referenced
 };
 
 class View {

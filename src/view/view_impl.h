@@ -17,6 +17,57 @@
 
 namespace affordance::view {
 
+// JsHeap: the allocator behind one View's QuickJS runtime (internal to src/view).
+//
+// A render allocates and frees thousands of small JS values (strings, arrays, element objects,
+// shapes); with the C library's malloc that bookkeeping was a fifth of an act + re-render. JsHeap
+// keeps small blocks (up to kMaxPooled bytes) on free lists per 16-byte size class, carved from
+// 64 KiB slabs that live as long as the heap; larger blocks go to malloc. Every block has a
+// 16-byte header (its class, or 0 for a malloc'd block), so alignment stays 16.
+//
+// The runtime's memory limit is enforced here exactly as QuickJS's default allocator does: the
+// bytes handed out (usable size + 8 per block) are counted in JSMallocState and an allocation that
+// would pass malloc_limit fails. Freed pooled blocks are reused, not returned to the system, until
+// the heap is destroyed (after its runtime).
+//
+// Built without pooling under AddressSanitizer, so the sanitizers see every JS allocation.
+// Not thread-safe (one runtime, one thread at a time, like the View).
+class JsHeap {
+ public:
+  JsHeap() = default;
+  ~JsHeap();
+  JsHeap(const JsHeap&) = delete;
+  JsHeap& operator=(const JsHeap&) = delete;
+
+  // The functions for JS_NewRuntime2(&JsHeap::kFunctions, heap).
+  static const JSMallocFunctions kFunctions;
+
+  static constexpr size_t kGrain = 16;
+  static constexpr size_t kClasses = 32;
+  static constexpr size_t kMaxPooled = kGrain * kClasses;  // 512 bytes
+  static constexpr size_t kSlabBytes = 64u << 10;
+
+  size_t slabs() const { return slabs_.size(); }
+
+ private:
+  static void* Malloc(JSMallocState* s, size_t size);
+  static void Free(JSMallocState* s, void* ptr);
+  static void* Realloc(JSMallocState* s, void* ptr, size_t size);
+  static size_t UsableSize(const void* ptr);
+
+  void* Take(size_t size);  // a block with at least `size` usable bytes; nullptr when out
+  void Give(void* ptr);     // returns a block from Take
+  void* Carve(size_t cls);  // a fresh block of class `cls` from the current slab
+
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+  FreeBlock* free_[kClasses + 1] = {};
+  std::vector<void*> slabs_;
+  char* bump_ = nullptr;
+  char* bump_end_ = nullptr;
+};
+
 // One loaded module (its name is the absolute, lexically normal path).
 struct ModuleRecord {
   std::string source;  // as written (TSX), for positions of import specifiers
@@ -76,10 +127,11 @@ class View::Impl {
   Encoder encoder_;
   ViewOptions options_;
   ChatToolsHook chat_tools_hook_;
+  JsHeap heap_;  // outlives rt_ (freed in ~Impl's body)
   JSRuntime* rt_ = nullptr;
   JSContext* ctx_ = nullptr;
-  JsValue api_;        // the runtime library's internal API object
-  JsValue exports_;    // its public exports ("affordance" module)
+  JsValue api_;      // the runtime library's internal API object
+  JsValue exports_;  // its public exports ("affordance" module)
   JsValue render_fn_, act_fn_, take_async_error_fn_, stats_fn_, invalidate_fn_;
   JsValue snapshot_fn_, restore_fn_;
   JsValue freeze_fn_;  // Object.freeze
@@ -115,6 +167,22 @@ class View::Impl {
     uint64_t used = 0;
   };
   std::unordered_map<void*, ConvertedNode> converted_;
+  // The children of the element converted last at each component path: the JS children array
+  // (a reference held) and its conversion. A re-rendered element whose new children array holds
+  // the same items (strictly equal: text by value, block ids by value, host nodes by identity)
+  // takes the kept NodeList instead of converting every child again (a component that re-runs
+  // and rebuilds a long list of unchanged rows).
+  struct ConvertedChildren {
+    JSValue array = JS_UNDEFINED;
+    NodeList children;
+    std::vector<int64_t> blocks;  // asChatTools trees among them
+    uint64_t used = 0;
+  };
+  std::unordered_map<std::string, ConvertedChildren> children_by_path_;
+  size_t children_reused_ = 0;  // in the last render (stats)
+  // True when arrays `a` and `b` have the same length and strictly equal items.
+  bool SameItems(JSValueConst a, JSValueConst b);
+  Result<NodeList> ChildrenAt(const std::string& path, JSValueConst array);
   // The last result of each asChatTools call site (component path + call number). When a call
   // gets the same host nodes (the same JS values: a replayed app) and options, layout is skipped
   // and the same block and the same frozen tools objects are returned.

@@ -188,3 +188,86 @@ TEST(ViewReuse, AnUnchangedAppIsLaidOutOnceAndCachesDoNotGrow) {
 
 }  // namespace
 }  // namespace affordance::view
+
+namespace affordance::view {
+namespace {
+
+using testing::FindLabel;
+using testing::HandlerOf;
+using testing::MustLoad;
+using testing::Text;
+using json = nlohmann::ordered_json;
+
+// The rows of the scroll in `tree` (the element labelled "rows").
+const NodeList& RowsOf(const std::vector<Node>& tree) {
+  const Node* scroll = FindLabel(tree, "rows");
+  EXPECT_NE(scroll, nullptr);
+  static const NodeList kNone;
+  return scroll ? scroll->children : kNone;
+}
+
+TEST(ViewReuse, AReRenderedElementWithTheSameRowsKeepsTheirConversionAndChangedRowsAreNew) {
+  auto view = MustLoad("rows.tsx", "Rows");
+  ASSERT_TRUE(view);
+  json rows = json::array();
+  for (int i = 0; i < 50; ++i) rows.push_back("r" + std::to_string(i));
+  auto tree = view->Render({{"rows", rows}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  const std::vector<Node>* first_rows = &RowsOf(*tree).vec();
+  ASSERT_EQ(RowsOf(*tree).size(), 51u);  // 50 rows and the empty extra text
+  EXPECT_EQ(RowsOf(*tree).back().text, "");
+
+  // Scrolling re-runs Rows (new JS strings, a new scroll element with another offset); the rows
+  // are the same items, so their conversion is the one from before (shared, not rebuilt).
+  tree = view->Act(HandlerOf(*tree, "rows", "onScroll"), {{"offset", 3}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(view->Stats().components_called, 1u);
+  EXPECT_GE(view->Stats().children_reused, 1u);
+  EXPECT_EQ(FindLabel(*tree, "rows")->props["offset"], 3);
+  EXPECT_EQ(&RowsOf(*tree).vec(), first_rows);
+
+  // As many rows, one with other text: converted again, with the new text.
+  tree = view->Act(HandlerOf(*tree, "extra", "onChange"), {{"value", "z"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  ASSERT_EQ(RowsOf(*tree).size(), 51u);
+  EXPECT_EQ(RowsOf(*tree).back().text, "z");
+  EXPECT_EQ(FindLabel(*tree, "extra")->props["value"], "z");
+
+  // Again: the old rows are never taken for rows with other text.
+  tree = view->Act(HandlerOf(*tree, "extra", "onChange"), {{"value", "y"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  ASSERT_EQ(RowsOf(*tree).size(), 51u);
+  EXPECT_EQ(RowsOf(*tree).back().text, "y");
+
+  // New rows from props: the changed row shows.
+  rows[7] = "seven";
+  tree = view->Render({{"rows", rows}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(RowsOf(*tree)[7].text, "seven\n");
+  EXPECT_EQ(RowsOf(*tree)[8].text, "r8\n");
+  EXPECT_EQ(Text(RowsOf(*tree)).substr(0, 9), "r0\nr1\nr2\n");
+}
+
+TEST(ViewReuse, ARenderKeepsWorkingAfterThousandsOfActionsAndItsMemoryStaysFlat) {
+  // The JS heap reuses freed blocks: many re-renders neither grow memory nor break state.
+  auto view = MustLoad("rows.tsx", "Rows");
+  ASSERT_TRUE(view);
+  json rows = json::array();
+  for (int i = 0; i < 200; ++i) rows.push_back(std::to_string(i));
+  auto tree = view->Render({{"rows", rows}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  size_t after_warmup = 0;
+  for (int i = 0; i < 2000; ++i) {
+    tree = i % 2 ? view->Act(HandlerOf(*tree, "extra", "onChange"),
+                             {{"value", std::string(i % 37, 'x')}})
+                 : view->Act(HandlerOf(*tree, "rows", "onScroll"), {{"offset", i % 190}});
+    ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+    if (i == 200) after_warmup = view->Stats().js_memory_bytes;
+  }
+  EXPECT_EQ(FindLabel(*tree, "rows")->props["offset"], 1998 % 190);
+  EXPECT_EQ(FindLabel(*tree, "extra")->props["value"], std::string(1999 % 37, 'x'));
+  EXPECT_LE(view->Stats().js_memory_bytes, after_warmup + (64u << 10));
+}
+
+}  // namespace
+}  // namespace affordance::view
