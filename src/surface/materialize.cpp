@@ -61,6 +61,29 @@ void PushTypeMismatch(MaterializeContext& ctx, std::string_view component, const
        "field \"" + path + "\" expects " + expected + " but got " + actual);
 }
 
+// A JSON pointer into the props ("/items/0/title"), spelled out only when an error needs it.
+struct Path {
+  const Path* parent = nullptr;
+  std::string_view key;  // the member name, unless `is_index`
+  size_t index = 0;
+  bool is_index = false;
+
+  std::string str() const {
+    std::string out = parent ? parent->str() : std::string();
+    out += '/';
+    if (is_index)
+      out += std::to_string(index);
+    else
+      out.append(key);
+    return out;
+  }
+};
+
+void PushTypeMismatch(MaterializeContext& ctx, std::string_view component, const Path& path,
+                      const std::string& expected, const std::string& actual) {
+  PushTypeMismatch(ctx, component, path.str(), expected, actual);
+}
+
 void PushUnknown(MaterializeContext& ctx, const std::string& name) {
   std::string message = "Unknown component \"" + name + "\" — not found in catalog or builtins";
   const auto& comps = ctx.library->components();
@@ -154,7 +177,7 @@ std::optional<Json> SchemaDefault(const Json& property) {
 }
 
 bool ValidateSchemaValue(const Value* value, const Json& schema, std::string_view component,
-                         const std::string& path, MaterializeContext& ctx);
+                         const Path& path, MaterializeContext& ctx);
 
 // resolveInvalidValue(): default substitutes, a required edge propagates, an optional one prunes.
 bool ResolveInvalid(Value* container, std::string_view key, bool required,
@@ -168,8 +191,8 @@ bool ResolveInvalid(Value* container, std::string_view key, bool required,
   return false;
 }
 
-bool ValidateObject(Value* value, const Json& s, std::string_view component,
-                    const std::string& path, MaterializeContext& ctx) {
+bool ValidateObject(Value* value, const Json& s, std::string_view component, const Path& path,
+                    MaterializeContext& ctx) {
   if (!value->is_object()) {
     PushTypeMismatch(ctx, component, path, "object", JsType(*value));
     return true;
@@ -199,9 +222,10 @@ bool ValidateObject(Value* value, const Json& s, std::string_view component,
           ctx.tree.Set(value, key, ctx.tree.FromJson(*fallback));
           continue;
         }
-        Push(ctx, component, path + "/" + key, present ? "null-required" : "missing-required",
-             present ? "required field \"" + path + "/" + key + "\" cannot be null"
-                     : "missing required field \"" + path + "/" + key + "\"");
+        const std::string where = Path{&path, key}.str();
+        Push(ctx, component, where, present ? "null-required" : "missing-required",
+             present ? "required field \"" + where + "\" cannot be null"
+                     : "missing required field \"" + where + "\"");
         invalid = true;
       }
     }
@@ -209,7 +233,7 @@ bool ValidateObject(Value* value, const Json& s, std::string_view component,
   for (auto it = props.begin(); it != props.end(); ++it) {
     const Value* v = value->Find(it.key());
     if (!v) continue;
-    if (ValidateSchemaValue(v, it.value(), component, path + "/" + it.key(), ctx)) {
+    if (ValidateSchemaValue(v, it.value(), component, Path{&path, it.key()}, ctx)) {
       if (ResolveInvalid(value, it.key(), is_required(it.key()), SchemaDefault(it.value()), ctx)) {
         invalid = true;
       }
@@ -218,7 +242,7 @@ bool ValidateObject(Value* value, const Json& s, std::string_view component,
   return invalid;
 }
 
-bool ValidateArray(Value* value, const Json& s, std::string_view component, const std::string& path,
+bool ValidateArray(Value* value, const Json& s, std::string_view component, const Path& path,
                    MaterializeContext& ctx) {
   if (!value->is_array()) {
     PushTypeMismatch(ctx, component, path, "array", JsType(*value));
@@ -229,7 +253,7 @@ bool ValidateArray(Value* value, const Json& s, std::string_view component, cons
   std::vector<size_t> invalid;
   const auto elements = value->items();
   for (size_t i = 0; i < elements.size(); ++i) {
-    if (ValidateSchemaValue(elements[i], *items, component, path + "/" + std::to_string(i), ctx)) {
+    if (ValidateSchemaValue(elements[i], *items, component, Path{&path, {}, i, true}, ctx)) {
       invalid.push_back(i);
     }
   }
@@ -237,8 +261,8 @@ bool ValidateArray(Value* value, const Json& s, std::string_view component, cons
   return false;
 }
 
-bool ValidateLeaf(const Value& value, const Json& s, std::string_view component,
-                  const std::string& path, MaterializeContext& ctx) {
+bool ValidateLeaf(const Value& value, const Json& s, std::string_view component, const Path& path,
+                  MaterializeContext& ctx) {
   ScalarInfo info = GetScalarInfo(s);
   if (info.expected.empty() && !info.has_enum) return false;
   if (info.has_enum && ctx.partial) return false;
@@ -261,7 +285,7 @@ bool ValidateLeaf(const Value& value, const Json& s, std::string_view component,
 }
 
 bool ValidateSchemaValue(const Value* value, const Json& schema, std::string_view component,
-                         const std::string& path, MaterializeContext& ctx) {
+                         const Path& path, MaterializeContext& ctx) {
   if (!schema.is_object()) return false;
   if (value->is_null()) return false;
   if (value->IsAst()) return false;
@@ -554,7 +578,7 @@ const Value* MaterializeComponent(const Node& node, MaterializeContext& ctx) {
     const Param& param = def->params[i];
     const Value* value = MaterializeValue(node.kids[i], ctx);
     t.Set(props, param.name, value);
-    if (ValidateSchemaValue(value, param.schema, name, "/" + param.name, ctx) &&
+    if (ValidateSchemaValue(value, param.schema, name, Path{nullptr, param.name}, ctx) &&
         ResolveInvalid(props, param.name, param.required, param.default_value, ctx)) {
       drop = true;
     }

@@ -25,6 +25,13 @@ std::vector<std::string> StateRefs(const Node& node) {
   return out;
 }
 
+// walkAST() order over a whole statement, without collecting: `f` is called on each $name.
+template <class F>
+void ForEachStateRef(const Node& node, F&& f) {
+  if (node.kind == NodeKind::kStateRef) f(node.text);
+  for (const Node& k : node.kids) ForEachStateRef(k, f);
+}
+
 bool IsComponentStatement(const Statement& s) {
   return s.kind == Statement::Kind::kValue && s.expr.kind == NodeKind::kComp &&
          !IsBuiltin(s.expr.text) && !IsReservedCall(s.expr.text);
@@ -183,12 +190,12 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
     }
   }
   for (const Statement& s : table.ordered()) {
-    for (const std::string& dep : StateRefs(s.expr)) {
-      if (declared.count(dep)) continue;
+    ForEachStateRef(s.expr, [&](const std::string& dep) {
+      if (declared.count(dep)) return;
       const std::string_view name = arena->Copy(dep);
       declared.insert(name);
       r.state_declarations.push_back(StateDeclaration{name, &Value::Null()});
-    }
+    });
   }
 
   for (std::string_view id : unreached_order) {
@@ -274,7 +281,9 @@ ParseResult Parse(std::string_view text, const Library& library) {
   if (clean.empty()) return EmptyResult(true, extra);
   AutoClosed closed = AutoClose(clean);
   std::vector<SkippedLine> skipped;
-  std::vector<RawStatement> raws = SplitStatements(Tokenize(closed.text), closed.text, &skipped);
+  Arena strings;  // decoded string literals the tokens point to
+  std::vector<RawStatement> raws =
+      SplitStatements(Tokenize(closed.text, strings), closed.text, &skipped);
   ReportSkipped(skipped, &extra);
   if (raws.empty()) return EmptyResult(closed.incomplete, extra);
   StatementTable table;

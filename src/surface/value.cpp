@@ -10,6 +10,47 @@ namespace affordance::surface {
 
 // ── Arena ────────────────────────────────────────────────────────────────────────────────────
 
+namespace {
+
+// Blocks of freed arenas, kept per thread for the next parse: a parse then writes to memory the
+// process already has instead of faulting in fresh pages. Bounded, so a huge program's blocks go
+// back to the system.
+constexpr size_t kPoolLimit = 8 << 20;
+
+thread_local bool t_pool_gone = false;  // trivially destructible: readable at any time
+
+struct BlockPool {
+  std::vector<std::pair<char*, size_t>> blocks;
+  size_t bytes = 0;
+  ~BlockPool() {
+    for (auto& [data, size] : blocks) delete[] data;
+    t_pool_gone = true;  // arenas freed later (static objects) free their blocks directly
+  }
+};
+
+BlockPool& Pool() {
+  thread_local BlockPool pool;
+  return pool;
+}
+
+}  // namespace
+
+Arena::~Arena() {
+  if (t_pool_gone) {
+    for (const Block& b : blocks_) delete[] b.data;
+    return;
+  }
+  BlockPool& pool = Pool();
+  for (const Block& b : blocks_) {
+    if (pool.bytes + b.size <= kPoolLimit) {
+      pool.blocks.emplace_back(b.data, b.size);
+      pool.bytes += b.size;
+    } else {
+      delete[] b.data;
+    }
+  }
+}
+
 void* Arena::Allocate(size_t bytes, size_t align) {
   auto aligned = [&](char* p) {
     return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + align - 1) & ~(align - 1));
@@ -19,8 +60,22 @@ void* Arena::Allocate(size_t bytes, size_t align) {
     size_t size = next_block_;
     while (size < bytes + align) size *= 2;
     if (next_block_ < (size_t{1} << 20)) next_block_ *= 2;
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
-    cur_ = blocks_.back().get();
+    char* data = nullptr;
+    if (!t_pool_gone) {
+      BlockPool& pool = Pool();
+      for (size_t k = pool.blocks.size(); k-- > 0;) {  // the latest pooled block that fits
+        if (pool.blocks[k].second >= size) {
+          data = pool.blocks[k].first;
+          size = pool.blocks[k].second;
+          pool.bytes -= size;
+          pool.blocks.erase(pool.blocks.begin() + static_cast<ptrdiff_t>(k));
+          break;
+        }
+      }
+    }
+    if (!data) data = new char[size];
+    blocks_.push_back(Block{data, size});
+    cur_ = data;
     end_ = cur_ + size;
     p = aligned(cur_);
   }

@@ -38,6 +38,7 @@ class TreeBuilder;
 class Arena {
  public:
   Arena() = default;
+  ~Arena();
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
@@ -53,7 +54,11 @@ class Arena {
   size_t used() const { return used_; }
 
  private:
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  struct Block {
+    char* data;
+    size_t size;
+  };
+  std::vector<Block> blocks_;
   char* cur_ = nullptr;
   char* end_ = nullptr;
   size_t next_block_ = 16 * 1024;
