@@ -17,6 +17,22 @@ constexpr std::array<std::string_view, 17> kKindNames = {
 
 std::string_view KindName(NodeKind k) { return kKindNames[static_cast<size_t>(k)]; }
 
+// The "k" of every AST node, "element", "query" and "mutation": shared constant strings.
+const Value* KindValue(NodeKind k) {
+  static const std::array<Value, kKindNames.size()> kValues = [] {
+    std::array<Value, kKindNames.size()> out;
+    for (size_t i = 0; i < out.size(); ++i) out[i] = TreeBuilder::MakeStatic(kKindNames[i]);
+    return out;
+  }();
+  return &kValues[static_cast<size_t>(k)];
+}
+const Value* ConstantString(std::string_view which) {
+  static const Value kElement = TreeBuilder::MakeStatic("element");
+  static const Value kQuery = TreeBuilder::MakeStatic("query");
+  static const Value kMutation = TreeBuilder::MakeStatic("mutation");
+  return which == "element" ? &kElement : which == "query" ? &kQuery : &kMutation;
+}
+
 std::string JsonScalarText(const Json& v) {  // JSON.stringify of a scalar
   if (v.is_number_float()) {
     double d = v.get<double>();
@@ -374,14 +390,14 @@ bool ContainsDynamic(const Value& v) {
 const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope);
 
 // {k: kind} with room for `fields` more members.
-Value* Ast(MaterializeContext& ctx, std::string_view kind, size_t fields) {
+Value* Ast(MaterializeContext& ctx, NodeKind kind, size_t fields) {
   Value* o = ctx.tree.AstObject(1 + fields);
-  ctx.tree.Append(o, "k", ctx.tree.StaticString(kind));
+  ctx.tree.Append(o, "k", KindValue(kind));
   return o;
 }
 
 const Value* Placeholder(std::string_view name, MaterializeContext& ctx) {
-  Value* o = Ast(ctx, "Ph", 1);
+  Value* o = Ast(ctx, NodeKind::kPh, 1);
   ctx.tree.Append(o, "n", ctx.tree.String(name));
   return o;
 }
@@ -401,10 +417,10 @@ const Value* ResolveRef(const std::string& name, MaterializeContext& ctx, bool v
   const Statement& target = *sym->second;
   ctx.unreached.erase(target.id);
   if (target.expr.kind == NodeKind::kComp && IsReservedCall(target.expr.text)) {
-    Value* o = Ast(ctx, "RuntimeRef", 2);
+    Value* o = Ast(ctx, NodeKind::kRuntimeRef, 2);
     ctx.tree.Append(o, "n", ctx.tree.String(name));
     ctx.tree.Append(o, "refType",
-                    ctx.tree.StaticString(target.expr.text == "Mutation" ? "mutation" : "query"));
+                    ConstantString(target.expr.text == "Mutation" ? "mutation" : "query"));
     return o;
   }
   if (ctx.visited.size() >= kMaxReferenceDepth) {
@@ -446,7 +462,7 @@ const Value* MaterializeLazy(const Node& node, MaterializeContext& ctx, const Sc
     ctx.tree.Push(args, i == 1 ? AstValue(node.kids[i], ctx.tree)
                                : MaterializeExpr(node.kids[i], ctx, inner));
   }
-  Value* o = Ast(ctx, "Comp", 2);
+  Value* o = Ast(ctx, NodeKind::kComp, 2);
   ctx.tree.Append(o, "name", ctx.tree.String(node.text));
   ctx.tree.Append(o, "args", args);
   return o;
@@ -454,7 +470,7 @@ const Value* MaterializeLazy(const Node& node, MaterializeContext& ctx, const Sc
 
 const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope) {
   TreeBuilder& t = ctx.tree;
-  if (!Spend(ctx)) return Ast(ctx, "Null", 0);
+  if (!Spend(ctx)) return Ast(ctx, NodeKind::kNull, 0);
   switch (node.kind) {
     case NodeKind::kRef:
       return InScope(scope, node.text) ? AstValue(node, t) : ResolveRef(node.text, ctx, false);
@@ -462,7 +478,7 @@ const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Sc
       if (const Value* lazy = MaterializeLazy(node, ctx, scope)) return lazy;
       Value* args = t.Array(node.kids.size());
       for (const Node& a : node.kids) t.Push(args, MaterializeExpr(a, ctx, scope));
-      Value* out = Ast(ctx, "Comp", 3);
+      Value* out = Ast(ctx, NodeKind::kComp, 3);
       t.Append(out, "name", t.String(node.text));
       if (IsBuiltin(node.text) || IsReservedCall(node.text)) {
         t.Append(out, "args", args);
@@ -485,7 +501,7 @@ const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Sc
     case NodeKind::kArr: {
       Value* els = t.Array(node.kids.size());
       for (const Node& e : node.kids) t.Push(els, MaterializeExpr(e, ctx, scope));
-      Value* o = Ast(ctx, "Arr", 1);
+      Value* o = Ast(ctx, NodeKind::kArr, 1);
       t.Append(o, "els", els);
       return o;
     }
@@ -497,14 +513,14 @@ const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Sc
         t.Push(pair, MaterializeExpr(node.kids[i], ctx, scope));
         t.Push(entries, pair);
       }
-      Value* o = Ast(ctx, "Obj", 1);
+      Value* o = Ast(ctx, NodeKind::kObj, 1);
       t.Append(o, "entries", entries);
       return o;
     }
     case NodeKind::kBinOp: {
       const Value* left = MaterializeExpr(node.kids[0], ctx, scope);  // left before right
       const Value* right = MaterializeExpr(node.kids[1], ctx, scope);
-      Value* o = Ast(ctx, "BinOp", 3);
+      Value* o = Ast(ctx, NodeKind::kBinOp, 3);
       t.Append(o, "op", t.String(node.text));
       t.Append(o, "left", left);
       t.Append(o, "right", right);
@@ -512,13 +528,13 @@ const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Sc
     }
     case NodeKind::kUnaryOp: {
       const Value* operand = MaterializeExpr(node.kids[0], ctx, scope);
-      Value* o = Ast(ctx, "UnaryOp", 2);
+      Value* o = Ast(ctx, NodeKind::kUnaryOp, 2);
       t.Append(o, "op", t.String(node.text));
       t.Append(o, "operand", operand);
       return o;
     }
     case NodeKind::kTernary: {
-      Value* o = Ast(ctx, "Ternary", 3);
+      Value* o = Ast(ctx, NodeKind::kTernary, 3);
       t.Append(o, "cond", MaterializeExpr(node.kids[0], ctx, scope));
       t.Append(o, "then", MaterializeExpr(node.kids[1], ctx, scope));
       t.Append(o, "else", MaterializeExpr(node.kids[2], ctx, scope));
@@ -526,20 +542,20 @@ const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Sc
     }
     case NodeKind::kMember: {
       const Value* obj = MaterializeExpr(node.kids[0], ctx, scope);
-      Value* o = Ast(ctx, "Member", 2);
+      Value* o = Ast(ctx, NodeKind::kMember, 2);
       t.Append(o, "obj", obj);
       t.Append(o, "field", t.String(node.text));
       return o;
     }
     case NodeKind::kIndex: {
-      Value* o = Ast(ctx, "Index", 2);
+      Value* o = Ast(ctx, NodeKind::kIndex, 2);
       t.Append(o, "obj", MaterializeExpr(node.kids[0], ctx, scope));
       t.Append(o, "index", MaterializeExpr(node.kids[1], ctx, scope));
       return o;
     }
     case NodeKind::kAssign: {
       const Value* value = MaterializeExpr(node.kids[0], ctx, scope);
-      Value* o = Ast(ctx, "Assign", 2);
+      Value* o = Ast(ctx, NodeKind::kAssign, 2);
       t.Append(o, "target", t.String(node.text));
       t.Append(o, "value", value);
       return o;
@@ -556,7 +572,7 @@ const Value* MaterializeComponent(const Node& node, MaterializeContext& ctx) {
     if (const Value* lazy = MaterializeLazy(node, ctx, Scope{})) return lazy;
     Value* args = t.Array(node.kids.size());
     for (const Node& a : node.kids) t.Push(args, MaterializeExpr(a, ctx, Scope{}));
-    Value* o = Ast(ctx, "Comp", 2);
+    Value* o = Ast(ctx, NodeKind::kComp, 2);
     t.Append(o, "name", t.String(name));
     t.Append(o, "args", args);
     return o;
@@ -616,7 +632,7 @@ const Value* MaterializeComponent(const Node& node, MaterializeContext& ctx) {
   if (drop) return TreeBuilder::Null();
   const bool dynamic = ContainsDynamic(*props);
   Value* element = t.ElementObject(6);  // room for the statementId set by the caller
-  t.Append(element, "type", t.StaticString("element"));
+  t.Append(element, "type", ConstantString("element"));
   t.Append(element, "typeName", t.String(name));
   t.Append(element, "props", props);
   t.Append(element, "partial", t.Bool(ctx.partial));
@@ -668,7 +684,7 @@ const Value* MaterializeValue(const Node& node, MaterializeContext& ctx) {
 const Value* AstValue(const Node& node, TreeBuilder& t) {
   auto ast = [&](size_t fields) {
     Value* o = t.AstObject(1 + fields);
-    t.Append(o, "k", t.StaticString(KindName(node.kind)));
+    t.Append(o, "k", KindValue(node.kind));
     return o;
   };
   switch (node.kind) {

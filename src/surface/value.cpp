@@ -219,9 +219,15 @@ Value* TreeBuilder::New(Value::Type type) {
 }
 
 Value* TreeBuilder::Bool(bool b) {
-  Value* v = New(Value::Type::kBool);
-  v->u_.b = b;
-  return v;
+  static Value kFalse, kTrue;
+  static const bool init = [] {
+    kFalse.type_ = kTrue.type_ = Value::Type::kBool;
+    kFalse.u_.b = false;
+    kTrue.u_.b = true;
+    return true;
+  }();
+  (void)init;
+  return b ? &kTrue : &kFalse;
 }
 
 Value* TreeBuilder::Int(int64_t i) {

@@ -17,7 +17,15 @@ class TreeBuilder {
   Arena& arena() { return arena_; }
 
   static Value* Null() { return const_cast<Value*>(&Value::Null()); }  // never edited
-  Value* Bool(bool b);
+  static Value* Bool(bool b);  // shared constants, never edited
+  // A string Value over text with static storage (AST kinds, "element"); for shared constants.
+  static Value MakeStatic(std::string_view text) {
+    Value v;
+    v.type_ = Value::Type::kString;
+    v.u_.s.ptr = text.data();
+    v.u_.s.len = text.size();
+    return v;
+  }
   Value* Int(int64_t i);
   Value* Double(double d);
   // A JavaScript number: integral values within 2^53 are stored as integers (JSON.stringify).
