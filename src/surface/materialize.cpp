@@ -126,13 +126,6 @@ bool Spend(MaterializeContext& ctx) {
 
 // ── Schema introspection (validation.ts) ──────────────────────────────────────────────────
 
-struct ScalarInfo {
-  std::string expected;  // "string" | "number" | "boolean" | ""
-  const Json* enum_values = nullptr;
-  Json const_holder;
-  bool has_enum = false;
-};
-
 ScalarInfo GetScalarInfo(const Json& s) {
   ScalarInfo info;
   auto e = s.find("enum");
@@ -182,6 +175,20 @@ bool StrictEquals(const Json& a, const Value& b) {  // Array.prototype.includes 
 
 bool IsComposite(const Json& s) {
   return s.contains("$ref") || s.contains("anyOf") || s.contains("oneOf") || s.contains("allOf");
+}
+
+const SchemaFacts& Facts(const Json& schema, MaterializeContext& ctx) {
+  auto [it, fresh] = ctx.schema_facts.try_emplace(&schema);
+  SchemaFacts& f = it->second;
+  if (!fresh || !schema.is_object()) return f;
+  f.is_object = true;
+  f.composite = IsComposite(schema);
+  auto t = schema.find("type");
+  if (t != schema.end() && t->is_string()) f.type = &t->get_ref<const std::string&>();
+  auto e = schema.find("enum");
+  f.literal = f.type || (e != schema.end() && e->is_array()) || schema.contains("const");
+  f.scalar = GetScalarInfo(schema);
+  return f;
 }
 
 std::optional<Json> SchemaDefault(const Json& property) {
@@ -277,9 +284,8 @@ bool ValidateArray(Value* value, const Json& s, std::string_view component, cons
   return false;
 }
 
-bool ValidateLeaf(const Value& value, const Json& s, std::string_view component, const Path& path,
-                  MaterializeContext& ctx) {
-  ScalarInfo info = GetScalarInfo(s);
+bool ValidateLeaf(const Value& value, const ScalarInfo& info, std::string_view component,
+                  const Path& path, MaterializeContext& ctx) {
   if (info.expected.empty() && !info.has_enum) return false;
   if (info.has_enum && ctx.partial) return false;
   const std::string actual = TypeOf(value);
@@ -302,35 +308,29 @@ bool ValidateLeaf(const Value& value, const Json& s, std::string_view component,
 
 bool ValidateSchemaValue(const Value* value, const Json& schema, std::string_view component,
                          const Path& path, MaterializeContext& ctx) {
-  if (!schema.is_object()) return false;
   if (value->is_null()) return false;
+  const SchemaFacts& facts = Facts(schema, ctx);
+  if (!facts.is_object) return false;
   if (value->IsAst()) return false;
   if (value->IsElement()) {
-    if (IsComposite(schema)) return false;
-    auto t = schema.find("type");
-    if ((t != schema.end() && t->is_string()) ||
-        (schema.contains("enum") && schema["enum"].is_array()) || schema.contains("const")) {
-      PushTypeMismatch(
-          ctx, component, path,
-          (t != schema.end() && t->is_string()) ? t->get<std::string>() : "a literal value",
-          "component \"" + std::string(value->TypeName()) + "\"");
+    if (facts.composite) return false;
+    if (facts.literal) {
+      PushTypeMismatch(ctx, component, path, facts.type ? *facts.type : "a literal value",
+                       "component \"" + std::string(value->TypeName()) + "\"");
       return true;
     }
     return false;
   }
-  if (IsComposite(schema)) return false;
-  auto t = schema.find("type");
-  const std::string* type =
-      (t != schema.end() && t->is_string()) ? &t->get_ref<const std::string&>() : nullptr;
+  if (facts.composite) return false;
   // Objects and arrays reaching here were built by this materialization (not shared), so
   // validation may edit them in place as lang-core does.
-  if (type && *type == "object") {
+  if (facts.type && *facts.type == "object") {
     return ValidateObject(TreeBuilder::Mutable(value), schema, component, path, ctx);
   }
-  if (type && *type == "array") {
+  if (facts.type && *facts.type == "array") {
     return ValidateArray(TreeBuilder::Mutable(value), schema, component, path, ctx);
   }
-  return ValidateLeaf(*value, schema, component, path, ctx);
+  return ValidateLeaf(*value, facts.scalar, component, path, ctx);
 }
 
 std::string TypeFromSchema(const Json& p) {  // getTypeFromSchema()
@@ -366,13 +366,14 @@ bool ContainsDynamic(const Value& v) {
     }
     return false;
   }
-  if (v.IsElement()) {
+  const bool element = v.IsElement();
+  if (element) {
     // An element built here already knows (props are not changed after it is built); reading
     // the flag keeps nested components from being walked once per enclosing level.
     const Value* known = v.Find("hasDynamicProps");
     if (known && known->is_bool()) return known->boolean();
   }
-  const Value& values = v.IsElement() ? v["props"] : v;
+  const Value& values = element ? v["props"] : v;
   if (values.is_array()) {
     for (const Value* e : values.items()) {
       if (ContainsDynamic(*e)) return true;

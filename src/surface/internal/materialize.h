@@ -14,6 +14,21 @@ namespace affordance::surface::internal {
 inline constexpr size_t kMaxReferenceDepth = 400;
 inline constexpr size_t kMaxMaterializedNodes = 50'000;
 
+// What validation reads from one JSON Schema fragment, looked up once per parse.
+struct ScalarInfo {
+  std::string expected;  // "string" | "number" | "boolean" | ""
+  const Json* enum_values = nullptr;
+  Json const_holder;
+  bool has_enum = false;
+};
+struct SchemaFacts {
+  bool is_object = false;             // the schema is a JSON object (else nothing is checked)
+  bool composite = false;             // $ref / anyOf / oneOf / allOf
+  const std::string* type = nullptr;  // "type" when it is a string
+  bool literal = false;               // a type string, an enum array or a const
+  ScalarInfo scalar;
+};
+
 struct MaterializeContext {
   explicit MaterializeContext(Arena& arena) : tree(arena) {}
 
@@ -29,6 +44,7 @@ struct MaterializeContext {
   size_t budget = kMaxMaterializedNodes;
   bool reported_budget = false;
   bool reported_depth = false;
+  std::unordered_map<const Json*, SchemaFacts> schema_facts;
 };
 
 // materializeValue(): literals become plain values, catalog components become element nodes
