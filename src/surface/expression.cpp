@@ -201,6 +201,7 @@ class Pratt {
     if (const char* op = BinaryOperator(t)) {
       pos_++;
       Node n = Leaf(NodeKind::kBinOp, op);
+      n.kids.reserve(2);
       n.kids.push_back(std::move(left));
       n.kids.push_back(Expr(InfixPrecedence(t)));
       return Seal(std::move(n));
@@ -208,6 +209,7 @@ class Pratt {
     if (t == Tok::kQuestion) {
       pos_++;
       Node n = Leaf(NodeKind::kTernary);
+      n.kids.reserve(3);
       n.kids.push_back(std::move(left));
       n.kids.push_back(Expr(0));
       Eat(Tok::kColon);
@@ -232,6 +234,7 @@ class Pratt {
     if (t == Tok::kLBrack) {
       pos_++;
       Node n = Leaf(NodeKind::kIndex);
+      n.kids.reserve(2);
       n.kids.push_back(std::move(left));
       n.kids.push_back(Expr(0));
       Eat(Tok::kRBrack);
@@ -242,6 +245,7 @@ class Pratt {
 
   Node Call() {
     Node n = Leaf(NodeKind::kComp, Cur().text);
+    n.kids.reserve(4);  // most calls take one to four arguments: one allocation
     pos_++;
     Eat(Tok::kLParen);
     while (Cur().t != Tok::kRParen && Cur().t != Tok::kEof) {
@@ -255,6 +259,7 @@ class Pratt {
   Node Array() {
     pos_++;
     Node n = Leaf(NodeKind::kArr);
+    n.kids.reserve(4);
     while (Cur().t != Tok::kRBrack && Cur().t != Tok::kEof) {
       n.kids.push_back(Expr(0));
       if (Cur().t == Tok::kComma) pos_++;
