@@ -15,8 +15,6 @@ constexpr std::array<std::string_view, 17> kKindNames = {
     "Comp",     "Str",        "Num",   "Bool",    "Null",    "Arr",    "Obj",   "Ref",   "Ph",
     "StateRef", "RuntimeRef", "BinOp", "UnaryOp", "Ternary", "Member", "Index", "Assign"};
 
-std::string_view KindName(NodeKind k) { return kKindNames[static_cast<size_t>(k)]; }
-
 // The "k" of every AST node, "element", "query" and "mutation": shared constant strings.
 const Value* KindValue(NodeKind k) {
   static const std::array<Value, kKindNames.size()> kValues = [] {

@@ -51,35 +51,29 @@ Arena::~Arena() {
   }
 }
 
-void* Arena::Allocate(size_t bytes, size_t align) {
-  auto aligned = [&](char* p) {
-    return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + align - 1) & ~(align - 1));
-  };
-  char* p = cur_ ? aligned(cur_) : nullptr;
-  if (!p || p + bytes > end_) {
-    size_t size = next_block_;
-    while (size < bytes + align) size *= 2;
-    if (next_block_ < (size_t{1} << 20)) next_block_ *= 2;
-    char* data = nullptr;
-    if (!t_pool_gone) {
-      BlockPool& pool = Pool();
-      for (size_t k = pool.blocks.size(); k-- > 0;) {  // the latest pooled block that fits
-        if (pool.blocks[k].second >= size) {
-          data = pool.blocks[k].first;
-          size = pool.blocks[k].second;
-          pool.bytes -= size;
-          pool.blocks.erase(pool.blocks.begin() + static_cast<ptrdiff_t>(k));
-          break;
-        }
+void* Arena::AllocateInNewBlock(size_t bytes, size_t align) {
+  size_t size = next_block_;
+  while (size < bytes + align) size *= 2;
+  if (next_block_ < (size_t{1} << 20)) next_block_ *= 2;
+  char* data = nullptr;
+  if (!t_pool_gone) {
+    BlockPool& pool = Pool();
+    for (size_t k = pool.blocks.size(); k-- > 0;) {  // the latest pooled block that fits
+      if (pool.blocks[k].second >= size) {
+        data = pool.blocks[k].first;
+        size = pool.blocks[k].second;
+        pool.bytes -= size;
+        pool.blocks.erase(pool.blocks.begin() + static_cast<ptrdiff_t>(k));
+        break;
       }
     }
-    if (!data) data = new char[size];
-    blocks_.push_back(Block{data, size});
-    cur_ = data;
-    end_ = cur_ + size;
-    p = aligned(cur_);
   }
+  if (!data) data = new char[size];
+  blocks_.push_back(Block{data, size});
+  char* p = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(data) + align - 1) &
+                                    ~(uintptr_t{align} - 1));
   cur_ = p + bytes;
+  end_ = data + size;
   used_ += bytes;
   return p;
 }
@@ -212,12 +206,6 @@ Json Value::ToJson() const {
 
 namespace internal {
 
-Value* TreeBuilder::New(Value::Type type) {
-  Value* v = new (arena_.Allocate(sizeof(Value), alignof(Value))) Value();
-  v->type_ = type;
-  return v;
-}
-
 Value* TreeBuilder::Bool(bool b) {
   static Value kFalse, kTrue;
   static const bool init = [] {
@@ -277,34 +265,11 @@ Value* TreeBuilder::Object(size_t reserve) {
   return v;
 }
 
-void TreeBuilder::Push(Value* array, const Value* item) {
-  if (array->size_ == array->capacity_) {
-    const uint32_t cap = array->capacity_ ? array->capacity_ * 2 : 4;
-    const Value** grown = arena_.AllocateArray<const Value*>(cap);
-    if (array->size_) std::memcpy(grown, array->u_.items, array->size_ * sizeof(const Value*));
-    array->u_.items = grown;
-    array->capacity_ = cap;
-  }
-  array->u_.items[array->size_++] = item;
-}
-
 void TreeBuilder::EraseAt(Value* array, size_t index) {
   if (index >= array->size_) return;
   std::memmove(array->u_.items + index, array->u_.items + index + 1,
                (array->size_ - index - 1) * sizeof(const Value*));
   array->size_--;
-}
-
-void TreeBuilder::Append(Value* object, std::string_view key, const Value* value) {
-  if (object->size_ == object->capacity_) {
-    const uint32_t cap = object->capacity_ ? object->capacity_ * 2 : 4;
-    Value::Member* grown = arena_.AllocateArray<Value::Member>(cap);
-    if (object->size_)
-      std::memcpy(grown, object->u_.members, object->size_ * sizeof(Value::Member));
-    object->u_.members = grown;
-    object->capacity_ = cap;
-  }
-  object->u_.members[object->size_++] = Value::Member{key, value};
 }
 
 void TreeBuilder::Set(Value* object, std::string_view key, const Value* value) {

@@ -42,7 +42,19 @@ class Arena {
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
-  void* Allocate(size_t bytes, size_t align);
+  void* Allocate(size_t bytes, size_t align) {
+    // `align` is a power of two; the fast path is a bump within the current block.
+    if (cur_) {
+      char* p = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(cur_) + align - 1) &
+                                        ~(uintptr_t{align} - 1));
+      if (p + bytes <= end_) {
+        cur_ = p + bytes;
+        used_ += bytes;
+        return p;
+      }
+    }
+    return AllocateInNewBlock(bytes, align);
+  }
   template <class T>
   T* AllocateArray(size_t n) {
     static_assert(std::is_trivially_destructible_v<T>);
@@ -54,6 +66,8 @@ class Arena {
   size_t used() const { return used_; }
 
  private:
+  void* AllocateInNewBlock(size_t bytes, size_t align);
+
   struct Block {
     char* data;
     size_t size;

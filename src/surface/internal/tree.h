@@ -8,6 +8,9 @@
 
 #include "surface/value.h"
 
+#include <cstring>
+#include <new>
+
 namespace affordance::surface::internal {
 
 class TreeBuilder {
@@ -60,5 +63,36 @@ class TreeBuilder {
   Value* New(Value::Type type);
   Arena& arena_;
 };
+
+// Hot paths, inline.
+
+inline Value* TreeBuilder::New(Value::Type type) {
+  Value* v = new (arena_.Allocate(sizeof(Value), alignof(Value))) Value();
+  v->type_ = type;
+  return v;
+}
+
+inline void TreeBuilder::Push(Value* array, const Value* item) {
+  if (array->size_ == array->capacity_) {
+    const uint32_t cap = array->capacity_ ? array->capacity_ * 2 : 4;
+    const Value** grown = arena_.AllocateArray<const Value*>(cap);
+    if (array->size_) std::memcpy(grown, array->u_.items, array->size_ * sizeof(const Value*));
+    array->u_.items = grown;
+    array->capacity_ = cap;
+  }
+  array->u_.items[array->size_++] = item;
+}
+
+inline void TreeBuilder::Append(Value* object, std::string_view key, const Value* value) {
+  if (object->size_ == object->capacity_) {
+    const uint32_t cap = object->capacity_ ? object->capacity_ * 2 : 4;
+    Value::Member* grown = arena_.AllocateArray<Value::Member>(cap);
+    if (object->size_)
+      std::memcpy(grown, object->u_.members, object->size_ * sizeof(Value::Member));
+    object->u_.members = grown;
+    object->capacity_ = cap;
+  }
+  object->u_.members[object->size_++] = Value::Member{key, value};
+}
 
 }  // namespace affordance::surface::internal
