@@ -18,8 +18,9 @@ using namespace affordance::surface;
 
 // A dashboard-shaped program of about `bytes` characters (same generator as lang_side_by_side.mjs).
 std::string MakeProgram(size_t bytes) {
-  std::string p = "root = Stack([h, list])\nh = CardHeader(\"Dashboard\", \"generated\")\n$q = \"\"\n"
-                  "d = Query(\"rows\", {q: $q}, {rows: []})\n";
+  std::string p =
+      "root = Stack([h, list])\nh = CardHeader(\"Dashboard\", \"generated\")\n$q = \"\"\n"
+      "d = Query(\"rows\", {q: $q}, {rows: []})\n";
   std::string list = "list = Stack([";
   for (int i = 0; p.size() + list.size() < bytes; ++i) {
     const std::string n = std::to_string(i);
@@ -47,12 +48,14 @@ void BM_StreamPushChunk(benchmark::State& state) {
     state.PauseTiming();
     p = base;
     state.ResumeTiming();
-    for (size_t k = 0; k < kChunks; ++k) p.Push(std::string_view(text).substr(prefix + k * kChunk, kChunk));
+    for (size_t k = 0; k < kChunks; ++k)
+      p.Push(std::string_view(text).substr(prefix + k * kChunk, kChunk));
     benchmark::DoNotOptimize(p.completed_statements());
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kChunks));
-  state.counters["chunk_ns"] = benchmark::Counter(static_cast<double>(state.iterations() * kChunks),
-                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["chunk_ns"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kChunks),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_StreamPushChunk)->Arg(1'000)->Arg(100'000)->Unit(benchmark::kMicrosecond);
 
@@ -71,6 +74,16 @@ void BM_ParseWhole(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * program.size()));
 }
 BENCHMARK(BM_ParseWhole)->Arg(20'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+// The JSON edge: converting an already parsed program's value tree to lang-core's JSON (what
+// `affordance lang parse --json` and the golden tests add on top of Parse()).
+void BM_ToJson(benchmark::State& state) {
+  const std::string program = MakeProgram(static_cast<size_t>(state.range(0)));
+  const ParseResult parsed = Parse(program, Library::Default());
+  for (auto _ : state) benchmark::DoNotOptimize(parsed.ToJson().size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * program.size()));
+}
+BENCHMARK(BM_ToJson)->Arg(20'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
 // Whole-program parse of the file named by SURFACE_BENCH_PROGRAM (the side-by-side input).
 void BM_ParseFile(benchmark::State& state) {

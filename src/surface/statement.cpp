@@ -43,6 +43,8 @@ size_t FindFence(std::string_view in, size_t i) {
 }  // namespace
 
 std::string StripFences(std::string_view input) {
+  // No ``` anywhere means no fence outside strings either.
+  if (input.find("```") == std::string_view::npos) return std::string(input);
   std::vector<std::string_view> blocks;
   size_t i = 0;
   while (i < input.size()) {
@@ -74,6 +76,8 @@ std::string StripFences(std::string_view input) {
 }
 
 std::string StripComments(std::string_view input) {
+  // Without '/' or '#' no line has a comment and every line is kept as it is.
+  if (input.find_first_of("/#") == std::string_view::npos) return std::string(input);
   std::string out;
   out.reserve(input.size());
   char in_str = 0;
@@ -123,9 +127,9 @@ AutoClosed AutoClose(std::string_view input) {
     if (quotes.Consume(c)) continue;
     if (c == '(' || c == '[' || c == '{') {
       stack += c;
-    } else if (!stack.empty() && ((c == ')' && stack.back() == '(') ||
-                                  (c == ']' && stack.back() == '[') ||
-                                  (c == '}' && stack.back() == '{'))) {
+    } else if (!stack.empty() &&
+               ((c == ')' && stack.back() == '(') || (c == ']' && stack.back() == '[') ||
+                (c == '}' && stack.back() == '{'))) {
       stack.pop_back();
     }
   }
@@ -145,6 +149,7 @@ AutoClosed AutoClose(std::string_view input) {
 
 std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std::string_view text,
                                           std::vector<SkippedLine>* skipped) {
+  std::vector<Token> scratch;  // the statement being read; copied out at its exact size
   std::vector<RawStatement> out;
   size_t pos = 0;
   const size_t n = tokens.size();
@@ -169,6 +174,7 @@ std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std:
       continue;
     }
     RawStatement stmt;
+    scratch.clear();
     stmt.id = tok.text;
     stmt.id_type = tok.t;
     stmt.begin = tok.pos;
@@ -204,13 +210,14 @@ std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std:
       } else if (tt == Tok::kColon && depth == 0 && ternary > 0) {
         ternary--;
       }
-      stmt.tokens.push_back(tokens[pos++]);
+      scratch.push_back(tokens[pos++]);
     }
     stmt.end = pos < n ? tokens[pos].pos : text.size();
+    stmt.tokens.assign(scratch.begin(), scratch.end());
     if (stmt.tokens.empty()) {
       if (skipped) {
-        std::string_view line = internal::JsTrim(text.substr(
-            stmt.begin, (stmt.end > stmt.begin ? stmt.end : stmt.begin) - stmt.begin));
+        std::string_view line = internal::JsTrim(
+            text.substr(stmt.begin, (stmt.end > stmt.begin ? stmt.end : stmt.begin) - stmt.begin));
         skipped->push_back(SkippedLine{std::string(line.substr(0, 120))});
       }
       continue;
