@@ -7,7 +7,7 @@
 // Every round also checks that our IDs equal the reference's.
 //
 // usage: node bench/text/compare_cli.mjs <path to affordance> [--rounds N] [--model M] [--corpus F]
-//   e.g. node bench/text/compare_cli.mjs build/src/cli/affordance --rounds 7
+//   e.g. node bench/text/compare_cli.mjs build/affordance --rounds 7
 // --corpus: a JSON array of chunks (joined with blank lines); default: generated here (4.5 MB).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
