@@ -1,7 +1,7 @@
 // Writes golden token IDs from the reference implementation (Hugging Face tokenizers, native, npm
 // @anush008/tokenizers) for the tokenizer tests, over the corpus tools/tokenizer_corpus.mjs makes.
 //
-// usage: node tools/tokenizer_references.mjs <out.jsonl> [--bytes N] [--seed S]
+// usage: node tools/tokenizer_references.mjs <out.jsonl> [--bytes N] [--seed S] [--multilingual-bytes N]
 //
 // Each output line is one case:
 //   {"model": "qwen"|"llama", "mode": "plain"|"special"|"bos", "text": ..., "ids": [...]}
@@ -10,6 +10,9 @@
 //     special: added tokens matched as the reference does (match_special = true),
 //     bos:     as special plus the post-processor (add_special_tokens = true);
 //   {"model": ..., "mode": "decode", "ids": [...], "text": ...}   reference decode (UTF-8 lossy);
+//   {"model": ..., "mode": "plain"|"special", "corpus": "multilingual", "text": ..., "ids": [...]}:
+//     documents of the multilingual corpus (generateMultilingual: many scripts, emoji, combining
+//     marks, code, numbers), --multilingual-bytes N (default 600000) per model and mode;
 //   {"mode": "variant", "name": ..., "tokenizer": <tokenizer.json text>, "texts": [...],
 //    "special": [[ids]...], "plain": [[ids]...], "bos": [[ids]...]}: small tokenizers exercising
 //    every supported component option (tools/tokenizer_variants.mjs).
@@ -17,7 +20,7 @@ import { writeFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readSeed, generateDocuments } from './tokenizer_corpus.mjs';
+import { readSeed, generateDocuments, generateMultilingual } from './tokenizer_corpus.mjs';
 import { variants, variantTexts } from './tokenizer_variants.mjs';
 
 const require = createRequire(import.meta.url);
@@ -31,7 +34,7 @@ const opt = (name, fallback) => {
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
 if (!out) {
-  console.error('usage: node tools/tokenizer_references.mjs <out.jsonl> [--bytes N] [--seed S]');
+  console.error('usage: node tools/tokenizer_references.mjs <out.jsonl> [--bytes N] [--seed S] [--multilingual-bytes N]');
   process.exit(2);
 }
 const targetBytes = opt('--bytes', 1100000);
@@ -54,6 +57,7 @@ for (const [name, file] of Object.entries(MODELS)) {
 
 const docs = generateDocuments(readSeed(join(root, 'tests/data/text/corpus_seed.txt')),
   specials, targetBytes, prngSeed);
+const multilingual = generateMultilingual(opt('--multilingual-bytes', 600000), prngSeed + 100);
 
 let seed = 12345;
 const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
@@ -65,6 +69,12 @@ for (const [name, t] of Object.entries(loaded)) {
   for (let i = 0; i < docs.length; ++i) {
     lines.push({ model: name, mode: 'plain', text: docs[i], ids: plain[i].getIds() });
     lines.push({ model: name, mode: 'special', text: docs[i], ids: special[i].getIds() });
+  }
+  const mlPlain = await t.plain.encodeBatch(multilingual, { addSpecialTokens: false });
+  const mlSpecial = await t.full.encodeBatch(multilingual, { addSpecialTokens: false });
+  for (let i = 0; i < multilingual.length; ++i) {
+    lines.push({ model: name, mode: 'plain', corpus: 'multilingual', text: multilingual[i], ids: mlPlain[i].getIds() });
+    lines.push({ model: name, mode: 'special', corpus: 'multilingual', text: multilingual[i], ids: mlSpecial[i].getIds() });
   }
   for (let i = 0; i < docs.length; i += 25) {
     const e = await t.full.encode(docs[i], null, { addSpecialTokens: true });

@@ -1,11 +1,12 @@
 // Side by side: our tokenizer (bench/text, Google Benchmark) and the reference library (Hugging
 // Face tokenizers, native, npm @anush008/tokenizers) on the same corpus, in the same run.
-// Prints encode MB/s for both and the ratio, plus decode and load numbers.
+// Prints encode MB/s for both and the ratio, plus decode and load numbers, on the main corpus and
+// on the multilingual one (tools/tokenizer_bench_corpus.mjs --multilingual).
 //
-// usage: node bench/text/compare.mjs <path to text_bench> [corpus.json]
+// usage: node bench/text/compare.mjs <path to text_bench> [corpus.json [multilingual.json]]
 //   e.g. node bench/text/compare.mjs build-release/bench/text/text_bench
-// The corpus defaults to the one the text_bench target generated next to it
-// (<build>/generated/text/bench_corpus.json).
+// The corpora default to the ones the text_bench target generated next to it
+// (<build>/generated/text/bench_corpus.json, bench_corpus_multilingual.json).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,8 +24,12 @@ if (!bench || !existsSync(bench)) {
 }
 const corpusPath = process.argv[3] ||
   resolve(dirname(bench), '..', '..', 'generated', 'text', 'bench_corpus.json');
+const mlPath = process.argv[4] || join(dirname(corpusPath), 'bench_corpus_multilingual.json');
 const chunks = JSON.parse(readFileSync(corpusPath, 'utf8'));
 const bytes = chunks.reduce((n, c) => n + Buffer.byteLength(c), 0);
+const mlChunks = JSON.parse(readFileSync(mlPath, 'utf8'));
+const mlBytes = mlChunks.reduce((n, c) => n + Buffer.byteLength(c), 0);
+const mlNonAscii = mlChunks.reduce((n, c) => n + Buffer.from(c).filter((b) => b >= 0x80).length, 0);
 const modelsRoot = process.env.AFFORDANCE_MODELS || join(root, 'models');
 const MODELS = [['Qwen__Qwen3-4B-Instruct-2507', 'qwen'], ['meta-llama__Llama-3.1-8B-Instruct', 'llama']];
 
@@ -45,15 +50,20 @@ for (const [dir, name] of MODELS) {
   let outBytes = 0;
   for (const ids of encoded) outBytes += Buffer.byteLength(await tok.decode(ids, false));
   const decS = Number(process.hrtime.bigint() - t2) / 1e9, decCpu = cpu() - c2;
+  // The multilingual corpus, added tokens matched (as ours: match_special).
+  const t3 = process.hrtime.bigint(), c3 = cpu();
+  for (const c of mlChunks) await tok.encode(c, null, { addSpecialTokens: false });
+  const mlS = Number(process.hrtime.bigint() - t3) / 1e9, mlCpu = cpu() - c3;
   reference[name] = {
     loadMs, encode: bytes / encS / 1e6, encodeCpu: bytes / encCpu / 1e6,
     decode: outBytes / decS / 1e6, decodeCpu: outBytes / decCpu / 1e6,
+    mlEncode: mlBytes / mlS / 1e6, mlEncodeCpu: mlBytes / mlCpu / 1e6,
   };
 }
 
 // Ours, same corpus, same run.
 const out = execFileSync(bench, ['--benchmark_format=json', '--benchmark_min_time=2'], {
-  env: { ...process.env, AFFORDANCE_TEXT_BENCH_CORPUS: corpusPath },
+  env: { ...process.env, AFFORDANCE_TEXT_BENCH_CORPUS: corpusPath, AFFORDANCE_TEXT_BENCH_ML_CORPUS: mlPath },
   maxBuffer: 1 << 26,
 }).toString();
 const results = JSON.parse(out).benchmarks;
@@ -63,6 +73,8 @@ const mbWall = (b) => b.bytes_per_second * (b.cpu_time / b.real_time) / 1e6;
 const mbCpu = (b) => b.bytes_per_second / 1e6;
 
 console.log(`corpus: ${chunks.length} chunks, ${(bytes / 1e6).toFixed(2)} MB (${corpusPath})`);
+console.log(`multilingual corpus: ${mlChunks.length} chunks, ${(mlBytes / 1e6).toFixed(2)} MB, ` +
+  `${(100 * mlNonAscii / mlBytes).toFixed(1)}% of the bytes non-ASCII (${mlPath})`);
 console.log('Wall-clock and CPU-time rates (the CPU ratio is the stable one on a shared machine).');
 console.log('model  what                         ours        reference   ratio');
 MODELS.forEach(([, name], i) => {
@@ -78,6 +90,11 @@ MODELS.forEach(([, name], i) => {
   row('encode MB/s (cpu)', mbCpu(enc), r.encodeCpu, '  ');
   row('encode MB/s special (cpu)', mbCpu(encSp), r.encodeCpu, '  ');
   row('decode MB/s (cpu)', mbCpu(dec), r.decodeCpu, '  ');
+  const ml = find(`EncodeMultilingual/model:${i}`);
+  const mlFirst = find(`EncodeMultilingualFirstPass/model:${i}`);
+  row('multilingual MB/s (wall)', mbWall(ml), r.mlEncode, '  ');
+  row('multilingual MB/s (cpu)', mbCpu(ml), r.mlEncodeCpu, '  ');
+  row('multilingual 1st pass (cpu)', mbCpu(mlFirst), r.mlEncodeCpu, '  ');
   row('load ms (wall)', load.real_time, r.loadMs, 'ms');
   console.log(`${name.padEnd(6)} load ms (cpu)               ${load.cpu_time.toFixed(1).padStart(8)} ms`);
   console.log(`${name.padEnd(6)} rss after load           ${load.rss_MiB.toFixed(1)} MiB (process), ` +

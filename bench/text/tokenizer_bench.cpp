@@ -1,5 +1,9 @@
 // Tokenizer benchmarks (Google Benchmark), single thread:
 //   Encode/<model>   encode throughput over the >= 5 MB corpus (bytes/s = input bytes)
+//   EncodeMultilingual/<model>  the same over the multilingual corpus (many scripts, emoji,
+//                    combining marks, code and numbers; most bytes non-ASCII), steady state
+//   EncodeMultilingualFirstPass/<model>  one pass over the multilingual corpus with a freshly
+//                    loaded tokenizer (its word cache empty), as in one `affordance tokenize` call
 //   Decode/<model>   decode throughput (bytes/s = output bytes)
 //   Load/<model>     Tokenizer::LoadDirectory (read + parse tokenizer.json), with the resident
 //                    memory the process gained for one loaded tokenizer (rss_delta_MiB)
@@ -25,22 +29,33 @@ using namespace affordance::text;
 
 const char* kModels[] = {"Qwen__Qwen3-4B-Instruct-2507", "meta-llama__Llama-3.1-8B-Instruct"};
 
+std::vector<std::string> ReadCorpus(const char* env_name, const char* fallback) {
+  const char* env = std::getenv(env_name);
+  std::ifstream in(env && *env ? env : fallback);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str()).get<std::vector<std::string>>();
+}
+
 const std::vector<std::string>& Corpus() {
-  static const std::vector<std::string> chunks = [] {
-    const char* env = std::getenv("AFFORDANCE_TEXT_BENCH_CORPUS");
-    std::ifstream in(env && *env ? env : AFFORDANCE_TEXT_BENCH_CORPUS);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return nlohmann::json::parse(ss.str()).get<std::vector<std::string>>();
-  }();
+  static const std::vector<std::string> chunks =
+      ReadCorpus("AFFORDANCE_TEXT_BENCH_CORPUS", AFFORDANCE_TEXT_BENCH_CORPUS);
   return chunks;
 }
 
-size_t CorpusBytes() {
+const std::vector<std::string>& MultilingualCorpus() {
+  static const std::vector<std::string> chunks =
+      ReadCorpus("AFFORDANCE_TEXT_BENCH_ML_CORPUS", AFFORDANCE_TEXT_BENCH_ML_CORPUS);
+  return chunks;
+}
+
+size_t Bytes(const std::vector<std::string>& chunks) {
   size_t n = 0;
-  for (const auto& c : Corpus()) n += c.size();
+  for (const auto& c : chunks) n += c.size();
   return n;
 }
+
+size_t CorpusBytes() { return Bytes(Corpus()); }
 
 double RssMiB() {
   std::ifstream in("/proc/self/status");
@@ -70,8 +85,73 @@ void Encode(benchmark::State& state) {
   state.counters["corpus_MiB"] = static_cast<double>(CorpusBytes()) / (1 << 20);
   state.counters["tokens"] = static_cast<double>(tokens);
 }
-BENCHMARK(Encode)->ArgNames({"model", "special"})->Args({0, 0})->Args({1, 0})->Args({0, 1})->Args({1, 1})
-    ->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(Encode)
+    ->ArgNames({"model", "special"})
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
+void EncodeMultilingual(benchmark::State& state) {
+  auto t = LoadModel(kModels[state.range(0)]);
+  if (!t.ok()) return state.SkipWithError(t.error().ToString().c_str());
+  const auto& chunks = MultilingualCorpus();
+  EncodeOptions options;
+  options.match_special = true;
+  std::vector<TokenId> ids;
+  size_t tokens = 0;
+  for (auto _ : state) {
+    tokens = 0;
+    for (const auto& c : chunks) {
+      ids.clear();
+      if (!(*t)->EncodeInto(c, ids, options).ok()) return state.SkipWithError("encode failed");
+      tokens += ids.size();
+    }
+    benchmark::DoNotOptimize(ids.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * Bytes(chunks)));
+  state.counters["corpus_MiB"] = static_cast<double>(Bytes(chunks)) / (1 << 20);
+  state.counters["tokens"] = static_cast<double>(tokens);
+}
+BENCHMARK(EncodeMultilingual)
+    ->ArgName("model")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
+// A new tokenizer instance per iteration (loaded outside the timing), so every word is met for
+// the first time: the whole-command case, where one process encodes the text once.
+void EncodeMultilingualFirstPass(benchmark::State& state) {
+  std::string dir = std::string(AFFORDANCE_MODELS_DIR) + "/" + kModels[state.range(0)];
+  const auto& chunks = MultilingualCorpus();
+  EncodeOptions options;
+  options.match_special = true;
+  std::vector<TokenId> ids;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto t = Tokenizer::LoadDirectory(dir);
+    if (!t.ok()) return state.SkipWithError(t.error().ToString().c_str());
+    state.ResumeTiming();
+    for (const auto& c : chunks) {
+      ids.clear();
+      if (!(*t)->EncodeInto(c, ids, options).ok()) return state.SkipWithError("encode failed");
+    }
+    benchmark::DoNotOptimize(ids.data());
+    state.PauseTiming();
+    t->reset();
+    state.ResumeTiming();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * Bytes(chunks)));
+}
+BENCHMARK(EncodeMultilingualFirstPass)
+    ->ArgName("model")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(5);
 
 void Decode(benchmark::State& state) {
   auto t = LoadModel(kModels[state.range(0)]);

@@ -25,8 +25,7 @@ inline uint64_t Mix(uint64_t k) {
 
 }  // namespace
 
-Bpe::Bpe(Vocabulary vocab, BpeSettings settings)
-    : vocab_(std::move(vocab)), settings_(settings) {
+Bpe::Bpe(Vocabulary vocab, BpeSettings settings) : vocab_(std::move(vocab)), settings_(settings) {
   std::string spelled;
   for (int b = 0; b < 256; ++b) {
     spelled.clear();
@@ -46,13 +45,12 @@ Bpe::Bpe(Vocabulary vocab, BpeSettings settings)
   }
 }
 
-Status Bpe::MergeError(std::string_view left, std::string_view right, uint32_t rank, bool l,
-                       bool r, std::string_view joined) const {
+Status Bpe::MergeError(std::string_view left, std::string_view right, uint32_t rank, bool l, bool r,
+                       std::string_view joined) const {
   if (!l || !r) {
-    return MakeError("tokenizer.unknown_merge_token",
-                     "a merge names a token that is not in the vocabulary",
-                     fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right,
-                                 !l ? left : right));
+    return MakeError(
+        "tokenizer.unknown_merge_token", "a merge names a token that is not in the vocabulary",
+        fmt::format("merge {}: \"{} {}\" (unknown: \"{}\")", rank, left, right, !l ? left : right));
   }
   return MakeError("tokenizer.unknown_merge_token",
                    "a merge produces a token that is not in the vocabulary",
@@ -120,8 +118,12 @@ Status Bpe::SetMerges(std::span<const std::pair<std::string_view, std::string_vi
 }
 
 const Bpe::Merge* Bpe::FindMerge(TokenId left, TokenId right) const {
-  uint64_t key = PairKey(left, right);
-  for (uint64_t h = Mix(key) & mask_;; h = (h + 1) & mask_) {
+  const uint64_t key = PairKey(left, right);
+  return Probe(key, Mix(key) & mask_);
+}
+
+const Bpe::Merge* Bpe::Probe(uint64_t key, uint64_t slot) const {
+  for (uint64_t h = slot;; h = (h + 1) & mask_) {
     const Merge& m = merges_[h];
     if (m.key == key) return &m;
     if (m.key == kEmptyKey) return nullptr;
@@ -155,7 +157,7 @@ void Bpe::EncodeWord(std::string_view bytes, std::vector<TokenId>& out) const {
   thread_local std::vector<TokenId> symbols;
   symbols.clear();
   InitialSymbols(bytes, symbols);
-  if (symbols.size() <= 256) {
+  if (symbols.size() <= kShortWord) {
     MergeShort(symbols);
   } else {
     MergeLong(symbols);
@@ -163,18 +165,28 @@ void Bpe::EncodeWord(std::string_view bytes, std::vector<TokenId>& out) const {
   out.insert(out.end(), symbols.begin(), symbols.end());
 }
 
-// Quadratic in the word length but with tiny constants: the common case.
+// Quadratic in the word length but with tiny constants: short words, the common case.
 void Bpe::MergeShort(std::vector<TokenId>& symbols) const {
   size_t n = symbols.size();
   if (n < 2) return;
-  uint32_t ranks[256];
-  TokenId merged[256];
+  uint32_t ranks[kShortWord];
+  TokenId merged[kShortWord];
+  uint64_t slots[kShortWord];
   auto fill = [&](size_t i) {
     const Merge* m = FindMerge(symbols[i], symbols[i + 1]);
     ranks[i] = m ? m->rank : kNoRank;
     merged[i] = m ? m->merged : 0;
   };
-  for (size_t i = 0; i + 1 < n; ++i) fill(i);
+  // The first lookups are independent: start every table load before waiting on any.
+  for (size_t i = 0; i + 1 < n; ++i) {
+    slots[i] = Mix(PairKey(symbols[i], symbols[i + 1])) & mask_;
+    __builtin_prefetch(&merges_[slots[i]]);
+  }
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const Merge* m = Probe(PairKey(symbols[i], symbols[i + 1]), slots[i]);
+    ranks[i] = m ? m->rank : kNoRank;
+    merged[i] = m ? m->merged : 0;
+  }
   while (n > 1) {
     size_t best = 0;
     uint32_t best_rank = kNoRank;
@@ -198,49 +210,72 @@ void Bpe::MergeShort(std::vector<TokenId>& symbols) const {
   symbols.resize(n);
 }
 
-// The reference algorithm for long words: a heap of candidate merges ordered by (rank, position)
-// over a doubly linked list of symbols; stale candidates are skipped when popped.
+// The reference algorithm for longer words (HF tokenizers `Word::merge_all`): a min-heap of
+// candidate merges ordered by (rank, position) over a doubly linked list of symbols; a candidate
+// whose pair has changed since it was pushed is skipped when popped. O(n log n), with per-thread
+// scratch buffers so a word costs no allocation, and the first n - 1 table lookups issued together.
 void Bpe::MergeLong(std::vector<TokenId>& symbols) const {
-  size_t n = symbols.size();
-  std::vector<int64_t> prev(n), next(n);
-  std::vector<bool> alive(n, true);
-  for (size_t i = 0; i < n; ++i) {
-    prev[i] = static_cast<int64_t>(i) - 1;
-    next[i] = i + 1 < n ? static_cast<int64_t>(i + 1) : -1;
-  }
+  const size_t n = symbols.size();
   struct Candidate {
-    uint32_t rank;
-    size_t pos;
+    uint64_t order;  // (rank << 32) | position of the left symbol
     TokenId left, right, merged;
-    bool operator>(const Candidate& o) const {
-      return rank != o.rank ? rank > o.rank : pos > o.pos;
-    }
   };
-  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> heap;
-  auto push = [&](size_t i) {
-    if (next[i] < 0) return;
-    size_t j = static_cast<size_t>(next[i]);
-    if (const Merge* m = FindMerge(symbols[i], symbols[j]))
-      heap.push(Candidate{m->rank, i, symbols[i], symbols[j], m->merged});
+  struct Scratch {
+    std::vector<int32_t> prev, next;  // next[i] == -2: symbol i was merged into its left neighbour
+    std::vector<uint64_t> slots;
+    std::vector<Candidate> heap;
   };
-  for (size_t i = 0; i + 1 < n; ++i) push(i);
-  while (!heap.empty()) {
-    Candidate c = heap.top();
-    heap.pop();
-    size_t i = c.pos;
-    if (!alive[i] || next[i] < 0) continue;
-    size_t j = static_cast<size_t>(next[i]);
+  thread_local Scratch s;
+  s.prev.resize(n);
+  s.next.resize(n);
+  s.slots.resize(n);
+  s.heap.clear();
+  int32_t* prev = s.prev.data();
+  int32_t* next = s.next.data();
+  for (size_t i = 0; i < n; ++i) {
+    prev[i] = static_cast<int32_t>(i) - 1;
+    next[i] = i + 1 < n ? static_cast<int32_t>(i + 1) : -1;
+  }
+  const auto later = [](const Candidate& a, const Candidate& b) { return a.order > b.order; };
+  auto push = [&](size_t i, const Merge* m) {
+    const size_t j = static_cast<size_t>(next[i]);
+    s.heap.push_back(Candidate{(uint64_t{m->rank} << 32) | i, symbols[i], symbols[j], m->merged});
+    std::push_heap(s.heap.begin(), s.heap.end(), later);
+  };
+  for (size_t i = 0; i + 1 < n; ++i) {
+    s.slots[i] = Mix(PairKey(symbols[i], symbols[i + 1])) & mask_;
+    __builtin_prefetch(&merges_[s.slots[i]]);
+  }
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const Merge* m = Probe(PairKey(symbols[i], symbols[i + 1]), s.slots[i]);
+    if (m)
+      s.heap.push_back(
+          Candidate{(uint64_t{m->rank} << 32) | i, symbols[i], symbols[i + 1], m->merged});
+  }
+  std::make_heap(s.heap.begin(), s.heap.end(), later);
+  while (!s.heap.empty()) {
+    std::pop_heap(s.heap.begin(), s.heap.end(), later);
+    const Candidate c = s.heap.back();
+    s.heap.pop_back();
+    const size_t i = static_cast<size_t>(c.order & 0xffffffffu);
+    if (next[i] < 0) continue;  // merged away, or last
+    const size_t j = static_cast<size_t>(next[i]);
     if (symbols[i] != c.left || symbols[j] != c.right) continue;  // stale
     symbols[i] = c.merged;
-    alive[j] = false;
     next[i] = next[j];
-    if (next[j] >= 0) prev[static_cast<size_t>(next[j])] = static_cast<int64_t>(i);
-    if (prev[i] >= 0) push(static_cast<size_t>(prev[i]));
-    push(i);
+    next[j] = -2;
+    if (next[i] >= 0) prev[static_cast<size_t>(next[i])] = static_cast<int32_t>(i);
+    // The two new pairs: (left neighbour, merged) and (merged, right neighbour).
+    const Merge* left =
+        prev[i] >= 0 ? FindMerge(symbols[static_cast<size_t>(prev[i])], symbols[i]) : nullptr;
+    const Merge* right =
+        next[i] >= 0 ? FindMerge(symbols[i], symbols[static_cast<size_t>(next[i])]) : nullptr;
+    if (left) push(static_cast<size_t>(prev[i]), left);
+    if (right) push(i, right);
   }
   size_t w = 0;
   for (size_t i = 0; i < n; ++i)
-    if (alive[i]) symbols[w++] = symbols[i];
+    if (next[i] != -2) symbols[w++] = symbols[i];
   symbols.resize(w);
 }
 

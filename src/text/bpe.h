@@ -49,7 +49,11 @@ class Bpe {
   static constexpr uint64_t kEmptyKey = ~uint64_t{0};
   static constexpr uint32_t kNoRank = ~uint32_t{0};
 
+  // Words of up to this many initial symbols take the quadratic merge loop, longer ones the heap.
+  static constexpr size_t kShortWord = 24;
+
   const Merge* FindMerge(TokenId left, TokenId right) const;
+  const Merge* Probe(uint64_t key, uint64_t slot) const;
   Status MergeError(std::string_view left, std::string_view right, uint32_t rank, bool l, bool r,
                     std::string_view joined) const;
   void InitialSymbols(std::string_view bytes, std::vector<TokenId>& symbols) const;
@@ -61,7 +65,7 @@ class Bpe {
   // so a word is looked up without spelling it first.
   Vocabulary raw_words_;
   BpeSettings settings_;
-  std::array<TokenId, 256> byte_token_{};     // -1 when the byte's character is not in the vocab
+  std::array<TokenId, 256> byte_token_{};      // -1 when the byte's character is not in the vocab
   std::array<TokenId, 256> fallback_token_{};  // <0xXX>, -1 when missing
   BigVector<Merge> merges_;                    // open-addressing table
   uint64_t mask_ = 0;

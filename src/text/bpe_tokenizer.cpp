@@ -1,11 +1,13 @@
 #include "text/bpe_tokenizer.h"
 
 #include "text/byte_level.h"
+#include "text/huge_pages.h"
 #include "text/utf8.h"
 
-#include <xxhash.h>
 #include <fmt/format.h>
+#include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -14,20 +16,35 @@ namespace {
 
 std::atomic<uint64_t> next_instance{1};
 
-// A per-thread, direct-mapped cache of short words -> IDs. Entries are tagged with the tokenizer
-// instance so tokenizers never see each other's words; nothing is shared between threads.
+// A per-thread cache of words -> IDs, so each distinct word goes through BPE once. Words of every
+// length up to kMaxWord are cached: text in scripts without spaces (Chinese, Japanese, Thai) and
+// long words of Indic scripts make pre-tokens of dozens to hundreds of bytes, and a corpus of many
+// scripts has tens of thousands of distinct words, which a small direct-mapped cache of short words
+// thrashed on. The index is 4-way set associative (most recently used first); keys and IDs live in
+// an arena that is emptied, together with the index, when it reaches kArenaLimit. Entries carry
+// the tokenizer instance, so tokenizers never see each other's words; nothing is shared between
+// threads.
 struct WordCache {
-  static constexpr size_t kSlots = 8192;
-  static constexpr size_t kMaxKey = 23;
-  static constexpr size_t kMaxIds = 7;
-  struct Slot {
-    uint64_t instance = 0;
-    uint8_t key_len = 0;
-    uint8_t id_count = 0;
-    char key[kMaxKey];
-    TokenId ids[kMaxIds];
+  static constexpr size_t kWays = 4;
+  static constexpr size_t kSets = size_t{1} << 15;  // 131072 entries, 3 MiB of index
+  static constexpr size_t kMaxWord = 1024;
+  static constexpr size_t kArenaLimit = size_t{8} << 20;
+  struct Entry {
+    uint64_t instance = 0;  // 0: empty (tokenizer instances count from 1)
+    uint32_t tag = 0;       // high bits of the word's hash
+    uint32_t offset = 0;    // key bytes at arena[offset], then id_count IDs
+    uint16_t key_len = 0;
+    uint16_t id_count = 0;
   };
-  Slot slots[kSlots];
+  // Huge-page backed: a few page faults instead of thousands when a process first fills them.
+  BigVector<Entry> entries = BigVector<Entry>(kWays * kSets);
+  BigVector<char> arena;
+
+  WordCache() { arena.reserve(kArenaLimit); }
+  void Clear() {
+    std::fill(entries.begin(), entries.end(), Entry{});
+    arena.clear();
+  }
 };
 
 WordCache& ThreadCache() {
@@ -148,32 +165,79 @@ void BpeTokenizer::EncodeSegment(std::string_view raw, std::vector<TokenId>& out
 }
 
 void BpeTokenizer::EncodeNormalized(std::string_view text, std::vector<TokenId>& out) const {
-  parts_.pre_tokenizer.Run(text, [&](std::string_view word) { EncodeWord(word, out); });
+  if (!parts_.pre_tokenizer.words_point_into_text()) {
+    parts_.pre_tokenizer.Run(text, [&](std::string_view word) {
+      EncodeWord(word, XXH3_64bits(word.data(), word.size()), out);
+    });
+    return;
+  }
+  // Words are looked up in batches: hashing a word and prefetching its cache set (and then its
+  // arena bytes) well before the lookup hides the cache misses of a table too large for the CPU
+  // caches. The words are views into `text`, so they outlive the pre-tokenizer's callback.
+  WordCache& cache = ThreadCache();
+  constexpr size_t kBatch = 16;
+  std::string_view words[kBatch];
+  uint64_t hashes[kBatch];
+  size_t pending = 0;
+  auto flush = [&] {
+    for (size_t k = 0; k < pending; ++k) {
+      const WordCache::Entry* set =
+          &cache.entries[WordCache::kWays * (hashes[k] & (WordCache::kSets - 1))];
+      const uint32_t tag = static_cast<uint32_t>(hashes[k] >> 32);
+      for (size_t way = 0; way < WordCache::kWays; ++way) {
+        if (set[way].tag == tag && set[way].instance == instance_) {
+          __builtin_prefetch(cache.arena.data() + set[way].offset);
+          break;
+        }
+      }
+    }
+    for (size_t k = 0; k < pending; ++k) EncodeWord(words[k], hashes[k], out);
+    pending = 0;
+  };
+  parts_.pre_tokenizer.Run(text, [&](std::string_view word) {
+    const uint64_t h = XXH3_64bits(word.data(), word.size());
+    const WordCache::Entry* set = &cache.entries[WordCache::kWays * (h & (WordCache::kSets - 1))];
+    __builtin_prefetch(set);
+    __builtin_prefetch(set + WordCache::kWays - 1);  // a set spans two cache lines
+    words[pending] = word;
+    hashes[pending] = h;
+    if (++pending == kBatch) flush();
+  });
+  flush();
 }
 
-void BpeTokenizer::EncodeWord(std::string_view word, std::vector<TokenId>& out) const {
-  if (word.size() > WordCache::kMaxKey) {
+void BpeTokenizer::EncodeWord(std::string_view word, uint64_t h, std::vector<TokenId>& out) const {
+  if (word.size() > WordCache::kMaxWord) {
     parts_.bpe->EncodeWord(word, out);
     return;
   }
   WordCache& cache = ThreadCache();
-  uint64_t h = XXH3_64bits(word.data(), word.size());
-  WordCache::Slot& slot = cache.slots[h & (WordCache::kSlots - 1)];
-  if (slot.instance == instance_ && slot.key_len == word.size() &&
-      std::memcmp(slot.key, word.data(), word.size()) == 0) {
-    out.insert(out.end(), slot.ids, slot.ids + slot.id_count);
-    return;
+  const uint32_t tag = static_cast<uint32_t>(h >> 32);
+  WordCache::Entry* set = &cache.entries[WordCache::kWays * (h & (WordCache::kSets - 1))];
+  for (size_t way = 0; way < WordCache::kWays; ++way) {
+    const WordCache::Entry& e = set[way];
+    if (e.tag == tag && e.instance == instance_ && e.key_len == word.size() &&
+        std::memcmp(cache.arena.data() + e.offset, word.data(), word.size()) == 0) {
+      const char* ids = cache.arena.data() + e.offset + e.key_len;
+      size_t at = out.size();
+      out.resize(at + e.id_count);
+      std::memcpy(out.data() + at, ids, e.id_count * sizeof(TokenId));
+      std::rotate(set, set + way, set + way + 1);
+      return;
+    }
   }
-  size_t before = out.size();
+  const size_t before = out.size();
   parts_.bpe->EncodeWord(word, out);
-  size_t count = out.size() - before;
-  if (count <= WordCache::kMaxIds) {
-    slot.instance = instance_;
-    slot.key_len = static_cast<uint8_t>(word.size());
-    slot.id_count = static_cast<uint8_t>(count);
-    std::memcpy(slot.key, word.data(), word.size());
-    std::memcpy(slot.ids, out.data() + before, count * sizeof(TokenId));
-  }
+  const size_t count = out.size() - before;
+  const size_t need = word.size() + count * sizeof(TokenId);
+  if (count > UINT16_MAX) return;
+  if (cache.arena.size() + need > WordCache::kArenaLimit) cache.Clear();
+  std::copy_backward(set, set + WordCache::kWays - 1, set + WordCache::kWays);
+  set[0] = WordCache::Entry{instance_, tag, static_cast<uint32_t>(cache.arena.size()),
+                            static_cast<uint16_t>(word.size()), static_cast<uint16_t>(count)};
+  cache.arena.insert(cache.arena.end(), word.begin(), word.end());
+  const char* ids = reinterpret_cast<const char*>(out.data() + before);
+  cache.arena.insert(cache.arena.end(), ids, ids + count * sizeof(TokenId));
 }
 
 std::optional<std::string_view> BpeTokenizer::BytesOf(TokenId id) const {
@@ -188,9 +252,9 @@ Result<std::string> BpeTokenizer::Decode(std::span<const TokenId> ids) const {
   for (size_t k = 0; k < ids.size(); ++k) {
     TokenId id = ids[k];
     if (id < 0 || static_cast<size_t>(id) >= vocab_size_ || kinds_[static_cast<size_t>(id)] == 0) {
-      return MakeError("tokenizer.unknown_id", "a token ID is not in the vocabulary",
-                       fmt::format("ID {} at position {} (valid IDs are 0..{})", id, k,
-                                   vocab_size_ - 1));
+      return MakeError(
+          "tokenizer.unknown_id", "a token ID is not in the vocabulary",
+          fmt::format("ID {} at position {} (valid IDs are 0..{})", id, k, vocab_size_ - 1));
     }
     size_t i = static_cast<size_t>(id);
     total += offsets_[i + 1] - offsets_[i];

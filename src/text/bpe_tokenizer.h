@@ -48,7 +48,8 @@ class BpeTokenizer final : public Tokenizer {
  private:
   void EncodeSegment(std::string_view raw, std::vector<TokenId>& out, bool match_special) const;
   void EncodeNormalized(std::string_view text, std::vector<TokenId>& out) const;
-  void EncodeWord(std::string_view word, std::vector<TokenId>& out) const;
+  // `hash`: XXH3_64bits of the word (its key in the per-thread word cache).
+  void EncodeWord(std::string_view word, uint64_t hash, std::vector<TokenId>& out) const;
   std::optional<std::string_view> BytesOf(TokenId id) const;
 
   TokenizerParts parts_;

@@ -28,4 +28,8 @@ class Normalizer {
 // Canonical composition (NFC) of valid UTF-8, appended to `out`.
 void AppendNfc(std::string_view text, std::string& out);
 
+// True when `cp` is a starter that NFC leaves unchanged and that never composes with what precedes
+// it, so that NFC(x cp y) = NFC(x) NFC(cp y) (exposed for tests).
+bool IsNfcInert(char32_t cp);
+
 }  // namespace affordance::text

@@ -31,6 +31,10 @@ class PreTokenizer {
   // The final ByteLevel step; its regex, when used, is the GPT-2 one.
   Status SetByteLevel(bool add_prefix_space, bool use_regex);
 
+  // True when every word Run emits is a view into the text it was given (no prefix space is
+  // added), so the words stay valid after Run returns.
+  bool words_point_into_text() const { return !prefix_space_; }
+
   // Calls emit(word) for each non-empty pre-token of valid UTF-8 `text`, in order. The views stay
   // valid until Run returns.
   template <class Emit>

@@ -58,8 +58,21 @@ size_t FirstInvalid(std::string_view s) {
       i += 8;
     }
     if (i >= n) break;
-    if (p[i] < 0x80) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
       ++i;
+      continue;
+    }
+    // The common multi-byte forms inline: two bytes (Latin, Greek, Cyrillic, Hebrew, Arabic) and
+    // three bytes with a lead byte that puts no extra bound on the second byte (most of the BMP:
+    // Indic scripts, Thai, CJK, Hangul). Everything else takes the exact check below.
+    if (c >= 0xC2 && c <= 0xDF && i + 1 < n && (p[i + 1] & 0xC0) == 0x80) {
+      i += 2;
+      continue;
+    }
+    if (((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) && i + 2 < n &&
+        (p[i + 1] & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80) {
+      i += 3;
       continue;
     }
     size_t bad = 0;

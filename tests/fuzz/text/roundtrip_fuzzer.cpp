@@ -4,15 +4,19 @@
 //    without special-token matching;
 //  - the hand-written pre-tokenizer scanner matches PCRE2 running the same regex wherever PCRE2's
 //    Unicode tables (14.0) agree with ours (15.0) on the characters of x;
-//  - streaming through IncrementalDecoder gives the same text as Decode.
+//  - streaming through IncrementalDecoder gives the same text as Decode;
+//  - NFC by segments (AppendNfc) equals utf8proc normalizing the whole input at once.
 #include "text/char_class.h"
 #include "text/normalizer.h"
 #include "text/split_pattern.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 
+#include <utf8proc.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 using namespace affordance::text;
@@ -87,6 +91,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::string nfc;
   AppendNfc(x, nfc);
+  {
+    utf8proc_uint8_t* whole = nullptr;
+    utf8proc_ssize_t n =
+        utf8proc_map(data, static_cast<utf8proc_ssize_t>(size), &whole,
+                     static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+    bool same = n >= 0 && static_cast<size_t>(n) == nfc.size() &&
+                std::memcmp(whole, nfc.data(), nfc.size()) == 0;
+    std::free(whole);
+    if (!same) Fail("segmented NFC differs from utf8proc on the whole input");
+  }
   for (bool special : {false, true}) {
     EncodeOptions options;
     options.match_special = special;

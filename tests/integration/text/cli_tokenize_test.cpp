@@ -41,15 +41,42 @@ TEST(TokenizeCli, PrintsIdsAndKeepsSpecialSpellingsAsText) {
   EXPECT_EQ(plain.status, 0);
   EXPECT_EQ(plain.out.rfind("9707 1879 ", 0), 0u) << plain.out;
   EXPECT_EQ(plain.out.find("151645"), std::string::npos);
-  CliResult special = Cli(std::string("tokenize --special --json ") + kQwen, "Hello world<|im_end|>");
+  CliResult special =
+      Cli(std::string("tokenize --special --json ") + kQwen, "Hello world<|im_end|>");
   EXPECT_EQ(special.status, 0);
   auto j = nlohmann::json::parse(special.out);
   EXPECT_EQ(j["ids"], nlohmann::json({9707, 1879, 151645}));
   EXPECT_EQ(j["pieces"], nlohmann::json({"Hello", "Ġworld", "<|im_end|>"}));
 }
 
+// The plain output is written through a 64 KiB buffer: a long text (many buffers of IDs) must
+// print exactly the IDs --json reports, space-separated on one line; no input prints a newline.
+TEST(TokenizeCli, LongOutputIsEveryIdOnOneLine) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i)
+    text +=
+        "Hello мир 你好世界 नमस्ते สวัสดี "
+        "👨‍👩‍👧‍👦 " +
+        std::to_string(i * 7919) + "\n";
+  CliResult plain = Cli(std::string("tokenize --special ") + kQwen, text);
+  CliResult json = Cli(std::string("tokenize --special --json ") + kQwen, text);
+  ASSERT_EQ(plain.status, 0);
+  ASSERT_EQ(json.status, 0);
+  std::string want;
+  const nlohmann::json parsed = nlohmann::json::parse(json.out);
+  for (const auto& id : parsed["ids"])
+    want += (want.empty() ? "" : " ") + std::to_string(id.get<int>());
+  want += "\n";
+  EXPECT_GT(want.size(), size_t{3} << 16);
+  EXPECT_EQ(plain.out, want);
+  CliResult empty = Cli(std::string("tokenize ") + kQwen, "");
+  EXPECT_EQ(empty.status, 0);
+  EXPECT_EQ(empty.out, "\n");
+}
+
 TEST(TokenizeCli, JsonLinesBatchMode) {
-  CliResult r = Cli(std::string("tokenize --jsonl --special ") + kLlama, "\"a b\"\n\"<|eot_id|>\"\n");
+  CliResult r =
+      Cli(std::string("tokenize --jsonl --special ") + kLlama, "\"a b\"\n\"<|eot_id|>\"\n");
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "[64,293]\n[128009]\n");
   CliResult bad = Cli(std::string("tokenize --jsonl --json ") + kLlama, "\"ok\"\nnot json\n");

@@ -1,6 +1,7 @@
 // Exactness against the reference: every case of the goldens file written by
 // tools/tokenizer_references.mjs (Hugging Face tokenizers over a > 1 MB corpus per model, with and
-// without special-token matching, with the post-processor, and decode vectors) must match exactly.
+// without special-token matching, with the post-processor, and decode vectors, plus a multilingual
+// corpus of many scripts, emoji, combining marks, code and numbers) must match exactly.
 #include "test_models.h"
 
 #include <fmt/format.h>
@@ -47,8 +48,8 @@ TEST(TokenizerGolden, MatchesReferenceOnEveryCase) {
   std::ifstream in(AFFORDANCE_TEXT_GOLDENS);
   ASSERT_TRUE(in) << "missing goldens " << AFFORDANCE_TEXT_GOLDENS
                   << " (built by the text_goldens target)";
-  std::map<std::string, std::shared_ptr<const Tokenizer>> models{
-      {"qwen", Model(testing::kQwen)}, {"llama", Model(testing::kLlama)}};
+  std::map<std::string, std::shared_ptr<const Tokenizer>> models{{"qwen", Model(testing::kQwen)},
+                                                                 {"llama", Model(testing::kLlama)}};
   ASSERT_TRUE(models["qwen"] && models["llama"]);
   std::map<std::string, Tally> tally;
   std::string line;
@@ -61,7 +62,8 @@ TEST(TokenizerGolden, MatchesReferenceOnEveryCase) {
     }
     const std::string model = c["model"], mode = c["mode"];
     const Tokenizer& t = *models.at(model);
-    Tally& k = tally[model + "/" + mode];
+    const std::string corpus = c.value("corpus", "");
+    Tally& k = tally[model + "/" + mode + (corpus.empty() ? "" : "/" + corpus)];
     ++k.cases;
     std::vector<TokenId> want = c["ids"].get<std::vector<TokenId>>();
     const std::string text = c["text"];
@@ -83,11 +85,11 @@ TEST(TokenizerGolden, MatchesReferenceOnEveryCase) {
       while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
       ADD_FAILURE() << model << "/" << mode << " mismatch at token " << i << " of "
                     << nlohmann::json(text).dump() << "\n got "
-                    << nlohmann::json(std::vector<TokenId>(got.begin() + i,
-                                                           got.begin() + std::min(got.size(), i + 8)))
+                    << nlohmann::json(std::vector<TokenId>(
+                           got.begin() + i, got.begin() + std::min(got.size(), i + 8)))
                     << "\nwant "
-                    << nlohmann::json(std::vector<TokenId>(want.begin() + i,
-                                                           want.begin() + std::min(want.size(), i + 8)));
+                    << nlohmann::json(std::vector<TokenId>(
+                           want.begin() + i, want.begin() + std::min(want.size(), i + 8)));
     }
   }
   for (const char* model : {"qwen", "llama"}) {
@@ -96,10 +98,17 @@ TEST(TokenizerGolden, MatchesReferenceOnEveryCase) {
       EXPECT_GE(k.bytes, 1000000u) << model << "/" << mode << ": the corpus must be >= 1 MB";
     }
   }
+  for (const char* model : {"qwen", "llama"}) {
+    for (const char* mode : {"plain", "special"}) {
+      const Tally& k = tally[fmt::format("{}/{}/multilingual", model, mode)];
+      EXPECT_GE(k.bytes, 500000u) << model << "/" << mode
+                                  << ": the multilingual corpus must be >= 500 KB";
+    }
+  }
   EXPECT_GE(tally["variants"].cases, 17u * 3 * 100) << "every component variant must be checked";
   for (auto& [name, k] : tally) {
     EXPECT_EQ(k.mismatches, 0u) << name;
-    std::cout << fmt::format("{:16} {:6} cases {:9} bytes {} mismatches\n", name, k.cases, k.bytes,
+    std::cout << fmt::format("{:26} {:6} cases {:9} bytes {} mismatches\n", name, k.cases, k.bytes,
                              k.mismatches);
   }
 }

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 namespace affordance::text {
 namespace {
@@ -93,6 +94,32 @@ TEST(Tokenizer, EncodeIntoAppends) {
   ASSERT_TRUE(q->EncodeInto("Hello", out).ok());
   EXPECT_THAT(out, ::testing::ElementsAre(1, 2, 9707));
   EXPECT_TRUE(q->Encode("")->empty());
+}
+
+// Words are cached per thread (bpe_tokenizer.cpp); entries belong to one tokenizer instance. Two
+// tokenizers taking turns in one thread must each get exactly what a thread with an empty cache
+// gets, for short words, long words without spaces (CJK, Thai) and a word over the cached length.
+TEST(Tokenizer, WordCacheNeverMixesTokenizers) {
+  auto q = Model(kQwen), l = Model(kLlama);
+  ASSERT_TRUE(q && l);
+  std::string text = "Hello world, 你好世界 привет मुंबई ";
+  for (int i = 0; i < 40; ++i) text += "我们今天学习计算机程序语言模型数据";
+  text += " สวัสดีครับประเทศไทยกรุงเทพภาษาไทยคอมพิวเตอร์ ";
+  for (int i = 0; i < 400; ++i) text += "語";  // one 1200-byte word: longer than any cached word
+  text += " 👨‍👩‍👧‍👦 end";
+  auto fresh = [&](const Tokenizer& t) {
+    std::vector<TokenId> ids;
+    std::thread([&] { ids = *t.Encode(text); }).join();
+    return ids;
+  };
+  const std::vector<TokenId> want_q = fresh(*q), want_l = fresh(*l);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(*q->Encode(text), want_q) << "round " << round;
+    EXPECT_EQ(*l->Encode(text), want_l) << "round " << round;
+  }
+  EXPECT_EQ(*q->Decode(want_q), text);
+  EXPECT_EQ(*l->Decode(want_l), text);
+  EXPECT_NE(want_q, want_l);
 }
 
 TEST(Tokenizer, QwenNormalizesToNfcAndLlamaKeepsBytes) {
