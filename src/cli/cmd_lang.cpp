@@ -77,7 +77,7 @@ int RunParse(const LangOptions& o) {
     std::cout << Dump(r.ToJson()) << "\n";
     return kExitOk;
   }
-  std::cout << "root: " << (r.root.is_null() ? "none" : r.root["typeName"].get<std::string>())
+  std::cout << "root: " << (r.root->is_null() ? "none" : std::string(r.root->TypeName()))
             << "\nstatements: " << r.statement_count << (r.incomplete ? " (incomplete)" : "")
             << "\n";
   PrintErrorsHuman(r.errors);

@@ -337,9 +337,8 @@ class ComposeUI final : public SimpleTool {
     draft.app_slug = input.value("app_slug", "");
     draft.live = !v.parse.query_statements.empty();
     for (const auto& q : v.parse.query_statements) {
-      const auto& tool = q["toolAST"];
-      if (tool.is_object() && tool.value("k", "") == "Str" && tool["v"].is_string()) {
-        draft.handles.push_back(tool["v"].get<std::string>());
+      if (q.tool->AstKind() == "Str" && (*q.tool)["v"].is_string()) {
+        draft.handles.emplace_back((*q.tool)["v"].string());
       }
     }
     nlohmann::json out = {{"surfaceId", draft.id}, {"surface", kind},

@@ -2,7 +2,6 @@
 
 #include "connect/road.h"
 #include "surface/edit.h"
-#include "surface/internal/materialize.h"
 #include "surface/semantic.h"
 #include "surface/validate.h"
 
@@ -12,7 +11,6 @@
 namespace affordance::surface {
 namespace {
 
-using internal::IsAstJson;
 using nlohmann::json;
 
 bool ValidSlug(const std::string& s) {
@@ -36,16 +34,18 @@ std::vector<std::string> StringsOf(const json& j) {
   return out;
 }
 
+json ToPlainJson(const Value& v) { return json::parse(v.ToJson().dump()); }
+
 // The JSON value of a literal argument AST; nullopt when it computes anything ($state, refs).
-std::optional<json> LiteralOf(const Json& ast) {
-  if (!IsAstJson(ast)) return std::nullopt;
-  const std::string k = ast["k"];
-  if (k == "Str" || k == "Num" || k == "Bool") return json::parse(ast["v"].dump());
+std::optional<json> LiteralOf(const Value& ast) {
+  if (!ast.IsAst()) return std::nullopt;
+  const std::string_view k = ast.AstKind();
+  if (k == "Str" || k == "Num" || k == "Bool") return ToPlainJson(ast["v"]);
   if (k == "Null") return json(nullptr);
   if (k == "Arr") {
     json out = json::array();
-    for (const auto& e : ast["els"]) {
-      auto v = LiteralOf(e);
+    for (const Value* e : ast["els"].items()) {
+      auto v = LiteralOf(*e);
       if (!v) return std::nullopt;
       out.push_back(std::move(*v));
     }
@@ -53,11 +53,12 @@ std::optional<json> LiteralOf(const Json& ast) {
   }
   if (k == "Obj") {
     json out = json::object();
-    for (const auto& entry : ast["entries"]) {
-      if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string()) return std::nullopt;
-      auto v = LiteralOf(entry[1]);
+    for (const Value* entry : ast["entries"].items()) {
+      if (!entry->is_array() || entry->size() != 2 || !entry->at(0).is_string())
+        return std::nullopt;
+      auto v = LiteralOf(entry->at(1));
       if (!v) return std::nullopt;
-      out[entry[0].get<std::string>()] = std::move(*v);
+      out[std::string(entry->at(0).string())] = std::move(*v);
     }
     return out;
   }
@@ -206,18 +207,17 @@ Bindings BindingsOf(const ParseResult& parse, const std::vector<QueryHandle>& ha
   Bindings out;
   std::set<std::string> sources;
   for (const auto& q : parse.query_statements) {
-    const Json& tool = q["toolAST"];
-    if (!IsAstJson(tool) || tool["k"] != "Str") continue;
+    auto tool = q.tool->StringLiteral();
+    if (!tool || !q.tool->IsAst()) continue;
     QueryBinding b;
-    b.statement = q.value("statementId", "");
-    b.handle = tool["v"].get<std::string>();
-    const Json& args = q.contains("argsAST") ? q["argsAST"] : Json(nullptr);
-    if (args.is_null()) {
+    b.statement = std::string(q.statement_id);
+    b.handle = std::string(*tool);
+    if (q.args->is_null()) {
       b.args = json::object();
-    } else if (auto literal = LiteralOf(args)) {
+    } else if (auto literal = LiteralOf(*q.args)) {
       b.args = std::move(*literal);
     } else {
-      b.args = json::parse(args.dump());
+      b.args = ToPlainJson(*q.args);
       b.args_literal = false;
     }
     if (const QueryHandle* h = FindHandle(handles, b.handle)) {
@@ -236,12 +236,12 @@ Bindings BindingsOf(const ParseResult& parse, const std::vector<QueryHandle>& ha
     out.queries.push_back(std::move(b));
   }
   for (const auto& m : parse.mutation_statements) {
-    const Json& tool = m["toolAST"];
-    if (!IsAstJson(tool) || tool["k"] != "Str") continue;
+    auto tool = m.tool->StringLiteral();
+    if (!tool || !m.tool->IsAst()) continue;
     MutationBinding b;
-    b.statement = m.value("statementId", "");
-    b.handle = tool["v"].get<std::string>();
-    if (m.contains("argsAST") && !m["argsAST"].is_null()) b.args = json::parse(m["argsAST"].dump());
+    b.statement = std::string(m.statement_id);
+    b.handle = std::string(*tool);
+    if (!m.args->is_null()) b.args = ToPlainJson(*m.args);
     if (const QueryHandle* h = FindHandle(handles, b.handle)) {
       b.connector = h->connector;
       b.operation = h->operation;

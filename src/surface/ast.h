@@ -5,6 +5,8 @@
 // std::vector children); they own their children and are cheap to move.
 #pragma once
 
+#include "surface/value.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,27 +16,78 @@
 namespace affordance::surface {
 
 enum class Tok : uint8_t {
-  kNewline, kLParen, kRParen, kLBrack, kRBrack, kLBrace, kRBrace, kComma, kColon,
-  kEquals, kEqEq, kNot, kNotEq, kGreater, kGreaterEq, kLess, kLessEq, kAnd, kOr,
-  kDot, kQuestion, kPlus, kMinus, kStar, kSlash, kPercent,
-  kStr, kNum, kStateVar, kType, kIdent, kTrue, kFalse, kNull, kBuiltinCall, kEof,
+  kNewline,
+  kLParen,
+  kRParen,
+  kLBrack,
+  kRBrack,
+  kLBrace,
+  kRBrace,
+  kComma,
+  kColon,
+  kEquals,
+  kEqEq,
+  kNot,
+  kNotEq,
+  kGreater,
+  kGreaterEq,
+  kLess,
+  kLessEq,
+  kAnd,
+  kOr,
+  kDot,
+  kQuestion,
+  kPlus,
+  kMinus,
+  kStar,
+  kSlash,
+  kPercent,
+  kStr,
+  kNum,
+  kStateVar,
+  kType,
+  kIdent,
+  kTrue,
+  kFalse,
+  kNull,
+  kBuiltinCall,
+  kEof,
 };
 
+// A token is a view: its text points into the lexed source, or into the Arena given to
+// Tokenize() for strings whose escapes had to be decoded. Trivially copyable.
 struct Token {
   Tok t = Tok::kEof;
-  std::string text;   // kStr: decoded value; kStateVar: "$name"; kType/kIdent/kBuiltinCall: name
-  double num = 0;     // kNum
-  size_t pos = 0;     // byte offset of the token in the lexed text
+  std::string_view
+      text;        // kStr: decoded value; kStateVar: "$name"; kType/kIdent/kBuiltinCall: name
+  double num = 0;  // kNum
+  size_t pos = 0;  // byte offset of the token in the lexed text
 };
 
 // Tokenizes `src` exactly as lang-core's tokenize(): newlines are tokens, unknown characters are
 // skipped, double-quoted strings are decoded as JSON (falling back to the raw text when that
-// fails), a trailing kEof token is always present. Never fails.
-std::vector<Token> Tokenize(std::string_view src);
+// fails), a trailing kEof token is always present. Never fails. Token texts view `src` or
+// `strings` (decoded escapes), which must outlive the tokens.
+std::vector<Token> Tokenize(std::string_view src, Arena& strings);
 
 enum class NodeKind : uint8_t {
-  kComp, kStr, kNum, kBool, kNull, kArr, kObj, kRef, kPh, kStateRef, kRuntimeRef,
-  kBinOp, kUnaryOp, kTernary, kMember, kIndex, kAssign,
+  kComp,
+  kStr,
+  kNum,
+  kBool,
+  kNull,
+  kArr,
+  kObj,
+  kRef,
+  kPh,
+  kStateRef,
+  kRuntimeRef,
+  kBinOp,
+  kUnaryOp,
+  kTernary,
+  kMember,
+  kIndex,
+  kAssign,
 };
 
 // One expression node. Which fields are used depends on `kind`:

@@ -46,7 +46,8 @@ std::vector<ParsedStatement> ParseStatements(std::string_view input) {
   std::string_view trimmed = internal::JsTrim(input);
   if (trimmed.empty()) return out;
   for (std::string& raw : SplitSource(trimmed)) {
-    std::vector<RawStatement> stmts = SplitStatements(Tokenize(raw), raw, nullptr);
+    Arena strings;  // decoded string literals the tokens point to
+    std::vector<RawStatement> stmts = SplitStatements(Tokenize(raw, strings), raw, nullptr);
     if (stmts.empty()) continue;
     out.push_back({stmts[0].id, ParseExpression(stmts[0].tokens).node, std::move(raw)});
   }

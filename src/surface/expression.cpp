@@ -6,46 +6,77 @@
 namespace affordance::surface {
 namespace {
 
-constexpr int kTernary = 1, kOr = 2, kAnd = 3, kEq = 4, kCmp = 5, kAdd = 6, kMul = 7,
-              kUnary = 8, kMember = 9;
+constexpr int kTernary = 1, kOr = 2, kAnd = 3, kEq = 4, kCmp = 5, kAdd = 6, kMul = 7, kUnary = 8,
+              kMember = 9;
 
 int InfixPrecedence(Tok t) {
   switch (t) {
-    case Tok::kQuestion: return kTernary;
-    case Tok::kOr: return kOr;
-    case Tok::kAnd: return kAnd;
-    case Tok::kEqEq: case Tok::kNotEq: return kEq;
-    case Tok::kGreater: case Tok::kLess: case Tok::kGreaterEq: case Tok::kLessEq: return kCmp;
-    case Tok::kPlus: case Tok::kMinus: return kAdd;
-    case Tok::kStar: case Tok::kSlash: case Tok::kPercent: return kMul;
-    case Tok::kDot: case Tok::kLBrack: return kMember;
-    default: return 0;
+    case Tok::kQuestion:
+      return kTernary;
+    case Tok::kOr:
+      return kOr;
+    case Tok::kAnd:
+      return kAnd;
+    case Tok::kEqEq:
+    case Tok::kNotEq:
+      return kEq;
+    case Tok::kGreater:
+    case Tok::kLess:
+    case Tok::kGreaterEq:
+    case Tok::kLessEq:
+      return kCmp;
+    case Tok::kPlus:
+    case Tok::kMinus:
+      return kAdd;
+    case Tok::kStar:
+    case Tok::kSlash:
+    case Tok::kPercent:
+      return kMul;
+    case Tok::kDot:
+    case Tok::kLBrack:
+      return kMember;
+    default:
+      return 0;
   }
 }
 
 const char* BinaryOperator(Tok t) {
   switch (t) {
-    case Tok::kPlus: return "+";
-    case Tok::kMinus: return "-";
-    case Tok::kStar: return "*";
-    case Tok::kSlash: return "/";
-    case Tok::kPercent: return "%";
-    case Tok::kEqEq: return "==";
-    case Tok::kNotEq: return "!=";
-    case Tok::kGreater: return ">";
-    case Tok::kLess: return "<";
-    case Tok::kGreaterEq: return ">=";
-    case Tok::kLessEq: return "<=";
-    case Tok::kAnd: return "&&";
-    case Tok::kOr: return "||";
-    default: return nullptr;
+    case Tok::kPlus:
+      return "+";
+    case Tok::kMinus:
+      return "-";
+    case Tok::kStar:
+      return "*";
+    case Tok::kSlash:
+      return "/";
+    case Tok::kPercent:
+      return "%";
+    case Tok::kEqEq:
+      return "==";
+    case Tok::kNotEq:
+      return "!=";
+    case Tok::kGreater:
+      return ">";
+    case Tok::kLess:
+      return "<";
+    case Tok::kGreaterEq:
+      return ">=";
+    case Tok::kLessEq:
+      return "<=";
+    case Tok::kAnd:
+      return "&&";
+    case Tok::kOr:
+      return "||";
+    default:
+      return nullptr;
   }
 }
 
-Node Leaf(NodeKind kind, std::string text = {}) {
+Node Leaf(NodeKind kind, std::string_view text = {}) {
   Node n;
   n.kind = kind;
-  n.text = std::move(text);
+  n.text.assign(text);
   return n;
 }
 
@@ -99,27 +130,39 @@ class Pratt {
   Node Prefix() {
     const Token& tok = Cur();
     switch (tok.t) {
-      case Tok::kStr: pos_++; return Leaf(NodeKind::kStr, tok.text);
-      case Tok::kNum: { pos_++; Node n = Leaf(NodeKind::kNum); n.num = tok.num; return n; }
-      case Tok::kTrue: case Tok::kFalse: {
+      case Tok::kStr:
+        pos_++;
+        return Leaf(NodeKind::kStr, tok.text);
+      case Tok::kNum: {
+        pos_++;
+        Node n = Leaf(NodeKind::kNum);
+        n.num = tok.num;
+        return n;
+      }
+      case Tok::kTrue:
+      case Tok::kFalse: {
         pos_++;
         Node n = Leaf(NodeKind::kBool);
         n.boolean = tok.t == Tok::kTrue;
         return n;
       }
-      case Tok::kNull: pos_++; return Leaf(NodeKind::kNull);
-      case Tok::kLBrack: return Array();
-      case Tok::kLBrace: return Object();
+      case Tok::kNull:
+        pos_++;
+        return Leaf(NodeKind::kNull);
+      case Tok::kLBrack:
+        return Array();
+      case Tok::kLBrace:
+        return Object();
       case Tok::kStateVar: {
-        std::string name = tok.text;
+        const std::string_view name = tok.text;
         pos_++;
         if (Cur().t == Tok::kEquals) {
           pos_++;
-          Node n = Leaf(NodeKind::kAssign, std::move(name));
+          Node n = Leaf(NodeKind::kAssign, name);
           n.kids.push_back(Expr(0));
           return Seal(std::move(n));
         }
-        return Leaf(NodeKind::kStateRef, std::move(name));
+        return Leaf(NodeKind::kStateRef, name);
       }
       case Tok::kType:
         if (Peek(1) == Tok::kLParen && (!IsBuiltin(tok.text) || tok.text == "Action")) {
@@ -131,8 +174,11 @@ class Pratt {
         if (Peek(1) == Tok::kLParen) return Call();
         pos_++;
         return Leaf(NodeKind::kRef, tok.text);
-      case Tok::kIdent: pos_++; return Leaf(NodeKind::kRef, tok.text);
-      case Tok::kNot: case Tok::kMinus: {
+      case Tok::kIdent:
+        pos_++;
+        return Leaf(NodeKind::kRef, tok.text);
+      case Tok::kNot:
+      case Tok::kMinus: {
         pos_++;
         Node n = Leaf(NodeKind::kUnaryOp, tok.t == Tok::kNot ? "!" : "-");
         n.kids.push_back(Expr(kUnary));
@@ -172,11 +218,14 @@ class Pratt {
       pos_++;
       const Token& f = Cur();
       std::string field = "?";
-      if (f.t == Tok::kIdent || f.t == Tok::kType || f.t == Tok::kStr) field = f.text;
-      else if (f.t == Tok::kNum) field = JsNumberString(f.num);
-      else if (f.t == Tok::kStateVar) field = f.text.substr(1);
+      if (f.t == Tok::kIdent || f.t == Tok::kType || f.t == Tok::kStr)
+        field.assign(f.text);
+      else if (f.t == Tok::kNum)
+        field = JsNumberString(f.num);
+      else if (f.t == Tok::kStateVar)
+        field.assign(f.text.substr(1));
       pos_++;
-      Node n = Leaf(NodeKind::kMember, std::move(field));
+      Node n = Leaf(NodeKind::kMember, field);
       n.kids.push_back(std::move(left));
       return Seal(std::move(n));
     }
@@ -220,9 +269,12 @@ class Pratt {
     while (Cur().t != Tok::kRBrace && Cur().t != Tok::kEof) {
       const Token& k = Cur();
       std::string key = "?";
-      if (k.t == Tok::kIdent || k.t == Tok::kStr || k.t == Tok::kType) key = k.text;
-      else if (k.t == Tok::kNum) key = JsNumberString(k.num);
-      else if (k.t == Tok::kStateVar) key = k.text.substr(1);
+      if (k.t == Tok::kIdent || k.t == Tok::kStr || k.t == Tok::kType)
+        key.assign(k.text);
+      else if (k.t == Tok::kNum)
+        key = JsNumberString(k.num);
+      else if (k.t == Tok::kStateVar)
+        key.assign(k.text.substr(1));
       pos_++;
       Eat(Tok::kColon);
       n.keys.push_back(std::move(key));
@@ -246,8 +298,9 @@ ParsedExpression ParseExpression(const std::vector<Token>& tokens) { return Prat
 
 bool IsBuiltin(std::string_view name) {
   static constexpr std::array<std::string_view, 19> kNames = {
-      "Count", "First", "Last", "Sum", "Avg", "Min", "Max", "Sort", "Filter", "Round",
-      "Abs", "Floor", "Ceil", "Each", "Action", "Run", "ToAssistant", "OpenUrl", "Set"};
+      "Count",  "First",  "Last",        "Sum",     "Avg",   "Min",  "Max",
+      "Sort",   "Filter", "Round",       "Abs",     "Floor", "Ceil", "Each",
+      "Action", "Run",    "ToAssistant", "OpenUrl", "Set"};
   for (auto n : kNames) {
     if (n == name) return true;
   }

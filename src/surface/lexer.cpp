@@ -37,8 +37,16 @@ double JsUnaryPlus(std::string_view text) {
 bool EndsValue(const std::vector<Token>& tokens) {
   if (tokens.empty()) return false;
   switch (tokens.back().t) {
-    case Tok::kNum: case Tok::kStr: case Tok::kIdent: case Tok::kType: case Tok::kRParen:
-    case Tok::kRBrack: case Tok::kTrue: case Tok::kFalse: case Tok::kNull: case Tok::kStateVar:
+    case Tok::kNum:
+    case Tok::kStr:
+    case Tok::kIdent:
+    case Tok::kType:
+    case Tok::kRParen:
+    case Tok::kRBrack:
+    case Tok::kTrue:
+    case Tok::kFalse:
+    case Tok::kNull:
+    case Tok::kStateVar:
     case Tok::kBuiltinCall:
       return true;
     default:
@@ -48,8 +56,9 @@ bool EndsValue(const std::vector<Token>& tokens) {
 
 }  // namespace
 
-std::vector<Token> Tokenize(std::string_view src) {
+std::vector<Token> Tokenize(std::string_view src, Arena& strings) {
   std::vector<Token> tokens;
+  tokens.reserve(src.size() / 8 + 2);
   size_t i = 0;
   const size_t n = src.size();
   auto push = [&](Tok t, size_t pos, size_t width) {
@@ -62,62 +71,120 @@ std::vector<Token> Tokenize(std::string_view src) {
     const char c = src[i];
     const char next = i + 1 < n ? src[i + 1] : '\0';
     switch (c) {
-      case '\n': push(Tok::kNewline, i, 1); continue;
-      case '(': push(Tok::kLParen, i, 1); continue;
-      case ')': push(Tok::kRParen, i, 1); continue;
-      case '[': push(Tok::kLBrack, i, 1); continue;
-      case ']': push(Tok::kRBrack, i, 1); continue;
-      case '{': push(Tok::kLBrace, i, 1); continue;
-      case '}': push(Tok::kRBrace, i, 1); continue;
-      case ',': push(Tok::kComma, i, 1); continue;
-      case ':': push(Tok::kColon, i, 1); continue;
-      case '=': next == '=' ? push(Tok::kEqEq, i, 2) : push(Tok::kEquals, i, 1); continue;
-      case '!': next == '=' ? push(Tok::kNotEq, i, 2) : push(Tok::kNot, i, 1); continue;
-      case '>': next == '=' ? push(Tok::kGreaterEq, i, 2) : push(Tok::kGreater, i, 1); continue;
-      case '<': next == '=' ? push(Tok::kLessEq, i, 2) : push(Tok::kLess, i, 1); continue;
-      case '&': push(Tok::kAnd, i, next == '&' ? 2 : 1); continue;
-      case '|': push(Tok::kOr, i, next == '|' ? 2 : 1); continue;
-      case '.': push(Tok::kDot, i, 1); continue;
-      case '?': push(Tok::kQuestion, i, 1); continue;
-      case '+': push(Tok::kPlus, i, 1); continue;
-      case '*': push(Tok::kStar, i, 1); continue;
-      case '/': push(Tok::kSlash, i, 1); continue;
-      case '%': push(Tok::kPercent, i, 1); continue;
-      default: break;
+      case '\n':
+        push(Tok::kNewline, i, 1);
+        continue;
+      case '(':
+        push(Tok::kLParen, i, 1);
+        continue;
+      case ')':
+        push(Tok::kRParen, i, 1);
+        continue;
+      case '[':
+        push(Tok::kLBrack, i, 1);
+        continue;
+      case ']':
+        push(Tok::kRBrack, i, 1);
+        continue;
+      case '{':
+        push(Tok::kLBrace, i, 1);
+        continue;
+      case '}':
+        push(Tok::kRBrace, i, 1);
+        continue;
+      case ',':
+        push(Tok::kComma, i, 1);
+        continue;
+      case ':':
+        push(Tok::kColon, i, 1);
+        continue;
+      case '=':
+        next == '=' ? push(Tok::kEqEq, i, 2) : push(Tok::kEquals, i, 1);
+        continue;
+      case '!':
+        next == '=' ? push(Tok::kNotEq, i, 2) : push(Tok::kNot, i, 1);
+        continue;
+      case '>':
+        next == '=' ? push(Tok::kGreaterEq, i, 2) : push(Tok::kGreater, i, 1);
+        continue;
+      case '<':
+        next == '=' ? push(Tok::kLessEq, i, 2) : push(Tok::kLess, i, 1);
+        continue;
+      case '&':
+        push(Tok::kAnd, i, next == '&' ? 2 : 1);
+        continue;
+      case '|':
+        push(Tok::kOr, i, next == '|' ? 2 : 1);
+        continue;
+      case '.':
+        push(Tok::kDot, i, 1);
+        continue;
+      case '?':
+        push(Tok::kQuestion, i, 1);
+        continue;
+      case '+':
+        push(Tok::kPlus, i, 1);
+        continue;
+      case '*':
+        push(Tok::kStar, i, 1);
+        continue;
+      case '/':
+        push(Tok::kSlash, i, 1);
+        continue;
+      case '%':
+        push(Tok::kPercent, i, 1);
+        continue;
+      default:
+        break;
     }
     if (c == '"') {
       const size_t start = i++;
-      bool closed = false;
+      bool closed = false, plain = true;  // plain: no escape or control character
       while (i < n) {
-        if (src[i] == '\\') {
+        const unsigned char ch = static_cast<unsigned char>(src[i]);
+        if (ch == '\\') {
+          plain = false;
           i += 2;
-        } else if (src[i] == '"') {
+        } else if (ch == '"') {
           i++;
           closed = true;
           break;
         } else {
+          if (ch < 0x20) plain = false;
           i++;
         }
       }
       if (i > n) i = n;
-      std::string raw(src.substr(start, i - start));
-      if (!closed) raw += '"';
-      std::string value;
-      if (!internal::DecodeJsonString(raw, &value)) {
-        // lang-core: rawString.replace(/^"|"$/g, "") on the unmodified raw text.
-        std::string_view r = src.substr(start, i - start);
-        if (!r.empty() && r.front() == '"') r.remove_prefix(1);
-        if (!r.empty() && r.back() == '"') r.remove_suffix(1);
-        value.assign(r);
+      std::string_view value;
+      if (plain) {
+        // JSON.parse of a string without escapes or control characters is its content.
+        value = src.substr(start + 1, i - start - 1 - (closed ? 1 : 0));
+      } else {
+        std::string raw(src.substr(start, i - start));
+        if (!closed) raw += '"';
+        std::string decoded;
+        if (internal::DecodeJsonString(raw, &decoded)) {
+          value = strings.Copy(decoded);
+        } else {
+          // lang-core: rawString.replace(/^"|"$/g, "") on the unmodified raw text.
+          std::string_view r = src.substr(start, i - start);
+          if (!r.empty() && r.front() == '"') r.remove_prefix(1);
+          if (!r.empty() && r.back() == '"') r.remove_suffix(1);
+          value = r;
+        }
       }
-      tokens.push_back(Token{Tok::kStr, std::move(value), 0, start});
+      tokens.push_back(Token{Tok::kStr, value, 0, start});
       continue;
     }
     if (c == '\'') {
       const size_t start = i++;
-      std::string value;
+      std::string value;  // the decoded content, once an escape was seen
+      bool escaped = false;
+      size_t end = n;  // end of the content
       while (i < n) {
         if (src[i] == '\\') {
+          if (!escaped) value.assign(src.substr(start + 1, i - start - 1));
+          escaped = true;
           i++;
           if (i < n) {
             const char e = src[i];
@@ -125,13 +192,17 @@ std::vector<Token> Tokenize(std::string_view src) {
             i++;
           }
         } else if (src[i] == '\'') {
+          end = i;
           i++;
           break;
         } else {
-          value += src[i++];
+          if (escaped) value += src[i];
+          i++;
         }
       }
-      tokens.push_back(Token{Tok::kStr, std::move(value), 0, start});
+      tokens.push_back(Token{Tok::kStr,
+                             escaped ? strings.Copy(value) : src.substr(start + 1, end - start - 1),
+                             0, start});
       continue;
     }
     if (c == '-' && (EndsValue(tokens) || !IsDigit(next))) {
@@ -157,7 +228,7 @@ std::vector<Token> Tokenize(std::string_view src) {
     if (c == '$' && IsAlpha(next)) {
       const size_t start = i++;
       while (i < n && IsWord(src[i])) i++;
-      tokens.push_back(Token{Tok::kStateVar, std::string(src.substr(start, i - start)), 0, start});
+      tokens.push_back(Token{Tok::kStateVar, src.substr(start, i - start), 0, start});
       continue;
     }
     if (IsAlpha(c)) {
@@ -172,15 +243,14 @@ std::vector<Token> Tokenize(std::string_view src) {
         tokens.push_back(Token{Tok::kNull, {}, 0, start});
       } else {
         Tok kind = (c >= 'A' && c <= 'Z') ? Tok::kType : Tok::kIdent;
-        tokens.push_back(Token{kind, std::string(word), 0, start});
+        tokens.push_back(Token{kind, word, 0, start});
       }
       continue;
     }
     if (c == '@' && IsAlpha(next)) {
       const size_t start = ++i;
       while (i < n && IsWord(src[i])) i++;
-      tokens.push_back(
-          Token{Tok::kBuiltinCall, std::string(src.substr(start, i - start)), 0, start - 1});
+      tokens.push_back(Token{Tok::kBuiltinCall, src.substr(start, i - start), 0, start - 1});
       continue;
     }
     i++;  // any other character (#, emoji bytes, stray backticks) is skipped

@@ -1,4 +1,5 @@
-// Transcription of lang-core 0.2.18 src/parser/materialize.ts and validation.ts.
+// Transcription of lang-core 0.2.18 src/parser/materialize.ts and validation.ts, building arena
+// Values (value.h) instead of JavaScript objects.
 #include "surface/internal/materialize.h"
 
 #include <algorithm>
@@ -8,23 +9,13 @@
 namespace affordance::surface::internal {
 namespace {
 
-using Scope = std::vector<std::string>;  // names bound by enclosing @Each templates
+using Scope = std::vector<std::string_view>;  // names bound by enclosing @Each templates
 
-const char* KindName(NodeKind k) {
-  static constexpr std::array<const char*, 17> kNames = {
-      "Comp", "Str", "Num", "Bool", "Null", "Arr", "Obj", "Ref", "Ph", "StateRef",
-      "RuntimeRef", "BinOp", "UnaryOp", "Ternary", "Member", "Index", "Assign"};
-  return kNames[static_cast<size_t>(k)];
-}
+constexpr std::array<std::string_view, 17> kKindNames = {
+    "Comp",     "Str",        "Num",   "Bool",    "Null",    "Arr",    "Obj",   "Ref",   "Ph",
+    "StateRef", "RuntimeRef", "BinOp", "UnaryOp", "Ternary", "Member", "Index", "Assign"};
 
-Json NumberJson(double v) {
-  // Integral values print as integers, like JSON.stringify.
-  // Range first: converting an out-of-range double to an integer is undefined behaviour.
-  if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == std::trunc(v)) {
-    return Json(static_cast<int64_t>(v));
-  }
-  return Json(v);  // NaN and Infinity dump as null, like JSON.stringify
-}
+std::string_view KindName(NodeKind k) { return kKindNames[static_cast<size_t>(k)]; }
 
 std::string JsonScalarText(const Json& v) {  // JSON.stringify of a scalar
   if (v.is_number_float()) {
@@ -34,25 +25,63 @@ std::string JsonScalarText(const Json& v) {  // JSON.stringify of a scalar
   return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string ValueScalarText(const Value& v) {  // JSON.stringify of a scalar
+  switch (v.type()) {
+    case Value::Type::kInt:
+      return std::to_string(static_cast<int64_t>(v.number()));
+    case Value::Type::kDouble:
+      return std::isfinite(v.number()) ? JsNumberString(v.number()) : "null";
+    case Value::Type::kBool:
+      return v.boolean() ? "true" : "false";
+    case Value::Type::kString:
+      return Json(std::string(v.string())).dump(-1, ' ', false, Json::error_handler_t::replace);
+    default:
+      return v.ToJson().dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+}
+
 // `typeof` of a materialized (non-null) value.
-std::string TypeOf(const Json& v) {
+std::string TypeOf(const Value& v) {
   if (v.is_string()) return "string";
   if (v.is_number()) return "number";
-  if (v.is_boolean()) return "boolean";
+  if (v.is_bool()) return "boolean";
   return "object";
 }
-std::string JsType(const Json& v) { return v.is_array() ? "array" : TypeOf(v); }
+std::string JsType(const Value& v) { return v.is_array() ? "array" : TypeOf(v); }
 
-void Push(MaterializeContext& ctx, const std::string& component, const std::string& path,
+void Push(MaterializeContext& ctx, std::string_view component, const std::string& path,
           const std::string& code, const std::string& message) {
-  ctx.errors.push_back(LangError{code, component, path, message, ctx.current_statement});
+  ctx.errors.push_back(
+      LangError{code, std::string(component), path, message, std::string(ctx.current_statement)});
 }
 
-void PushTypeMismatch(MaterializeContext& ctx, const std::string& component,
-                      const std::string& path, const std::string& expected,
-                      const std::string& actual) {
+void PushTypeMismatch(MaterializeContext& ctx, std::string_view component, const std::string& path,
+                      const std::string& expected, const std::string& actual) {
   Push(ctx, component, path, "type-mismatch",
        "field \"" + path + "\" expects " + expected + " but got " + actual);
+}
+
+// A JSON pointer into the props ("/items/0/title"), spelled out only when an error needs it.
+struct Path {
+  const Path* parent = nullptr;
+  std::string_view key;  // the member name, unless `is_index`
+  size_t index = 0;
+  bool is_index = false;
+
+  std::string str() const {
+    std::string out = parent ? parent->str() : std::string();
+    out += '/';
+    if (is_index)
+      out += std::to_string(index);
+    else
+      out.append(key);
+    return out;
+  }
+};
+
+void PushTypeMismatch(MaterializeContext& ctx, std::string_view component, const Path& path,
+                      const std::string& expected, const std::string& actual) {
+  PushTypeMismatch(ctx, component, path.str(), expected, actual);
 }
 
 void PushUnknown(MaterializeContext& ctx, const std::string& name) {
@@ -105,9 +134,12 @@ ScalarInfo GetScalarInfo(const Json& s) {
   auto t = s.find("type");
   if (t != s.end() && t->is_string()) {
     const std::string& type = t->get_ref<const std::string&>();
-    if (type == "string") info.expected = "string";
-    else if (type == "number" || type == "integer") info.expected = "number";
-    else if (type == "boolean") info.expected = "boolean";
+    if (type == "string")
+      info.expected = "string";
+    else if (type == "number" || type == "integer")
+      info.expected = "number";
+    else if (type == "boolean")
+      info.expected = "boolean";
   }
   return info;
 }
@@ -122,13 +154,13 @@ std::string EnumText(const Json& list, const char* sep) {
   return out;
 }
 
-bool StrictEquals(const Json& a, const Json& b) {  // Array.prototype.includes on scalars
+bool StrictEquals(const Json& a, const Value& b) {  // Array.prototype.includes on scalars
   if (a.is_number() && b.is_number()) {
-    double x = a.get<double>(), y = b.get<double>();
+    double x = a.get<double>(), y = b.number();
     return x == y || (std::isnan(x) && std::isnan(y));
   }
-  if (a.is_string() && b.is_string()) return a == b;
-  if (a.is_boolean() && b.is_boolean()) return a == b;
+  if (a.is_string() && b.is_string()) return a.get_ref<const std::string&>() == b.string();
+  if (a.is_boolean() && b.is_bool()) return a.get<bool>() == b.boolean();
   return false;
 }
 
@@ -144,25 +176,25 @@ std::optional<Json> SchemaDefault(const Json& property) {
   return std::nullopt;
 }
 
-bool ValidateSchemaValue(Json& value, const Json& schema, const std::string& component,
-                         const std::string& path, MaterializeContext& ctx);
+bool ValidateSchemaValue(const Value* value, const Json& schema, std::string_view component,
+                         const Path& path, MaterializeContext& ctx);
 
 // resolveInvalidValue(): default substitutes, a required edge propagates, an optional one prunes.
-bool ResolveInvalid(Json& container, const std::string& key, bool required,
-                    const std::optional<Json>& fallback) {
+bool ResolveInvalid(Value* container, std::string_view key, bool required,
+                    const std::optional<Json>& fallback, MaterializeContext& ctx) {
   if (fallback) {
-    container[key] = *fallback;
+    ctx.tree.Set(container, key, ctx.tree.FromJson(*fallback));
     return false;
   }
   if (required) return true;
-  container.erase(key);
+  ctx.tree.Erase(container, key);
   return false;
 }
 
-bool ValidateObject(Json& value, const Json& s, const std::string& component,
-                    const std::string& path, MaterializeContext& ctx) {
-  if (!value.is_object()) {
-    PushTypeMismatch(ctx, component, path, "object", JsType(value));
+bool ValidateObject(Value* value, const Json& s, std::string_view component, const Path& path,
+                    MaterializeContext& ctx) {
+  if (!value->is_object()) {
+    PushTypeMismatch(ctx, component, path, "object", JsType(*value));
     return true;
   }
   static const Json kEmpty = Json::object();
@@ -181,27 +213,28 @@ bool ValidateObject(Json& value, const Json& s, const std::string& component,
   bool invalid = false;
   if (!ctx.partial) {
     for (const auto& key : required) {
-      auto it = value.find(key);
-      const bool present = it != value.end();
+      const Value* it = value->Find(key);
+      const bool present = it != nullptr;
       if (!present || it->is_null()) {
         auto sub = props.find(key);
         auto fallback = sub != props.end() ? SchemaDefault(*sub) : std::nullopt;
         if (fallback) {
-          value[key] = *fallback;
+          ctx.tree.Set(value, key, ctx.tree.FromJson(*fallback));
           continue;
         }
-        Push(ctx, component, path + "/" + key, present ? "null-required" : "missing-required",
-             present ? "required field \"" + path + "/" + key + "\" cannot be null"
-                     : "missing required field \"" + path + "/" + key + "\"");
+        const std::string where = Path{&path, key}.str();
+        Push(ctx, component, where, present ? "null-required" : "missing-required",
+             present ? "required field \"" + where + "\" cannot be null"
+                     : "missing required field \"" + where + "\"");
         invalid = true;
       }
     }
   }
   for (auto it = props.begin(); it != props.end(); ++it) {
-    auto v = value.find(it.key());
-    if (v == value.end()) continue;
-    if (ValidateSchemaValue(*v, it.value(), component, path + "/" + it.key(), ctx)) {
-      if (ResolveInvalid(value, it.key(), is_required(it.key()), SchemaDefault(it.value()))) {
+    const Value* v = value->Find(it.key());
+    if (!v) continue;
+    if (ValidateSchemaValue(v, it.value(), component, Path{&path, it.key()}, ctx)) {
+      if (ResolveInvalid(value, it.key(), is_required(it.key()), SchemaDefault(it.value()), ctx)) {
         invalid = true;
       }
     }
@@ -209,26 +242,27 @@ bool ValidateObject(Json& value, const Json& s, const std::string& component,
   return invalid;
 }
 
-bool ValidateArray(Json& value, const Json& s, const std::string& component,
-                   const std::string& path, MaterializeContext& ctx) {
-  if (!value.is_array()) {
-    PushTypeMismatch(ctx, component, path, "array", JsType(value));
+bool ValidateArray(Value* value, const Json& s, std::string_view component, const Path& path,
+                   MaterializeContext& ctx) {
+  if (!value->is_array()) {
+    PushTypeMismatch(ctx, component, path, "array", JsType(*value));
     return true;
   }
   auto items = s.find("items");
   if (items == s.end() || !items->is_object()) return false;
   std::vector<size_t> invalid;
-  for (size_t i = 0; i < value.size(); ++i) {
-    if (ValidateSchemaValue(value[i], *items, component, path + "/" + std::to_string(i), ctx)) {
+  const auto elements = value->items();
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (ValidateSchemaValue(elements[i], *items, component, Path{&path, {}, i, true}, ctx)) {
       invalid.push_back(i);
     }
   }
-  for (size_t k = invalid.size(); k-- > 0;) value.erase(invalid[k]);
+  for (size_t k = invalid.size(); k-- > 0;) ctx.tree.EraseAt(value, invalid[k]);
   return false;
 }
 
-bool ValidateLeaf(Json& value, const Json& s, const std::string& component,
-                  const std::string& path, MaterializeContext& ctx) {
+bool ValidateLeaf(const Value& value, const Json& s, std::string_view component, const Path& path,
+                  MaterializeContext& ctx) {
   ScalarInfo info = GetScalarInfo(s);
   if (info.expected.empty() && !info.has_enum) return false;
   if (info.has_enum && ctx.partial) return false;
@@ -240,7 +274,7 @@ bool ValidateLeaf(Json& value, const Json& s, const std::string& component,
       if (StrictEquals(e, value)) return false;
     }
     PushTypeMismatch(ctx, component, path, "one of [" + EnumText(list, ", ") + "]",
-                     JsonScalarText(value));
+                     ValueScalarText(value));
     return true;
   }
   if (info.expected != actual) {
@@ -250,30 +284,37 @@ bool ValidateLeaf(Json& value, const Json& s, const std::string& component,
   return false;
 }
 
-bool ValidateSchemaValue(Json& value, const Json& schema, const std::string& component,
-                         const std::string& path, MaterializeContext& ctx) {
+bool ValidateSchemaValue(const Value* value, const Json& schema, std::string_view component,
+                         const Path& path, MaterializeContext& ctx) {
   if (!schema.is_object()) return false;
-  if (value.is_null()) return false;
-  if (IsAstJson(value)) return false;
-  if (IsElementJson(value)) {
+  if (value->is_null()) return false;
+  if (value->IsAst()) return false;
+  if (value->IsElement()) {
     if (IsComposite(schema)) return false;
     auto t = schema.find("type");
     if ((t != schema.end() && t->is_string()) ||
         (schema.contains("enum") && schema["enum"].is_array()) || schema.contains("const")) {
-      PushTypeMismatch(ctx, component, path,
-                       (t != schema.end() && t->is_string()) ? t->get<std::string>()
-                                                             : "a literal value",
-                       "component \"" + value["typeName"].get<std::string>() + "\"");
+      PushTypeMismatch(
+          ctx, component, path,
+          (t != schema.end() && t->is_string()) ? t->get<std::string>() : "a literal value",
+          "component \"" + std::string(value->TypeName()) + "\"");
       return true;
     }
     return false;
   }
   if (IsComposite(schema)) return false;
   auto t = schema.find("type");
-  const std::string* type = (t != schema.end() && t->is_string()) ? &t->get_ref<const std::string&>() : nullptr;
-  if (type && *type == "object") return ValidateObject(value, schema, component, path, ctx);
-  if (type && *type == "array") return ValidateArray(value, schema, component, path, ctx);
-  return ValidateLeaf(value, schema, component, path, ctx);
+  const std::string* type =
+      (t != schema.end() && t->is_string()) ? &t->get_ref<const std::string&>() : nullptr;
+  // Objects and arrays reaching here were built by this materialization (not shared), so
+  // validation may edit them in place as lang-core does.
+  if (type && *type == "object") {
+    return ValidateObject(TreeBuilder::Mutable(value), schema, component, path, ctx);
+  }
+  if (type && *type == "array") {
+    return ValidateArray(TreeBuilder::Mutable(value), schema, component, path, ctx);
+  }
+  return ValidateLeaf(*value, schema, component, path, ctx);
 }
 
 std::string TypeFromSchema(const Json& p) {  // getTypeFromSchema()
@@ -300,42 +341,71 @@ std::string ParamsSignature(const Component& def) {  // buildParamsSignature()
   return out + ")";
 }
 
-bool ContainsDynamic(const Json& v) {
+bool ContainsDynamic(const Value& v) {
   if (!v.is_object() && !v.is_array()) return false;
-  if (IsAstJson(v)) return true;
+  if (v.IsAst()) return true;
   if (v.is_array()) {
-    return std::any_of(v.begin(), v.end(), [](const Json& e) { return ContainsDynamic(e); });
+    for (const Value* e : v.items()) {
+      if (ContainsDynamic(*e)) return true;
+    }
+    return false;
   }
-  if (IsElementJson(v)) {
+  if (v.IsElement()) {
     // An element built here already knows (props are not changed after it is built); reading
     // the flag keeps nested components from being walked once per enclosing level.
-    auto known = v.find("hasDynamicProps");
-    if (known != v.end() && known->is_boolean()) return known->get<bool>();
+    const Value* known = v.Find("hasDynamicProps");
+    if (known && known->is_bool()) return known->boolean();
   }
-  const Json& values = IsElementJson(v) ? v["props"] : v;
-  return std::any_of(values.begin(), values.end(), [](const Json& e) { return ContainsDynamic(e); });
+  const Value& values = v.IsElement() ? v["props"] : v;
+  if (values.is_array()) {
+    for (const Value* e : values.items()) {
+      if (ContainsDynamic(*e)) return true;
+    }
+    return false;
+  }
+  for (const Value::Member& m : values.members()) {
+    if (ContainsDynamic(*m.value)) return true;
+  }
+  return false;
 }
 
 // ── Materialization (materialize.ts) ─────────────────────────────────────────────────────
 
-Json MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope);
+const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope);
 
-Json Placeholder(const std::string& name) { return Obj("k", "Ph", "n", name); }
+// {k: kind} with room for `fields` more members.
+Value* Ast(MaterializeContext& ctx, std::string_view kind, size_t fields) {
+  Value* o = ctx.tree.AstObject(1 + fields);
+  ctx.tree.Append(o, "k", ctx.tree.StaticString(kind));
+  return o;
+}
+
+const Value* Placeholder(std::string_view name, MaterializeContext& ctx) {
+  Value* o = Ast(ctx, "Ph", 1);
+  ctx.tree.Append(o, "n", ctx.tree.String(name));
+  return o;
+}
 
 // resolveRef(): inline the named statement; Query/Mutation become RuntimeRef.
-Json ResolveRef(const std::string& name, MaterializeContext& ctx, bool value_mode) {
-  auto unresolved = [&] {
+const Value* ResolveRef(const std::string& name, MaterializeContext& ctx, bool value_mode) {
+  auto unresolved = [&]() -> const Value* {
     ctx.unresolved.push_back(name);
-    return value_mode ? Json(nullptr) : Placeholder(name);
+    return value_mode ? TreeBuilder::Null() : Placeholder(name, ctx);
   };
-  if (ctx.visited.count(name)) return unresolved();
+  if (std::find(ctx.visited.begin(), ctx.visited.end(), std::string_view(name)) !=
+      ctx.visited.end()) {
+    return unresolved();
+  }
   auto sym = ctx.syms.find(name);
   if (sym == ctx.syms.end()) return unresolved();
   const Statement& target = *sym->second;
-  ctx.unreached.erase(name);
+  ctx.unreached.erase(target.id);
   if (target.expr.kind == NodeKind::kComp && IsReservedCall(target.expr.text)) {
-    return Obj("k", "RuntimeRef", "n", name, "refType",
-               target.expr.text == "Mutation" ? "mutation" : "query");
+    Value* o = Ast(ctx, "RuntimeRef", 2);
+    ctx.tree.Append(o, "n", ctx.tree.String(name));
+    ctx.tree.Append(o, "refType",
+                    ctx.tree.StaticString(target.expr.text == "Mutation" ? "mutation" : "query"));
+    return o;
   }
   if (ctx.visited.size() >= kMaxReferenceDepth) {
     if (!ctx.reported_depth) {
@@ -346,133 +416,170 @@ Json ResolveRef(const std::string& name, MaterializeContext& ctx, bool value_mod
     }
     return unresolved();
   }
-  ctx.visited.insert(name);
-  std::string previous = std::move(ctx.current_statement);
-  ctx.current_statement = name;
-  Json result = value_mode ? MaterializeValue(target.expr, ctx)
-                           : MaterializeExpr(target.expr, ctx, Scope{});
-  if (value_mode && IsElementJson(result)) result["statementId"] = name;
-  ctx.current_statement = std::move(previous);
-  ctx.visited.erase(name);
+  ctx.visited.push_back(target.id);
+  std::string_view previous = ctx.current_statement;
+  ctx.current_statement = target.id;
+  const Value* result =
+      value_mode ? MaterializeValue(target.expr, ctx) : MaterializeExpr(target.expr, ctx, Scope{});
+  if (value_mode && result->IsElement()) {
+    ctx.tree.Set(TreeBuilder::Mutable(result), "statementId", ctx.tree.String(name));
+  }
+  ctx.current_statement = previous;
+  ctx.visited.pop_back();
   return result;
 }
 
-bool InScope(const Scope& scope, const std::string& name) {
+bool InScope(const Scope& scope, std::string_view name) {
   return std::find(scope.begin(), scope.end(), name) != scope.end();
 }
 
 // materializeLazyBuiltin(): @Each(array, "var", template) binds `var` inside its template.
-std::optional<Json> MaterializeLazy(const Node& node, MaterializeContext& ctx, const Scope& scope) {
-  if (node.text != "Each" || node.kids.size() < 3) return std::nullopt;
+const Value* MaterializeLazy(const Node& node, MaterializeContext& ctx, const Scope& scope) {
+  if (node.text != "Each" || node.kids.size() < 3) return nullptr;
   const Node& var = node.kids[1];
-  if (var.kind != NodeKind::kRef && var.kind != NodeKind::kStr) return std::nullopt;
-  if (var.text.empty()) return std::nullopt;
+  if (var.kind != NodeKind::kRef && var.kind != NodeKind::kStr) return nullptr;
+  if (var.text.empty()) return nullptr;
   Scope inner = scope;
   inner.push_back(var.text);
-  Json args = Json::array();
+  Value* args = ctx.tree.Array(node.kids.size());
   for (size_t i = 0; i < node.kids.size(); ++i) {
-    args.push_back(i == 1 ? AstToJson(node.kids[i]) : MaterializeExpr(node.kids[i], ctx, inner));
+    ctx.tree.Push(args, i == 1 ? AstValue(node.kids[i], ctx.tree)
+                               : MaterializeExpr(node.kids[i], ctx, inner));
   }
-  return Obj("k", "Comp", "name", node.text, "args", std::move(args));
+  Value* o = Ast(ctx, "Comp", 2);
+  ctx.tree.Append(o, "name", ctx.tree.String(node.text));
+  ctx.tree.Append(o, "args", args);
+  return o;
 }
 
-Json MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope) {
-  if (!Spend(ctx)) return Obj("k", "Null");
+const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope) {
+  TreeBuilder& t = ctx.tree;
+  if (!Spend(ctx)) return Ast(ctx, "Null", 0);
   switch (node.kind) {
     case NodeKind::kRef:
-      return InScope(scope, node.text) ? AstToJson(node) : ResolveRef(node.text, ctx, false);
+      return InScope(scope, node.text) ? AstValue(node, t) : ResolveRef(node.text, ctx, false);
     case NodeKind::kComp: {
-      if (auto lazy = MaterializeLazy(node, ctx, scope)) return std::move(*lazy);
-      Json args = Json::array();
-      for (const Node& a : node.kids) args.push_back(MaterializeExpr(a, ctx, scope));
-      Json out = Obj("k", "Comp", "name", node.text);
+      if (const Value* lazy = MaterializeLazy(node, ctx, scope)) return lazy;
+      Value* args = t.Array(node.kids.size());
+      for (const Node& a : node.kids) t.Push(args, MaterializeExpr(a, ctx, scope));
+      Value* out = Ast(ctx, "Comp", 3);
+      t.Append(out, "name", t.String(node.text));
       if (IsBuiltin(node.text) || IsReservedCall(node.text)) {
-        out["args"] = std::move(args);
+        t.Append(out, "args", args);
         return out;
       }
       if (const Component* def = ctx.library->Find(node.text)) {
-        Json mapped = Json::object();
-        for (size_t i = 0; i < def->params.size() && i < args.size(); ++i) {
-          mapped[def->params[i].name] = args[i];
+        const size_t n = std::min(def->params.size(), node.kids.size());
+        Value* mapped = t.Object(n);
+        for (size_t i = 0; i < n; ++i) {
+          t.Set(mapped, def->params[i].name, args->items()[i]);  // shared, never edited
         }
-        out["args"] = std::move(args);
-        out["mappedProps"] = std::move(mapped);
+        t.Append(out, "args", args);
+        t.Append(out, "mappedProps", mapped);
         return out;
       }
       PushUnknown(ctx, node.text);
-      out["args"] = std::move(args);
+      t.Append(out, "args", args);
       return out;
     }
     case NodeKind::kArr: {
-      Json els = Json::array();
-      for (const Node& e : node.kids) els.push_back(MaterializeExpr(e, ctx, scope));
-      return Obj("k", "Arr", "els", std::move(els));
+      Value* els = t.Array(node.kids.size());
+      for (const Node& e : node.kids) t.Push(els, MaterializeExpr(e, ctx, scope));
+      Value* o = Ast(ctx, "Arr", 1);
+      t.Append(o, "els", els);
+      return o;
     }
     case NodeKind::kObj: {
-      Json entries = Json::array();
+      Value* entries = t.Array(node.kids.size());
       for (size_t i = 0; i < node.kids.size(); ++i) {
-        entries.push_back(Json::array({node.keys[i], MaterializeExpr(node.kids[i], ctx, scope)}));
+        Value* pair = t.Array(2);
+        t.Push(pair, t.String(node.keys[i]));
+        t.Push(pair, MaterializeExpr(node.kids[i], ctx, scope));
+        t.Push(entries, pair);
       }
-      return Obj("k", "Obj", "entries", std::move(entries));
+      Value* o = Ast(ctx, "Obj", 1);
+      t.Append(o, "entries", entries);
+      return o;
     }
     case NodeKind::kBinOp: {
-      Json left = MaterializeExpr(node.kids[0], ctx, scope);  // left before right
-      Json right = MaterializeExpr(node.kids[1], ctx, scope);
-      return Obj("k", "BinOp", "op", node.text, "left", std::move(left), "right", std::move(right));
+      const Value* left = MaterializeExpr(node.kids[0], ctx, scope);  // left before right
+      const Value* right = MaterializeExpr(node.kids[1], ctx, scope);
+      Value* o = Ast(ctx, "BinOp", 3);
+      t.Append(o, "op", t.String(node.text));
+      t.Append(o, "left", left);
+      t.Append(o, "right", right);
+      return o;
     }
-    case NodeKind::kUnaryOp:
-      return Obj("k", "UnaryOp", "op", node.text, "operand",
-                 MaterializeExpr(node.kids[0], ctx, scope));
+    case NodeKind::kUnaryOp: {
+      const Value* operand = MaterializeExpr(node.kids[0], ctx, scope);
+      Value* o = Ast(ctx, "UnaryOp", 2);
+      t.Append(o, "op", t.String(node.text));
+      t.Append(o, "operand", operand);
+      return o;
+    }
     case NodeKind::kTernary: {
-      Json out = Obj("k", "Ternary");
-      out["cond"] = MaterializeExpr(node.kids[0], ctx, scope);
-      out["then"] = MaterializeExpr(node.kids[1], ctx, scope);
-      out["else"] = MaterializeExpr(node.kids[2], ctx, scope);
-      return out;
+      Value* o = Ast(ctx, "Ternary", 3);
+      t.Append(o, "cond", MaterializeExpr(node.kids[0], ctx, scope));
+      t.Append(o, "then", MaterializeExpr(node.kids[1], ctx, scope));
+      t.Append(o, "else", MaterializeExpr(node.kids[2], ctx, scope));
+      return o;
     }
-    case NodeKind::kMember:
-      return Obj("k", "Member", "obj", MaterializeExpr(node.kids[0], ctx, scope), "field",
-                 node.text);
+    case NodeKind::kMember: {
+      const Value* obj = MaterializeExpr(node.kids[0], ctx, scope);
+      Value* o = Ast(ctx, "Member", 2);
+      t.Append(o, "obj", obj);
+      t.Append(o, "field", t.String(node.text));
+      return o;
+    }
     case NodeKind::kIndex: {
-      Json out = Obj("k", "Index");
-      out["obj"] = MaterializeExpr(node.kids[0], ctx, scope);
-      out["index"] = MaterializeExpr(node.kids[1], ctx, scope);
-      return out;
+      Value* o = Ast(ctx, "Index", 2);
+      t.Append(o, "obj", MaterializeExpr(node.kids[0], ctx, scope));
+      t.Append(o, "index", MaterializeExpr(node.kids[1], ctx, scope));
+      return o;
     }
-    case NodeKind::kAssign:
-      return Obj("k", "Assign", "target", node.text, "value",
-                 MaterializeExpr(node.kids[0], ctx, scope));
+    case NodeKind::kAssign: {
+      const Value* value = MaterializeExpr(node.kids[0], ctx, scope);
+      Value* o = Ast(ctx, "Assign", 2);
+      t.Append(o, "target", t.String(node.text));
+      t.Append(o, "value", value);
+      return o;
+    }
     default:
-      return AstToJson(node);
+      return AstValue(node, t);
   }
 }
 
-Json MaterializeComponent(const Node& node, MaterializeContext& ctx) {
+const Value* MaterializeComponent(const Node& node, MaterializeContext& ctx) {
+  TreeBuilder& t = ctx.tree;
   const std::string& name = node.text;
   if (IsBuiltin(name)) {
-    if (auto lazy = MaterializeLazy(node, ctx, Scope{})) return std::move(*lazy);
-    Json args = Json::array();
-    for (const Node& a : node.kids) args.push_back(MaterializeExpr(a, ctx, Scope{}));
-    return Obj("k", "Comp", "name", name, "args", std::move(args));
+    if (const Value* lazy = MaterializeLazy(node, ctx, Scope{})) return lazy;
+    Value* args = t.Array(node.kids.size());
+    for (const Node& a : node.kids) t.Push(args, MaterializeExpr(a, ctx, Scope{}));
+    Value* o = Ast(ctx, "Comp", 2);
+    t.Append(o, "name", t.String(name));
+    t.Append(o, "args", args);
+    return o;
   }
   if (IsReservedCall(name)) {
     Push(ctx, name, "", "inline-reserved",
          name + "() must be declared as a top-level statement, not used inline as a value");
-    return nullptr;
+    return TreeBuilder::Null();
   }
   const Component* def = ctx.library->Find(name);
   if (!def) {
     PushUnknown(ctx, name);
-    return nullptr;
+    return TreeBuilder::Null();
   }
-  Json props = Json::object();
+  Value* props = t.Object(def->params.size());
   bool drop = false;
   const size_t n = std::min(def->params.size(), node.kids.size());
   for (size_t i = 0; i < n; ++i) {
     const Param& param = def->params[i];
-    props[param.name] = MaterializeValue(node.kids[i], ctx);
-    if (ValidateSchemaValue(props[param.name], param.schema, name, "/" + param.name, ctx) &&
-        ResolveInvalid(props, param.name, param.required, param.default_value)) {
+    const Value* value = MaterializeValue(node.kids[i], ctx);
+    t.Set(props, param.name, value);
+    if (ValidateSchemaValue(value, param.schema, name, Path{nullptr, param.name}, ctx) &&
+        ResolveInvalid(props, param.name, param.required, param.default_value, ctx)) {
       drop = true;
     }
   }
@@ -485,10 +592,10 @@ Json MaterializeComponent(const Node& node, MaterializeContext& ctx) {
   std::vector<const Param*> missing;
   for (const Param& p : def->params) {
     if (!p.required) continue;
-    auto it = props.find(p.name);
-    if (it == props.end() || it->is_null()) {
+    const Value* it = props->Find(p.name);
+    if (!it || it->is_null()) {
       if (p.default_value) {
-        props[p.name] = *p.default_value;
+        t.Set(props, p.name, t.FromJson(*p.default_value));
       } else {
         missing.push_back(&p);
       }
@@ -497,132 +604,164 @@ Json MaterializeComponent(const Node& node, MaterializeContext& ctx) {
   if (!missing.empty()) {
     const std::string signature = ParamsSignature(*def);
     for (const Param* p : missing) {
-      const bool present = props.contains(p->name);
+      const bool present = props->Find(p->name) != nullptr;
       const std::string path = "/" + p->name;
       Push(ctx, name, path, present ? "null-required" : "missing-required",
            (present ? "required field \"" + path + "\" cannot be null"
                     : "missing required field \"" + path + "\"") +
                " — signature: " + signature);
     }
-    return nullptr;
+    return TreeBuilder::Null();
   }
-  if (drop) return nullptr;
-  const bool dynamic = ContainsDynamic(props);
-  return Obj("type", "element", "typeName", name, "props", std::move(props), "partial",
-             ctx.partial, "hasDynamicProps", dynamic);
+  if (drop) return TreeBuilder::Null();
+  const bool dynamic = ContainsDynamic(*props);
+  Value* element = t.ElementObject(6);  // room for the statementId set by the caller
+  t.Append(element, "type", t.StaticString("element"));
+  t.Append(element, "typeName", t.String(name));
+  t.Append(element, "props", props);
+  t.Append(element, "partial", t.Bool(ctx.partial));
+  t.Append(element, "hasDynamicProps", t.Bool(dynamic));
+  return element;
 }
 
 }  // namespace
 
-bool IsAstJson(const Json& value) {
-  if (!value.is_object()) return false;
-  auto k = value.find("k");
-  if (k == value.end() || !k->is_string()) return false;
-  const std::string& s = k->get_ref<const std::string&>();
-  for (size_t i = 0; i <= static_cast<size_t>(NodeKind::kAssign); ++i) {
-    if (s == KindName(static_cast<NodeKind>(i))) return true;
-  }
-  return false;
-}
-
-bool IsElementJson(const Json& value) {
-  if (!value.is_object()) return false;
-  auto type = value.find("type");
-  auto name = value.find("typeName");
-  auto props = value.find("props");
-  auto partial = value.find("partial");
-  return type != value.end() && type->is_string() &&
-         type->get_ref<const std::string&>() == "element" && name != value.end() &&
-         name->is_string() &&
-         props != value.end() && (props->is_object() || props->is_array()) &&
-         partial != value.end() && partial->is_boolean();
-}
-
-Json MaterializeValue(const Node& node, MaterializeContext& ctx) {
-  if (!Spend(ctx)) return nullptr;
+const Value* MaterializeValue(const Node& node, MaterializeContext& ctx) {
+  if (!Spend(ctx)) return TreeBuilder::Null();
+  TreeBuilder& t = ctx.tree;
   switch (node.kind) {
-    case NodeKind::kRef: return ResolveRef(node.text, ctx, true);
-    case NodeKind::kStr: return node.text;
-    case NodeKind::kNum: return NumberJson(node.num);
-    case NodeKind::kBool: return node.boolean;
-    case NodeKind::kNull: case NodeKind::kPh: return nullptr;
+    case NodeKind::kRef:
+      return ResolveRef(node.text, ctx, true);
+    case NodeKind::kStr:
+      return t.String(node.text);
+    case NodeKind::kNum:
+      return t.Number(node.num);
+    case NodeKind::kBool:
+      return t.Bool(node.boolean);
+    case NodeKind::kNull:
+    case NodeKind::kPh:
+      return TreeBuilder::Null();
     case NodeKind::kArr: {
-      Json items = Json::array();
+      Value* items = t.Array(node.kids.size());
       for (const Node& e : node.kids) {
         if (e.kind == NodeKind::kPh) continue;
-        Json v = MaterializeValue(e, ctx);
-        if (v.is_null() && (e.kind == NodeKind::kComp || e.kind == NodeKind::kRef)) continue;
-        items.push_back(std::move(v));
+        const Value* v = MaterializeValue(e, ctx);
+        if (v->is_null() && (e.kind == NodeKind::kComp || e.kind == NodeKind::kRef)) continue;
+        t.Push(items, v);
       }
       return items;
     }
     case NodeKind::kObj: {
-      Json o = Json::object();
-      for (size_t i = 0; i < node.kids.size(); ++i) o[node.keys[i]] = MaterializeValue(node.kids[i], ctx);
+      Value* o = t.Object(node.kids.size());
+      for (size_t i = 0; i < node.kids.size(); ++i) {
+        t.Set(o, node.keys[i], MaterializeValue(node.kids[i], ctx));
+      }
       return o;
     }
-    case NodeKind::kComp: return MaterializeComponent(node, ctx);
-    default: return MaterializeExpr(node, ctx, Scope{});
+    case NodeKind::kComp:
+      return MaterializeComponent(node, ctx);
+    default:
+      return MaterializeExpr(node, ctx, Scope{});
   }
 }
 
-Json AstToJson(const Node& node) {
-  Json out = Obj("k", KindName(node.kind));
+const Value* AstValue(const Node& node, TreeBuilder& t) {
+  auto ast = [&](size_t fields) {
+    Value* o = t.AstObject(1 + fields);
+    t.Append(o, "k", t.StaticString(KindName(node.kind)));
+    return o;
+  };
   switch (node.kind) {
     case NodeKind::kComp: {
-      out["name"] = node.text;
-      Json args = Json::array();
-      for (const Node& a : node.kids) args.push_back(AstToJson(a));
-      out["args"] = std::move(args);
-      break;
+      Value* o = ast(2);
+      t.Append(o, "name", t.String(node.text));
+      Value* args = t.Array(node.kids.size());
+      for (const Node& a : node.kids) t.Push(args, AstValue(a, t));
+      t.Append(o, "args", args);
+      return o;
     }
-    case NodeKind::kStr: out["v"] = node.text; break;
-    case NodeKind::kNum: out["v"] = NumberJson(node.num); break;
-    case NodeKind::kBool: out["v"] = node.boolean; break;
+    case NodeKind::kStr: {
+      Value* o = ast(1);
+      t.Append(o, "v", t.String(node.text));
+      return o;
+    }
+    case NodeKind::kNum: {
+      Value* o = ast(1);
+      t.Append(o, "v", t.Number(node.num));
+      return o;
+    }
+    case NodeKind::kBool: {
+      Value* o = ast(1);
+      t.Append(o, "v", t.Bool(node.boolean));
+      return o;
+    }
     case NodeKind::kArr: {
-      Json els = Json::array();
-      for (const Node& e : node.kids) els.push_back(AstToJson(e));
-      out["els"] = std::move(els);
-      break;
+      Value* o = ast(1);
+      Value* els = t.Array(node.kids.size());
+      for (const Node& e : node.kids) t.Push(els, AstValue(e, t));
+      t.Append(o, "els", els);
+      return o;
     }
     case NodeKind::kObj: {
-      Json entries = Json::array();
+      Value* o = ast(1);
+      Value* entries = t.Array(node.kids.size());
       for (size_t i = 0; i < node.kids.size(); ++i) {
-        entries.push_back(Json::array({node.keys[i], AstToJson(node.kids[i])}));
+        Value* pair = t.Array(2);
+        t.Push(pair, t.String(node.keys[i]));
+        t.Push(pair, AstValue(node.kids[i], t));
+        t.Push(entries, pair);
       }
-      out["entries"] = std::move(entries);
-      break;
+      t.Append(o, "entries", entries);
+      return o;
     }
-    case NodeKind::kRef: case NodeKind::kPh: case NodeKind::kStateRef: out["n"] = node.text; break;
-    case NodeKind::kBinOp:
-      out["op"] = node.text;
-      out["left"] = AstToJson(node.kids[0]);
-      out["right"] = AstToJson(node.kids[1]);
-      break;
-    case NodeKind::kUnaryOp:
-      out["op"] = node.text;
-      out["operand"] = AstToJson(node.kids[0]);
-      break;
-    case NodeKind::kTernary:
-      out["cond"] = AstToJson(node.kids[0]);
-      out["then"] = AstToJson(node.kids[1]);
-      out["else"] = AstToJson(node.kids[2]);
-      break;
-    case NodeKind::kMember:
-      out["obj"] = AstToJson(node.kids[0]);
-      out["field"] = node.text;
-      break;
-    case NodeKind::kIndex:
-      out["obj"] = AstToJson(node.kids[0]);
-      out["index"] = AstToJson(node.kids[1]);
-      break;
-    case NodeKind::kAssign:
-      out["target"] = node.text;
-      out["value"] = AstToJson(node.kids[0]);
-      break;
-    default: break;
+    case NodeKind::kRef:
+    case NodeKind::kPh:
+    case NodeKind::kStateRef: {
+      Value* o = ast(1);
+      t.Append(o, "n", t.String(node.text));
+      return o;
+    }
+    case NodeKind::kBinOp: {
+      Value* o = ast(3);
+      t.Append(o, "op", t.String(node.text));
+      t.Append(o, "left", AstValue(node.kids[0], t));
+      t.Append(o, "right", AstValue(node.kids[1], t));
+      return o;
+    }
+    case NodeKind::kUnaryOp: {
+      Value* o = ast(2);
+      t.Append(o, "op", t.String(node.text));
+      t.Append(o, "operand", AstValue(node.kids[0], t));
+      return o;
+    }
+    case NodeKind::kTernary: {
+      Value* o = ast(3);
+      t.Append(o, "cond", AstValue(node.kids[0], t));
+      t.Append(o, "then", AstValue(node.kids[1], t));
+      t.Append(o, "else", AstValue(node.kids[2], t));
+      return o;
+    }
+    case NodeKind::kMember: {
+      Value* o = ast(2);
+      t.Append(o, "obj", AstValue(node.kids[0], t));
+      t.Append(o, "field", t.String(node.text));
+      return o;
+    }
+    case NodeKind::kIndex: {
+      Value* o = ast(2);
+      t.Append(o, "obj", AstValue(node.kids[0], t));
+      t.Append(o, "index", AstValue(node.kids[1], t));
+      return o;
+    }
+    case NodeKind::kAssign: {
+      Value* o = ast(2);
+      t.Append(o, "target", t.String(node.text));
+      t.Append(o, "value", AstValue(node.kids[0], t));
+      return o;
+    }
+    default:
+      return ast(0);
   }
-  return out;
 }
 
 }  // namespace affordance::surface::internal

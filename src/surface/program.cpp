@@ -25,6 +25,13 @@ std::vector<std::string> StateRefs(const Node& node) {
   return out;
 }
 
+// walkAST() order over a whole statement, without collecting: `f` is called on each $name.
+template <class F>
+void ForEachStateRef(const Node& node, F&& f) {
+  if (node.kind == NodeKind::kStateRef) f(node.text);
+  for (const Node& k : node.kids) ForEachStateRef(k, f);
+}
+
 bool IsComponentStatement(const Statement& s) {
   return s.kind == Statement::Kind::kValue && s.expr.kind == NodeKind::kComp &&
          !IsBuiltin(s.expr.text) && !IsReservedCall(s.expr.text);
@@ -45,8 +52,8 @@ std::string PickEntry(const StatementTable& table, const std::string& first_id,
   return first_id;
 }
 
-Json ArgOrNull(const Node& call, size_t i) {
-  return i < call.kids.size() ? AstToJson(call.kids[i]) : Json(nullptr);
+const Value* ArgOrNull(const Node& call, size_t i, TreeBuilder& tree) {
+  return i < call.kids.size() ? AstValue(call.kids[i], tree) : &Value::Null();
 }
 
 }  // namespace
@@ -98,8 +105,7 @@ Statement ParseStatement(const RawStatement& raw, std::vector<LangError>* errors
 void ReportSkipped(const std::vector<SkippedLine>& skipped, std::vector<LangError>* errors) {
   for (const SkippedLine& line : skipped) {
     errors->push_back(LangError{"non-statement", "", "",
-                                "this line is not a statement (`name = expression`): " +
-                                    line.text,
+                                "this line is not a statement (`name = expression`): " + line.text,
                                 std::nullopt});
   }
 }
@@ -112,7 +118,6 @@ LangError DuplicateError(const std::string& id) {
 
 ParseResult EmptyResult(bool incomplete, const std::vector<LangError>& extra) {
   ParseResult r;
-  r.root = nullptr;
   r.incomplete = incomplete;
   r.errors = extra;
   return r;
@@ -125,11 +130,14 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
   const Statement* entry_stmt = table.Get(entry);
   if (!entry_stmt) return EmptyResult(incomplete, extra);
 
-  MaterializeContext ctx;
+  auto arena = std::make_shared<Arena>();
+  MaterializeContext ctx(*arena);
+  TreeBuilder& tree = ctx.tree;
   ctx.library = &library;
   ctx.partial = incomplete;
-  ctx.current_statement = entry;
-  std::vector<std::string> unreached_order;
+  ctx.current_statement = entry_stmt->id;
+  ctx.syms.reserve(table.size());
+  std::vector<std::string_view> unreached_order;
   for (const Statement& s : table.ordered()) {
     ctx.syms.emplace(s.id, &s);
     if (s.id == entry || s.kind != Statement::Kind::kValue) continue;
@@ -138,41 +146,43 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
   }
 
   ParseResult r;
-  Json materialized = MaterializeValue(entry_stmt->expr, ctx);
-  if (IsElementJson(materialized)) {
-    materialized["statementId"] = entry;
-    r.root = std::move(materialized);
-  } else {
-    r.root = nullptr;
+  const Value* materialized = MaterializeValue(entry_stmt->expr, ctx);
+  if (materialized->IsElement()) {
+    tree.Set(TreeBuilder::Mutable(materialized), "statementId", tree.String(entry));
+    r.root = materialized;
   }
 
   // extractStatements(): state defaults (materialized), queries, mutations, auto-declared $vars.
+  std::unordered_set<std::string_view> declared;
   for (const Statement& s : table.ordered()) {
     switch (s.kind) {
-      case Statement::Kind::kState:
-        r.state_declarations[s.id] = MaterializeValue(s.expr, ctx);
+      case Statement::Kind::kState: {
+        const Value* value = MaterializeValue(s.expr, ctx);
+        const std::string_view name = arena->Copy(s.id);
+        declared.insert(name);
+        r.state_declarations.push_back(StateDeclaration{name, value});
         break;
+      }
       case Statement::Kind::kQuery: {
-        Json q = Json::object();
-        q["statementId"] = s.id;
-        q["toolAST"] = ArgOrNull(s.expr, 0);
-        q["argsAST"] = ArgOrNull(s.expr, 1);
-        q["defaultsAST"] = ArgOrNull(s.expr, 2);
-        q["refreshAST"] = ArgOrNull(s.expr, 3);
+        QueryStatement q;
+        q.statement_id = arena->Copy(s.id);
+        q.tool = ArgOrNull(s.expr, 0, tree);
+        q.args = ArgOrNull(s.expr, 1, tree);
+        q.defaults = ArgOrNull(s.expr, 2, tree);
+        q.refresh = ArgOrNull(s.expr, 3, tree);
         if (s.expr.kids.size() > 1) {
-          std::vector<std::string> deps = StateRefs(s.expr.kids[1]);
-          if (!deps.empty()) q["deps"] = deps;
+          for (const std::string& dep : StateRefs(s.expr.kids[1]))
+            q.deps.push_back(arena->Copy(dep));
         }
-        q["complete"] = true;
         r.query_statements.push_back(std::move(q));
         break;
       }
       case Statement::Kind::kMutation: {
-        Json m = Json::object();
-        m["statementId"] = s.id;
-        m["toolAST"] = ArgOrNull(s.expr, 0);
-        m["argsAST"] = ArgOrNull(s.expr, 1);
-        r.mutation_statements.push_back(std::move(m));
+        MutationStatement m;
+        m.statement_id = arena->Copy(s.id);
+        m.tool = ArgOrNull(s.expr, 0, tree);
+        m.args = ArgOrNull(s.expr, 1, tree);
+        r.mutation_statements.push_back(m);
         break;
       }
       case Statement::Kind::kValue:
@@ -180,19 +190,23 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
     }
   }
   for (const Statement& s : table.ordered()) {
-    for (const std::string& dep : StateRefs(s.expr)) {
-      if (!r.state_declarations.contains(dep)) r.state_declarations[dep] = nullptr;
-    }
+    ForEachStateRef(s.expr, [&](const std::string& dep) {
+      if (declared.count(dep)) return;
+      const std::string_view name = arena->Copy(dep);
+      declared.insert(name);
+      r.state_declarations.push_back(StateDeclaration{name, &Value::Null()});
+    });
   }
 
-  for (const std::string& id : unreached_order) {
-    if (ctx.unreached.count(id)) r.orphaned.push_back(id);
+  for (std::string_view id : unreached_order) {
+    if (ctx.unreached.count(id)) r.orphaned.emplace_back(id);
   }
   r.incomplete = incomplete;
   r.unresolved = std::move(ctx.unresolved);
   r.statement_count = statement_count;
   r.errors = std::move(ctx.errors);
   r.errors.insert(r.errors.end(), extra.begin(), extra.end());
+  r.arena = std::move(arena);
   return r;
 }
 
@@ -208,6 +222,13 @@ Json ErrorToJson(const LangError& e) {
   return j;
 }
 
+const Value* ParseResult::State(std::string_view name) const {
+  for (const StateDeclaration& d : state_declarations) {
+    if (d.name == name) return d.value;
+  }
+  return nullptr;
+}
+
 Json ParseResult::ToJson() const {
   Json errs = Json::array();
   for (const LangError& e : errors) errs.push_back(ErrorToJson(e));
@@ -217,12 +238,39 @@ Json ParseResult::ToJson() const {
   meta["orphaned"] = orphaned;
   meta["statementCount"] = statement_count;
   meta["errors"] = std::move(errs);
+  Json state = Json::object();
+  for (const StateDeclaration& d : state_declarations)
+    state[std::string(d.name)] = d.value->ToJson();
+  Json queries = Json::array();
+  for (const QueryStatement& q : query_statements) {
+    Json j = Json::object();
+    j["statementId"] = std::string(q.statement_id);
+    j["toolAST"] = q.tool->ToJson();
+    j["argsAST"] = q.args->ToJson();
+    j["defaultsAST"] = q.defaults->ToJson();
+    j["refreshAST"] = q.refresh->ToJson();
+    if (!q.deps.empty()) {
+      Json deps = Json::array();
+      for (std::string_view d : q.deps) deps.push_back(std::string(d));
+      j["deps"] = std::move(deps);
+    }
+    j["complete"] = true;
+    queries.push_back(std::move(j));
+  }
+  Json mutations = Json::array();
+  for (const MutationStatement& m : mutation_statements) {
+    Json j = Json::object();
+    j["statementId"] = std::string(m.statement_id);
+    j["toolAST"] = m.tool->ToJson();
+    j["argsAST"] = m.args->ToJson();
+    mutations.push_back(std::move(j));
+  }
   Json out = Json::object();
-  out["root"] = root;
+  out["root"] = root->ToJson();
   out["meta"] = std::move(meta);
-  out["stateDeclarations"] = state_declarations;
-  out["queryStatements"] = query_statements;
-  out["mutationStatements"] = mutation_statements;
+  out["stateDeclarations"] = std::move(state);
+  out["queryStatements"] = std::move(queries);
+  out["mutationStatements"] = std::move(mutations);
   return out;
 }
 
@@ -233,7 +281,9 @@ ParseResult Parse(std::string_view text, const Library& library) {
   if (clean.empty()) return EmptyResult(true, extra);
   AutoClosed closed = AutoClose(clean);
   std::vector<SkippedLine> skipped;
-  std::vector<RawStatement> raws = SplitStatements(Tokenize(closed.text), closed.text, &skipped);
+  Arena strings;  // decoded string literals the tokens point to
+  std::vector<RawStatement> raws =
+      SplitStatements(Tokenize(closed.text, strings), closed.text, &skipped);
   ReportSkipped(skipped, &extra);
   if (raws.empty()) return EmptyResult(closed.incomplete, extra);
   StatementTable table;

@@ -12,7 +12,9 @@
 #pragma once
 
 #include "surface/library.h"
+#include "surface/value.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,16 +31,55 @@ struct LangError {
   std::optional<std::string> statement_id;  // the statement to patch, when known
 };
 
+// A Query(...) statement. The AST values are lang-core's AST JSON shapes ({k: "Str", v}, ...);
+// an argument that was not given is the null value.
+struct QueryStatement {
+  std::string_view statement_id;
+  const Value* tool = &Value::Null();      // toolAST: usually {k: "Str", v: "tool_name"}
+  const Value* args = &Value::Null();      // argsAST
+  const Value* defaults = &Value::Null();  // defaultsAST
+  const Value* refresh = &Value::Null();   // refreshAST
+  std::vector<std::string_view> deps;      // "$state" names read by the args, first use first
+};
+
+// A Mutation(...) statement.
+struct MutationStatement {
+  std::string_view statement_id;
+  const Value* tool = &Value::Null();  // toolAST
+  const Value* args = &Value::Null();  // argsAST
+};
+
+// A `$name = default` declaration, or a $name used somewhere without one (default: null).
+struct StateDeclaration {
+  std::string_view name;                // "$name"
+  const Value* value = &Value::Null();  // the materialized default
+};
+
+// The parsed program. Every Value and string_view in it points into `arena`, which copies of
+// the ParseResult share; keep a copy alive while you hold them.
+//
+// Walking the tree (see value.h):
+//   const Value& root = *result.root;            // null value when nothing renders
+//   root.IsElement(); root.TypeName();           // "Stack"
+//   root.StatementId();                          // "root" (the statement that defined it)
+//   for (const Value::Member& p : root.Props().members()) ...   // props in schema order
+//   const Value* kids = root.Prop("children");   // nullptr when not set
+//   for (const Value* child : kids->items()) ... // elements, plain values or AST nodes
+//   child->IsAst(); child->AstKind();            // a runtime expression ("Member", "Comp", ...)
 struct ParseResult {
-  Json root;  // the root ElementNode, or null
+  const Value* root = &Value::Null();  // the root element node, or the null value
   bool incomplete = true;
   std::vector<std::string> unresolved;
   std::vector<std::string> orphaned;
   size_t statement_count = 0;
   std::vector<LangError> errors;
-  Json state_declarations = Json::object();   // "$name" -> default value
-  Json query_statements = Json::array();      // {statementId, toolAST, argsAST, ...}
-  Json mutation_statements = Json::array();   // {statementId, toolAST, argsAST}
+  std::vector<StateDeclaration> state_declarations;    // in lang-core's order
+  std::vector<QueryStatement> query_statements;        // in statement order
+  std::vector<MutationStatement> mutation_statements;  // in statement order
+  std::shared_ptr<const Arena> arena;                  // owns the values above
+
+  // The state default of `name` ("$x"), or nullptr when not declared.
+  const Value* State(std::string_view name) const;
 
   // The lang-core ParseResult JSON: {root, meta: {incomplete, unresolved, orphaned,
   // statementCount, errors}, stateDeclarations, queryStatements, mutationStatements}.

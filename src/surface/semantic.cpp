@@ -1,6 +1,6 @@
 #include "surface/semantic.h"
 
-#include "surface/internal/materialize.h"
+#include "surface/value.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,9 +9,6 @@
 
 namespace affordance::surface {
 namespace {
-
-using internal::IsAstJson;
-using internal::IsElementJson;
 
 // Props the library defines as data to present (docs/SURFACE.md "source position").
 bool IsSourcePosition(const std::string& component, const std::string& prop) {
@@ -23,8 +20,8 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::string Quote(const Json& v) {
-  std::string text = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+std::string Quote(const Value& v) {
+  std::string text = v.ToJson().dump(-1, ' ', false, Json::error_handler_t::replace);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
 }
@@ -37,11 +34,11 @@ class BindingChecker {
     for (const auto& e : evidence) {
       if (e.this_turn) turn_sources_.insert(e.connector);
     }
-    for (const auto& q : parse.query_statements) Bind(q, handles, true);
-    for (const auto& m : parse.mutation_statements) Bind(m, handles, false);
+    for (const auto& q : parse.query_statements) Bind(q.statement_id, *q.tool, handles, true);
+    for (const auto& m : parse.mutation_statements) Bind(m.statement_id, *m.tool, handles, false);
   }
 
-  void Run() { Walk(parse_.root, "", false, "", ""); }
+  void Run() { Walk(*parse_.root, "", false, "", ""); }
 
   std::vector<LangError> Finish() {
     if (turn_sources_.size() >= 2 && used_sources_.size() >= 2) {
@@ -68,11 +65,12 @@ class BindingChecker {
   const std::set<std::string>& grounded_sources() const { return grounded_sources_; }
 
  private:
-  void Bind(const Json& stmt, const std::vector<QueryHandle>& handles, bool query) {
-    const Json& tool = stmt["toolAST"];
-    if (!IsAstJson(tool) || tool["k"] != "Str") return;
-    const std::string name = tool["v"];
-    const std::string id = stmt.value("statementId", "");
+  void Bind(std::string_view statement_id, const Value& tool,
+            const std::vector<QueryHandle>& handles, bool query) {
+    auto literal = tool.StringLiteral();
+    if (!literal || !tool.IsAst()) return;
+    const std::string name(*literal);
+    const std::string id(statement_id);
     for (const auto& h : handles) {
       if (h.handle != name) continue;
       if (query && h.mutation) {
@@ -99,11 +97,12 @@ class BindingChecker {
   }
 
   // A plain literal in a source position: grounded by a served field of an evidence row?
-  void Claim(const Json& value, const std::string& statement, const std::string& path,
+  void Claim(const Value& value, const std::string& statement, const std::string& path,
              const std::string& component) {
     if (turn_sources_.empty()) return;  // no connector read this turn: the model's own content
-    if (value.is_string() && value.get_ref<const std::string&>().empty()) return;
-    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    if (value.is_string() && value.string().empty()) return;
+    const std::string text =
+        value.is_string() ? std::string(value.string()) : value.ToJson().dump();
     for (const auto& e : evidence_) {
       for (const auto& row : e.rows) {
         if (!row.is_object()) continue;
@@ -131,42 +130,42 @@ class BindingChecker {
   }
 
   // q.rows.<field> on a Query result: the field must be one the handle serves.
-  void Chain(const Json& v, const std::string& statement) {
-    std::vector<const Json*> steps;
-    const Json* node = &v;
-    while (IsAstJson(*node) && ((*node)["k"] == "Member" || (*node)["k"] == "Index")) {
+  void Chain(const Value& v, const std::string& statement) {
+    std::vector<const Value*> steps;
+    const Value* node = &v;
+    while (node->IsAst() && (node->AstKind() == "Member" || node->AstKind() == "Index")) {
       steps.push_back(node);
       node = &(*node)["obj"];
     }
     std::reverse(steps.begin(), steps.end());
-    for (const Json* s : steps) {
-      if ((*s)["k"] == "Index" && s->contains("index"))
-        Walk((*s)["index"], statement, false, "", "");
+    for (const Value* s : steps) {
+      if (s->AstKind() == "Index") Walk((*s)["index"], statement, false, "", "");
     }
-    if (!IsAstJson(*node) || (*node)["k"] != "RuntimeRef" ||
-        node->value("refType", "") != "query") {
+    if (!node->IsAst() || node->AstKind() != "RuntimeRef" ||
+        (*node)["refType"].string() != "query") {
       Walk(*node, statement, false, "", "");
       return;
     }
-    auto q = queries_.find(node->value("n", ""));
+    auto q = queries_.find(std::string((*node)["n"].string()));
     if (q == queries_.end() || steps.empty()) return;
     const QueryHandle& h = *q->second;
-    const Json& first = *steps[0];
-    if (first["k"] != "Member" || first.value("field", "") != "rows") {
+    const Value& first = *steps[0];
+    const std::string first_field(first["field"].string());
+    if (first.AstKind() != "Member" || first_field != "rows") {
       Add("unserved-field", "Query", "",
           "a Query result is {rows}; read " + q->first + ".rows, not " +
-              (first["k"] == "Member" ? q->first + "." + first.value("field", "") : "an index"),
+              (first.AstKind() == "Member" ? q->first + "." + first_field : "an index"),
           statement);
       return;
     }
     bool indexed = false;
     for (size_t i = 1; i < steps.size(); ++i) {
-      const Json& s = *steps[i];
-      if (s["k"] == "Index") {
+      const Value& s = *steps[i];
+      if (s.AstKind() == "Index") {
         indexed = true;
         continue;
       }
-      const std::string field = s.value("field", "");
+      const std::string field(s["field"].string());
       if (!indexed && field == "length") return;
       if (h.served_fields.empty() || std::find(h.served_fields.begin(), h.served_fields.end(),
                                                field) != h.served_fields.end()) {
@@ -182,60 +181,60 @@ class BindingChecker {
     }
   }
 
-  void Walk(const Json& v, const std::string& statement, bool source, const std::string& path,
+  void Walk(const Value& v, const std::string& statement, bool source, const std::string& path,
             const std::string& component) {
-    if (IsElementJson(v)) {
-      const std::string id = v.contains("statementId") && v["statementId"].is_string()
-                                 ? v["statementId"].get<std::string>()
-                                 : statement;
-      const std::string type = v["typeName"];
-      const Json& props = v["props"];
-      if (!props.is_object()) return;
-      for (auto it = props.begin(); it != props.end(); ++it) {
-        Walk(it.value(), id, IsSourcePosition(type, it.key()), "/" + it.key(), type);
+    if (v.IsElement()) {
+      const std::string id = v.StatementId() ? std::string(*v.StatementId()) : statement;
+      const std::string type(v.TypeName());
+      for (const Value::Member& p : v.Props().members()) {
+        const std::string key(p.key);
+        Walk(*p.value, id, IsSourcePosition(type, key), "/" + key, type);
       }
       return;
     }
-    if (IsAstJson(v)) {
-      const std::string k = v["k"];
+    if (v.IsAst()) {
+      const std::string_view k = v.AstKind();
       if (k == "Member" || k == "Index") return Chain(v, statement);
       if (k == "Str" || k == "Num") {
-        if (k == "Str") visible_ += " " + v["v"].get<std::string>();
+        if (k == "Str") visible_ += " " + std::string(v["v"].string());
         if (source) Claim(v["v"], statement, path, component);
         return;
       }
       if (k == "Arr") {
-        for (size_t i = 0; i < v["els"].size(); ++i) {
-          Walk(v["els"][i], statement, source, path + "/" + std::to_string(i), component);
+        const auto els = v["els"].items();
+        for (size_t i = 0; i < els.size(); ++i) {
+          Walk(*els[i], statement, source, path + "/" + std::to_string(i), component);
         }
         return;
       }
       if (k == "Obj") {
-        for (const auto& entry : v["entries"]) {
-          if (entry.is_array() && entry.size() == 2 && entry[0].is_string()) {
-            Walk(entry[1], statement, source, path + "/" + entry[0].get<std::string>(), component);
+        for (const Value* entry : v["entries"].items()) {
+          if (entry->is_array() && entry->size() == 2 && entry->at(0).is_string()) {
+            Walk(entry->at(1), statement, source, path + "/" + std::string(entry->at(0).string()),
+                 component);
           }
         }
         return;
       }
       // Computed values (operators, ternaries, calls): literals inside them are not claims.
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        if (it.key() != "k") Walk(it.value(), statement, false, path, component);
+      for (const Value::Member& m : v.members()) {
+        if (m.key != "k") Walk(*m.value, statement, false, path, component);
       }
       return;
     }
     if (v.is_string()) {
-      visible_ += " " + v.get<std::string>();
+      visible_ += " " + std::string(v.string());
       if (source) Claim(v, statement, path, component);
     } else if (v.is_number()) {
       if (source) Claim(v, statement, path, component);
     } else if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i) {
-        Walk(v[i], statement, source, path + "/" + std::to_string(i), component);
+      const auto items = v.items();
+      for (size_t i = 0; i < items.size(); ++i) {
+        Walk(*items[i], statement, source, path + "/" + std::to_string(i), component);
       }
     } else if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        Walk(it.value(), statement, source, path + "/" + it.key(), component);
+      for (const Value::Member& m : v.members()) {
+        Walk(*m.value, statement, source, path + "/" + std::string(m.key), component);
       }
     }
   }

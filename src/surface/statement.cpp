@@ -123,9 +123,9 @@ AutoClosed AutoClose(std::string_view input) {
     if (quotes.Consume(c)) continue;
     if (c == '(' || c == '[' || c == '{') {
       stack += c;
-    } else if (!stack.empty() && ((c == ')' && stack.back() == '(') ||
-                                  (c == ']' && stack.back() == '[') ||
-                                  (c == '}' && stack.back() == '{'))) {
+    } else if (!stack.empty() &&
+               ((c == ')' && stack.back() == '(') || (c == ']' && stack.back() == '[') ||
+                (c == '}' && stack.back() == '{'))) {
       stack.pop_back();
     }
   }
@@ -209,8 +209,8 @@ std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std:
     stmt.end = pos < n ? tokens[pos].pos : text.size();
     if (stmt.tokens.empty()) {
       if (skipped) {
-        std::string_view line = internal::JsTrim(text.substr(
-            stmt.begin, (stmt.end > stmt.begin ? stmt.end : stmt.begin) - stmt.begin));
+        std::string_view line = internal::JsTrim(
+            text.substr(stmt.begin, (stmt.end > stmt.begin ? stmt.end : stmt.begin) - stmt.begin));
         skipped->push_back(SkippedLine{std::string(line.substr(0, 120))});
       }
       continue;

@@ -99,9 +99,12 @@ void StreamParser::Clean() {
     }
     // Fence detection outside double-quoted strings (skipString).
     if (dq_) {
-      if (dq_esc_) dq_esc_ = false;
-      else if (c == '\\') dq_esc_ = true;
-      else if (c == '"') dq_ = false;
+      if (dq_esc_)
+        dq_esc_ = false;
+      else if (c == '\\')
+        dq_esc_ = true;
+      else if (c == '"')
+        dq_ = false;
     } else if (c == '"') {
       dq_ = true;
     } else if (c == '`') {
@@ -129,7 +132,8 @@ void StreamParser::Clean() {
 void StreamParser::AddCompleted(std::string_view text) {
   std::string t(internal::JsTrim(text));
   if (t.empty()) return;
-  std::vector<Token> tokens = Tokenize(t);
+  Arena strings;  // decoded string literals the tokens point to
+  std::vector<Token> tokens = Tokenize(t, strings);
   std::vector<SkippedLine> skipped;
   std::vector<RawStatement> raws = SplitStatements(tokens, t, &skipped);
   internal::ReportSkipped(skipped, &findings_);
@@ -190,7 +194,9 @@ ParseResult StreamParser::Result() const {
   }
   AutoClosed closed = AutoClose(tail);
   std::vector<SkippedLine> skipped;
-  std::vector<RawStatement> raws = SplitStatements(Tokenize(closed.text), closed.text, &skipped);
+  Arena strings;  // decoded string literals the tokens point to
+  std::vector<RawStatement> raws =
+      SplitStatements(Tokenize(closed.text, strings), closed.text, &skipped);
   std::vector<LangError> findings = findings_;
   internal::ReportSkipped(skipped, &findings);
   if (raws.empty()) {

@@ -49,7 +49,4 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
 
 ParseResult EmptyResult(bool incomplete, const std::vector<LangError>& extra);
 
-// The raw AST as lang-core serializes it ({k: "Comp", name, args}, {k: "Str", v}, ...).
-Json AstToJson(const Node& node);
-
 }  // namespace affordance::surface::internal

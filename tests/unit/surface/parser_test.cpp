@@ -18,15 +18,24 @@ bool HasCode(const ParseResult& r, const std::string& code) {
 }
 
 TEST(SurfaceParser, PositionalArgumentsMapToSchemaOrder) {
-  ParseResult r = Parse("root = Stack([a], \"row\", \"l\")\na = Callout(\"info\", \"Title\", \"Body\")\n", Lib());
-  ASSERT_TRUE(r.root.is_object());
-  EXPECT_EQ(r.root["typeName"], "Stack");
-  EXPECT_EQ(r.root["props"]["direction"], "row");
-  EXPECT_EQ(r.root["props"]["gap"], "l");
-  const Json& callout = r.root["props"]["children"][0];
-  EXPECT_EQ(callout["props"]["variant"], "info");
-  EXPECT_EQ(callout["props"]["description"], "Body");
-  EXPECT_EQ(callout["statementId"], "a");
+  ParseResult r = Parse(
+      "root = Stack([a], \"row\", \"l\")\na = Callout(\"info\", \"Title\", \"Body\")\n", Lib());
+  ASSERT_TRUE(r.root->IsElement());
+  EXPECT_EQ(r.root->TypeName(), "Stack");
+  EXPECT_EQ(r.root->StatementId(), "root");
+  EXPECT_EQ(r.root->Prop("direction")->string(), "row");
+  EXPECT_EQ(r.root->Props()["gap"].string(), "l");
+  // Props keep schema order, like lang-core's object keys.
+  std::vector<std::string_view> keys;
+  for (const Value::Member& m : r.root->Props().members()) keys.push_back(m.key);
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"children", "direction", "gap"}));
+  const Value& callout = r.root->Prop("children")->at(0);
+  EXPECT_EQ(callout.TypeName(), "Callout");
+  EXPECT_EQ(callout.Prop("variant")->string(), "info");
+  EXPECT_EQ(callout.Prop("description")->string(), "Body");
+  EXPECT_EQ(callout.StatementId(), "a");
+  EXPECT_FALSE(callout.HasDynamicProps());
+  EXPECT_EQ(r.ToJson()["root"]["props"]["children"][0]["statementId"], "a");
   EXPECT_FALSE(r.incomplete);
   EXPECT_TRUE(r.errors.empty());
 }
@@ -34,46 +43,64 @@ TEST(SurfaceParser, PositionalArgumentsMapToSchemaOrder) {
 TEST(SurfaceParser, QueriesMutationsAndStateAreExtracted) {
   ParseResult r = Parse(
       "root = Stack([b])\n$q = \"x\"\nd = Query(\"search\", {q: $q}, {rows: []}, 30)\n"
-      "m = Mutation(\"save\", {v: $v})\nb = Button(\"Save\", Action([@Run(m), @Run(d)]))\n", Lib());
+      "m = Mutation(\"save\", {v: $v})\nb = Button(\"Save\", Action([@Run(m), @Run(d)]))\n",
+      Lib());
   ASSERT_EQ(r.query_statements.size(), 1u);
-  EXPECT_EQ(r.query_statements[0]["statementId"], "d");
-  EXPECT_EQ(r.query_statements[0]["deps"], Json::array({"$q"}));
-  EXPECT_EQ(r.query_statements[0]["refreshAST"]["v"], 30);
+  EXPECT_EQ(r.query_statements[0].statement_id, "d");
+  EXPECT_EQ(r.query_statements[0].tool->StringLiteral(), "search");
+  EXPECT_EQ(r.query_statements[0].deps, std::vector<std::string_view>{"$q"});
+  EXPECT_EQ((*r.query_statements[0].refresh)["v"].number(), 30);
   ASSERT_EQ(r.mutation_statements.size(), 1u);
-  EXPECT_EQ(r.state_declarations["$q"], "x");
-  EXPECT_TRUE(r.state_declarations.contains("$v"));  // auto-declared
-  EXPECT_TRUE(r.state_declarations["$v"].is_null());
-  const Json& action = r.root["props"]["children"][0]["props"]["action"];
-  EXPECT_EQ(action["k"], "Comp");
-  EXPECT_EQ(action["args"][0]["els"][0]["args"][0]["k"], "RuntimeRef");
+  EXPECT_EQ(r.mutation_statements[0].statement_id, "m");
+  EXPECT_EQ(r.mutation_statements[0].args->AstKind(), "Obj");
+  ASSERT_NE(r.State("$q"), nullptr);
+  EXPECT_EQ(r.State("$q")->string(), "x");
+  ASSERT_NE(r.State("$v"), nullptr);  // auto-declared
+  EXPECT_TRUE(r.State("$v")->is_null());
+  EXPECT_EQ(r.State("$nope"), nullptr);
+  const Json j = r.ToJson();
+  EXPECT_EQ(j["queryStatements"][0]["deps"], Json::array({"$q"}));
+  EXPECT_EQ(j["queryStatements"][0]["refreshAST"]["v"], 30);
+  EXPECT_EQ(j["stateDeclarations"], Json::parse(R"({"$q": "x", "$v": null})"));
+  const Value& action = *r.root->Prop("children")->at(0).Prop("action");
+  EXPECT_EQ(action.AstKind(), "Comp");
+  EXPECT_TRUE(r.root->Prop("children")->at(0).HasDynamicProps());
+  EXPECT_EQ(action["args"].at(0)["els"].at(0)["args"].at(0).AstKind(), "RuntimeRef");
 }
 
 TEST(SurfaceParser, TernaryContinuesAcrossLines) {
-  ParseResult r = Parse("root = Stack([v])\nv = $a\n  ? TextContent(\"A\")\n  : TextContent(\"B\")\n", Lib());
+  ParseResult r =
+      Parse("root = Stack([v])\nv = $a\n  ? TextContent(\"A\")\n  : TextContent(\"B\")\n", Lib());
   EXPECT_EQ(r.statement_count, 2u);
-  EXPECT_EQ(r.root["props"]["children"][0]["k"], "Ternary");
+  EXPECT_EQ(r.root->Prop("children")->at(0).AstKind(), "Ternary");
 }
 
 TEST(SurfaceParser, MemberAccessAndPrecedence) {
-  ParseResult r = Parse("root = Stack([])\n$x = 1 + 2 * 3 == 7 && !false\n$y = rows.name[0]\n", Lib());
-  const Json& x = r.state_declarations["$x"];
+  ParseResult r =
+      Parse("root = Stack([])\n$x = 1 + 2 * 3 == 7 && !false\n$y = rows.name[0]\n", Lib());
+  const Json x = r.State("$x")->ToJson();
   EXPECT_EQ(x["op"], "&&");
   EXPECT_EQ(x["left"]["op"], "==");
   EXPECT_EQ(x["left"]["left"]["right"]["op"], "*");
-  EXPECT_EQ(r.state_declarations["$y"]["k"], "Index");
-  EXPECT_EQ(r.state_declarations["$y"]["obj"]["field"], "name");
+  EXPECT_EQ(r.State("$y")->AstKind(), "Index");
+  EXPECT_EQ((*r.State("$y"))["obj"]["field"].string(), "name");
 }
 
 TEST(SurfaceParser, FencesAndCommentsAreRemoved) {
-  ParseResult r = Parse("Sure!\n```openui-lang\nroot = Stack([a]) // hi\n# note\na = TextContent(\"x # y\")\n```\nBye", Lib());
+  ParseResult r = Parse(
+      "Sure!\n```openui-lang\nroot = Stack([a]) // hi\n# note\na = TextContent(\"x # "
+      "y\")\n```\nBye",
+      Lib());
   EXPECT_EQ(r.statement_count, 2u);
-  EXPECT_EQ(r.root["props"]["children"][0]["props"]["text"], "x # y");
+  EXPECT_EQ(r.root->Prop("children")->at(0).Prop("text")->string(), "x # y");
   EXPECT_TRUE(r.errors.empty());
 }
 
 TEST(SurfaceParser, LangCoreErrorsCarryCodesMessagesAndStatements) {
-  ParseResult r = Parse("root = Stack([a, b, c, d])\na = Widget(1)\nb = CardHeader()\n"
-                        "c = TextContent(\"x\", \"small\", 3)\nd = TextContent(Query(\"t\", {}))\n", Lib());
+  ParseResult r = Parse(
+      "root = Stack([a, b, c, d])\na = Widget(1)\nb = CardHeader()\n"
+      "c = TextContent(\"x\", \"small\", 3)\nd = TextContent(Query(\"t\", {}))\n",
+      Lib());
   ASSERT_GE(r.errors.size(), 4u);
   EXPECT_EQ(r.errors[0].code, "unknown-component");
   EXPECT_EQ(r.errors[0].statement_id, "a");
@@ -81,24 +108,30 @@ TEST(SurfaceParser, LangCoreErrorsCarryCodesMessagesAndStatements) {
   EXPECT_EQ(r.errors[1].code, "missing-required");
   EXPECT_EQ(r.errors[1].path, "/title");
   EXPECT_EQ(r.errors[1].message,
-            "missing required field \"/title\" — signature: CardHeader(title*: string, subtitle: string)");
+            "missing required field \"/title\" — signature: CardHeader(title*: string, subtitle: "
+            "string)");
   EXPECT_EQ(r.errors[2].code, "excess-args");
   EXPECT_EQ(r.errors[2].message, "TextContent takes 2 arg(s), got 3 (1 excess dropped)");
   EXPECT_EQ(r.errors[3].code, "inline-reserved");
 }
 
 TEST(SurfaceParser, TypeMismatchesAreReportedAndPruned) {
-  ParseResult r = Parse("root = Stack([TextContent(5), CardHeader(\"t\", 7)], \"diagonal\")\n", Lib());
+  ParseResult r =
+      Parse("root = Stack([TextContent(5), CardHeader(\"t\", 7)], \"diagonal\")\n", Lib());
   std::vector<std::string> messages;
   for (const auto& e : r.errors) messages.push_back(e.code + " " + e.path + " " + e.message);
   ASSERT_EQ(messages.size(), 3u);
   EXPECT_EQ(messages[0], "type-mismatch /text field \"/text\" expects string but got number");
-  EXPECT_EQ(messages[1], "type-mismatch /subtitle field \"/subtitle\" expects string but got number");
-  EXPECT_EQ(messages[2], "type-mismatch /direction field \"/direction\" expects one of [\"column\", \"row\"] but got \"diagonal\"");
+  EXPECT_EQ(messages[1],
+            "type-mismatch /subtitle field \"/subtitle\" expects string but got number");
+  EXPECT_EQ(messages[2],
+            "type-mismatch /direction field \"/direction\" expects one of [\"column\", \"row\"] "
+            "but got \"diagonal\"");
   // The required-prop violation drops TextContent; the optional one is pruned.
-  ASSERT_EQ(r.root["props"]["children"].size(), 1u);
-  EXPECT_FALSE(r.root["props"]["children"][0]["props"].contains("subtitle"));
-  EXPECT_FALSE(r.root["props"].contains("direction"));
+  ASSERT_EQ(r.root->Prop("children")->size(), 1u);
+  EXPECT_EQ(r.root->Prop("children")->at(0).Prop("subtitle"), nullptr);
+  EXPECT_EQ(r.root->Prop("direction"), nullptr);
+  EXPECT_FALSE(r.ToJson()["root"]["props"].contains("direction"));
 }
 
 TEST(SurfaceParser, NonStatementsAreReportedNotSkipped) {
@@ -114,22 +147,24 @@ TEST(SurfaceParser, NonStatementsAreReportedNotSkipped) {
 }
 
 TEST(SurfaceParser, DuplicatesAndTrailingTokensAreReported) {
-  ParseResult r = Parse("root = Stack([a]) x\na = TextContent(\"1\")\na = TextContent(\"2\")\n", Lib());
+  ParseResult r =
+      Parse("root = Stack([a]) x\na = TextContent(\"1\")\na = TextContent(\"2\")\n", Lib());
   EXPECT_TRUE(HasCode(r, "trailing-tokens"));
   EXPECT_TRUE(HasCode(r, "duplicate-statement"));
-  EXPECT_EQ(r.root["props"]["children"][0]["props"]["text"], "2");  // last definition wins
+  EXPECT_EQ(r.root->Prop("children")->at(0).Prop("text")->string(), "2");  // last definition wins
 }
 
 TEST(SurfaceParser, TruncatedInputIsAutoClosedAndMarkedIncomplete) {
   ParseResult r = Parse("root = Stack([TextContent(\"hel", Lib());
   EXPECT_TRUE(r.incomplete);
-  EXPECT_EQ(r.root["props"]["children"][0]["props"]["text"], "hel");
-  EXPECT_TRUE(r.root["partial"].get<bool>());
+  EXPECT_EQ(r.root->Prop("children")->at(0).Prop("text")->string(), "hel");
+  EXPECT_TRUE(r.root->Partial());
 }
 
 TEST(SurfaceParser, EmptyAndGarbageInputNeverFail) {
-  EXPECT_TRUE(Parse("", Lib()).root.is_null());
-  EXPECT_TRUE(Parse("\x01\xff\xfe(((\"", Lib()).root.is_null());
+  EXPECT_TRUE(Parse("", Lib()).root->is_null());
+  EXPECT_TRUE(Parse("\x01\xff\xfe(((\"", Lib()).root->is_null());
+  EXPECT_TRUE(Parse("", Lib()).ToJson()["root"].is_null());
   ParseResult cyc = Parse("root = Stack([a])\na = Card([b])\nb = Card([a])\n", Lib());
   EXPECT_EQ(cyc.unresolved, std::vector<std::string>{"a"});
 }
@@ -137,7 +172,7 @@ TEST(SurfaceParser, EmptyAndGarbageInputNeverFail) {
 TEST(SurfaceParser, HostileNestingIsBoundedAndReported) {
   std::string deep = "root = Stack(" + std::string(5000, '[') + std::string(5000, ']') + ")\n";
   EXPECT_TRUE(HasCode(Parse(deep, Lib()), "nesting-too-deep"));
-  std::string chain = "root = Stack([TextContent(\"a\"" ;
+  std::string chain = "root = Stack([TextContent(\"a\"";
   for (int i = 0; i < 3000; ++i) chain += " + \"b\"";
   chain += ")])\n";
   EXPECT_TRUE(HasCode(Parse(chain, Lib()), "nesting-too-deep"));
@@ -145,7 +180,8 @@ TEST(SurfaceParser, HostileNestingIsBoundedAndReported) {
   std::string blowup = "root = Stack([])\n$big = a0\n";
   for (int i = 0; i < 12; ++i) {
     const std::string next = "a" + std::to_string(i + 1);
-    blowup += "a" + std::to_string(i) + " = [" + next + ", " + next + ", " + next + ", " + next + "]\n";
+    blowup +=
+        "a" + std::to_string(i) + " = [" + next + ", " + next + ", " + next + ", " + next + "]\n";
   }
   blowup += "a12 = \"leaf\"\n";
   EXPECT_TRUE(HasCode(Parse(blowup, Lib()), "expansion-too-large"));

@@ -27,7 +27,7 @@ TEST(SurfaceStream, CompletedStatementsAreCachedAndPendingNeverOverwrites) {
   EXPECT_EQ(p.completed_statements(), 2u);  // "x = 1" waits for the next line
   p.Push("a = TextCon");                    // a pending redefinition of a completed name
   ParseResult r = p.Result();
-  EXPECT_EQ(r.root["props"]["children"][0]["props"]["text"], "done");
+  EXPECT_EQ(r.root->Prop("children")->at(0).Prop("text")->string(), "done");
   EXPECT_TRUE(r.incomplete == false);
 }
 
@@ -36,7 +36,7 @@ TEST(SurfaceStream, TernaryContinuationIsNotCutByAChunkBoundary) {
   p.Push("root = Stack([v])\nv = $a\n");
   p.Push("  ? TextContent(\"A\")\n  : TextContent(\"B\")\n");
   ParseResult r = p.Result();
-  EXPECT_EQ(r.root["props"]["children"][0]["k"], "Ternary");
+  EXPECT_EQ(r.root->Prop("children")->at(0).AstKind(), "Ternary");
   EXPECT_EQ(r.statement_count, 2u);
 }
 
@@ -45,15 +45,15 @@ TEST(SurfaceStream, PartialTailShowsWhileStreaming) {
   p.Push("root = Stack([a, b])\na = TextContent(\"first\")\nb = TextContent(\"sec");
   ParseResult r = p.Result();
   EXPECT_TRUE(r.incomplete);
-  ASSERT_EQ(r.root["props"]["children"].size(), 2u);
-  EXPECT_EQ(r.root["props"]["children"][1]["props"]["text"], "sec");
+  ASSERT_EQ(r.root->Prop("children")->size(), 2u);
+  EXPECT_EQ(r.root->Prop("children")->at(1).Prop("text")->string(), "sec");
 }
 
 TEST(SurfaceStream, ResetForgetsEverything) {
   StreamParser p(Library::Default());
   p.Push("root = Stack([])\n");
   p.Reset();
-  EXPECT_TRUE(p.Result().root.is_null());
+  EXPECT_TRUE(p.Result().root->is_null());
   EXPECT_EQ(p.completed_statements(), 0u);
 }
 
