@@ -81,9 +81,6 @@ std::string TitleFrom(const std::string& text) {
 
 }  // namespace
 
-Api::Api(store::Store& store, TurnHub& hub, ApiOptions options)
-    : store_(store), hub_(hub), options_(std::move(options)) {}
-
 std::string Api::ThreadFor(const std::string& chat_id) {
   if (chat_id.empty()) return "";
   if (store_.GetThread(chat_id).ok()) return chat_id;

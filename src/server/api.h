@@ -4,6 +4,8 @@
 // acknowledgement.
 #pragma once
 
+#include "authority/authority.h"
+#include "connect/road.h"
 #include "server/router.h"
 #include "server/turn_hub.h"
 #include "store/store.h"
@@ -11,19 +13,28 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+
+namespace affordance::surface {
+class LiveApps;
+}
 
 namespace affordance::server {
 
 struct ApiOptions {
   std::string web_root;                 // folder with index.html + assets/ ("" = no web UI)
   nlohmann::ordered_json deploy_truth;  // commit, build time, start time, pid, data, provider
+  // The connectors POST /api/query re-executes through (null: no connectors; the query routes
+  // answer server.no_connectors). Reads need the person's read grant, as for the model.
+  connect::ConnectorRoad* road = nullptr;
 };
 
 class Api {
  public:
   Api(store::Store& store, TurnHub& hub, ApiOptions options);
+  ~Api();
 
   // Handlers keyed by route name ("POST /api/chat"): what Router::Build takes.
   std::map<std::string, Handler> Handlers();
@@ -38,6 +49,11 @@ class Api {
   HttpResponse DeleteThread(const HttpRequest& r);
   HttpResponse AcknowledgeSurface(const HttpRequest& r);
   HttpResponse DeployTruth(const HttpRequest& r);
+  // Artifacts and two-time grounding (artifact_api.cpp, docs/SURFACE.md).
+  HttpResponse Query(const HttpRequest& r);
+  HttpResponse ListArtifacts(const HttpRequest& r);
+  HttpResponse ReadArtifact(const HttpRequest& r);
+  HttpResponse StageArtifactMutation(const HttpRequest& r);
   HttpResponse WebIndex(const HttpRequest& r);
   HttpResponse WebAsset(const HttpRequest& r);
 
@@ -52,6 +68,9 @@ class Api {
   ApiOptions options_;
   std::mutex alias_mu_;
   std::map<std::string, std::string> chat_alias_;  // chat id -> thread id (this process only)
+  std::mutex live_mu_;
+  std::unique_ptr<authority::Authority> live_auth_;  // used only under live_mu_
+  std::unique_ptr<surface::LiveApps> live_;  // live apps over options_.road (made on first use)
 };
 
 }  // namespace affordance::server

@@ -26,7 +26,12 @@ int StatusFor(const std::string& code) {
       {"server.method_not_allowed", 405}, {"server.timeout", 408},
       {"server.turn_active", 409},        {"server.static_surface", 409},
       {"server.body_too_large", 413},     {"server.busy", 503},
-      {"server.stopping", 503},
+      {"server.stopping", 503},           {"server.no_connectors", 409},
+      {"surface.binding_mismatch", 409},  {"surface.unknown_statement", 404},
+      {"surface.not_a_live_app", 409},    {"surface.not_live", 409},
+      {"surface.not_a_mutation", 409},    {"surface.args_required", 400},
+      {"authority.no_grant", 403},        {"authority.grant_expired", 403},
+      {"authority.bad_args", 400},        {"connect.bad_args", 400},
   };
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;

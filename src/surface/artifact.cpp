@@ -254,13 +254,10 @@ Bindings BindingsOf(const ParseResult& parse, const std::vector<QueryHandle>& ha
 }
 
 Composed SaveProgram(store::Store& store, const ComposeRequest& request) {
-  const std::string kind = NormalizeKind(request.kind.empty() ? "inline" : request.kind);
-  if (kind != "inline" && kind != "panel" && kind != "live_app") {
+  const std::string asked = NormalizeKind(request.kind);
+  if (!asked.empty() && asked != "inline" && asked != "panel" && asked != "live_app") {
     return Fail(MakeError("surface.bad_kind", "surface kind \"" + request.kind +
                                                   "\" is not one of inline, panel, live_app"));
-  }
-  if (kind == "live_app" && request.app_slug.empty()) {
-    return Fail(MakeError("surface.app_slug_required", "a live_app surface needs an app_slug"));
   }
   if (!request.app_slug.empty() && !ValidSlug(request.app_slug)) {
     return Fail(MakeError("surface.bad_slug",
@@ -279,6 +276,14 @@ Composed SaveProgram(store::Store& store, const ComposeRequest& request) {
     } else if (opened.error().code != "store.not_found" || !request.artifact.empty()) {
       return Fail(opened.error());
     }
+  }
+  // A new version keeps its artifact's placement unless the request names one.
+  const std::string kind = !asked.empty() ? asked : existing ? existing->artifact.kind : "inline";
+  const std::string slug = !request.app_slug.empty() ? request.app_slug
+                           : existing                ? existing->artifact.app_slug
+                                                     : "";
+  if (kind == "live_app" && slug.empty()) {
+    return Fail(MakeError("surface.app_slug_required", "a live_app surface needs an app_slug"));
   }
   std::string body = request.program;
   if (request.patch) {
@@ -324,9 +329,7 @@ Composed SaveProgram(store::Store& store, const ComposeRequest& request) {
     ver.version = 1;
   }
   a.kind = kind;
-  a.app_slug =
-      request.app_slug.empty() ? (existing ? existing->artifact.app_slug : "") : request.app_slug;
-  if (a.kind != "live_app" && !request.app_slug.empty()) a.app_slug = request.app_slug;
+  a.app_slug = slug;
   if (!request.title.empty() || !existing) a.title = request.title;
   ver.artifact_id = a.id;
   ver.body = std::move(body);

@@ -103,21 +103,17 @@ Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
   // are the same. A client that asks for another handle gets a mismatch, not another read.
   const std::string handle = request.handle.empty() ? b.handle : request.handle;
   const connect::ConnectorManifest* m = road.Find(b.connector);
-  const connect::Operation* op = nullptr;
-  if (m != nullptr) {
-    for (const auto& candidate : m->operations) {
-      if (candidate.handle == handle) op = &candidate;
-    }
-  }
-  if (m == nullptr || op == nullptr) {
+  const connect::Operation* op = m != nullptr ? m->FindOperation(b.operation) : nullptr;
+  if (handle != b.handle || op == nullptr || op->handle != b.handle) {
     r.live.handle = handle;
     r.mismatches.push_back("handle");
+    r.executed_ms = store::NowMs();
     run.mismatch =
         MakeError("surface.binding_mismatch",
                   "the surface executes Query(\"" + handle + "\") but statement \"" + b.statement +
-                      "\" was composed with \"" + b.handle + "\" of connector " + b.connector +
-                      ", which is not registered now");
-    r.executed_ms = store::NowMs();
+                      "\" was composed with Query(\"" + b.handle + "\") of " + b.connector + "." +
+                      b.operation + (op == nullptr ? ", which is not registered now" : "") +
+                      "; nothing was read");
     return run;
   }
   if (authority != nullptr) {

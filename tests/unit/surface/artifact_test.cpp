@@ -121,6 +121,19 @@ TEST_F(Artifacts, AnAcceptedProgramIsAnArtifactWithItsBindings) {
   EXPECT_EQ(opened->bindings.queries[0].args, q.args);
 }
 
+// The static surface law: only a program with Query() bindings is live (owes paint and hydrate
+// acknowledgements); a static report owes none, whatever its placement.
+TEST_F(Artifacts, StaticSurfacesAreNotLive) {
+  Composed fixed = Save("root = Callout(\"info\", \"Tip\", \"Ask about any week\")\n", {}, "panel");
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_FALSE(fixed.bindings.live());
+  EXPECT_FALSE(OpenArtifact(*store_, fixed.artifact.id)->live());
+  Composed live = Save(kQueryProgram);
+  ASSERT_TRUE(live.ok());
+  EXPECT_TRUE(live.bindings.live());
+  EXPECT_TRUE(OpenArtifact(*store_, live.artifact.id)->ToJson()["live"].get<bool>());
+}
+
 TEST_F(Artifacts, EditModePatchesMakeVersionsWithTheirParent) {
   Composed v1 =
       Save("root = Stack([title])\ntitle = CardHeader(\"Week\")\n", {}, "live_app", "week");
@@ -128,14 +141,16 @@ TEST_F(Artifacts, EditModePatchesMakeVersionsWithTheirParent) {
   ComposeRequest patch;
   patch.program = "title = CardHeader(\"Next week\")\n";
   patch.patch = true;
-  patch.kind = "live_app";
-  patch.app_slug = "week";
+  patch.artifact = "week";
+  patch.kind = "";  // no kind named: the edit keeps the live app's placement
   patch.handles = Handles();
   Composed v2 = SaveProgram(*store_, patch);
   ASSERT_TRUE(v2.ok()) << v2.error->ToString();
   EXPECT_EQ(v2.artifact.id, v1.artifact.id);
   EXPECT_EQ(v2.version.version, 2);
   EXPECT_EQ(v2.version.parent, 1);
+  EXPECT_EQ(v2.artifact.kind, "live_app");
+  EXPECT_EQ(v2.artifact.app_slug, "week");
   EXPECT_EQ(v2.version.patch, "title = CardHeader(\"Next week\")\n");
   EXPECT_THAT(v2.version.body, HasSubstr("CardHeader(\"Next week\")"));
   EXPECT_THAT(v2.version.body, HasSubstr("root = Stack([title])"));
