@@ -137,6 +137,13 @@ int Serve(const ServeOptions& o) {
   auto first = OpenSession(o.session);
   if (!first) return ReportError(first.error(), json, ExitFor(first.error()));
   std::unique_ptr<store::Store> store = std::move((*first)->store);
+  // The API's own road (each worker has one too): POST /api/query re-executes surfaces' Query()
+  // handles through it. Its mirrors are the same files the workers' roads read and sync.
+  std::unique_ptr<connect::ConnectorRoad> api_road;
+  if ((*first)->road) {
+    api_road = std::make_unique<connect::ConnectorRoad>((*first)->road->manifests(),
+                                                        (*first)->road->options());
+  }
   std::optional<model::ReplayScript> replay;
   if (o.session.provider == "replay") {
     auto script = model::LoadReplayScript(o.session.script);
@@ -161,6 +168,7 @@ int Serve(const ServeOptions& o) {
   server::ApiOptions ao;
   ao.web_root = WebRoot(o.web);
   ao.deploy_truth = DeployTruth(o);
+  ao.road = api_road.get();
   server::Api api(*store, **hub, ao);
   auto router = server::Router::Build(authority::CapabilityRegistry::Global(), api.Handlers());
   if (!router) return ReportError(router.error(), json);

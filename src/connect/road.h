@@ -85,6 +85,7 @@ class ConnectorRoad {
 
   const std::vector<ConnectorManifest>& manifests() const { return manifests_; }
   const ConnectorManifest* Find(const std::string& slug) const;
+  const RoadOptions& options() const { return options_; }
 
   // See the file comment. `chooser` may be null.
   Result<ConnectorResult> RunConnectorCommand(const ConnectorCommand& command,

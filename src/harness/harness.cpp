@@ -61,22 +61,12 @@ Harness::Harness(store::Store& store, model::Provider& provider, Frame& frame,
     : store_(store), provider_(provider), frame_(frame), road_(road), options_(std::move(options)) {
   if (!options_.clock) options_.clock = SystemClock;
   authority_ = std::make_unique<authority::Authority>(store_, road_);
-  std::vector<std::string> handles;
-  if (road_ != nullptr) {
-    for (const auto& m : road_->manifests()) {
-      for (const auto& op : m.operations) {
-        if (op.kind != connect::OperationKind::kMutation && op.risk == connect::Risk::kRead) {
-          handles.push_back(op.handle);
-        }
-      }
-    }
-  }
   // Registration cannot fail for these fixed, distinct names.
   (void)registry_.AddResident(MakeAskUserQuestion());
   (void)registry_.AddResident(MakeToolSearch());
   (void)registry_.AddResident(MakeListComponents());
   (void)registry_.AddResident(MakeRunConnectorCommand(road_, authority_.get()));
-  (void)registry_.AddResident(MakeComposeUI(handles));
+  (void)registry_.AddResident(MakeComposeUI(&store_, surface::HandlesOf(road_)));
   if (road_ != nullptr) {
     for (auto& tool : MakeConnectorOperations(*road_, authority_.get())) {
       (void)registry_.AddDeferred(std::move(tool));

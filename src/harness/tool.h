@@ -57,6 +57,10 @@ struct SurfaceDraft {
   std::string app_slug;      // live apps only
   bool live = false;         // it binds Query() handles, so it owes paint/hydrate acknowledgements
   std::vector<std::string> handles;
+  std::string artifact_id;   // the artifact version it shows (surface/artifact.h)
+  int64_t version = 0;
+  int64_t parent = 0;
+  std::vector<std::string> sources;  // connectors it presents data from
 };
 
 struct ToolOutcome {

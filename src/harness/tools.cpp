@@ -4,9 +4,9 @@
 #include "authority/capability.h"
 #include "harness/registry.h"
 #include "store/store.h"
+#include "surface/artifact.h"
 #include "surface/library.h"
 #include "surface/prompt.h"
-#include "surface/validate.h"
 
 #include <set>
 
@@ -291,60 +291,89 @@ class ConnectorOperation final : public SimpleTool {
 
 // ---- ComposeUI -------------------------------------------------------------------------------
 
+// The artifact a thread shows last (the active artifact an edit-mode patch applies to).
+std::string ActiveArtifact(const std::vector<store::MessageRecord>& thread) {
+  for (auto m = thread.rbegin(); m != thread.rend(); ++m) {
+    for (auto p = m->parts.rbegin(); p != m->parts.rend(); ++p) {
+      if (p->kind == "surface" && !p->data.value("artifactId", "").empty()) {
+        return p->data.value("artifactId", "");
+      }
+    }
+  }
+  return "";
+}
+
 class ComposeUI final : public SimpleTool {
  public:
-  explicit ComposeUI(std::vector<std::string> handles)
+  ComposeUI(store::Store* store, std::vector<surface::QueryHandle> handles)
       : SimpleTool({"ComposeUI",
                     "Show the user an interface written in OpenUI Lang. It is validated before "
                     "anyone sees it; errors come back with codes. Bind source data with Query() "
-                    "handles from the reality block.",
+                    "handles from the reality block. surface: inline (default), panel, or "
+                    "live_app with an app_slug (a durable app reopened by its slug). edit: true "
+                    "sends only the changed statements of the active artifact (or `artifact`).",
                     ojson::parse(R"({"type": "object", "properties": {
                       "program": {"type": "string", "minLength": 1},
                       "surface": {"type": "string", "enum": ["inline", "panel", "live_app"]},
-                      "app_slug": {"type": "string", "minLength": 1, "maxLength": 64}},
+                      "app_slug": {"type": "string", "minLength": 1, "maxLength": 64},
+                      "edit": {"type": "boolean"},
+                      "artifact": {"type": "string", "minLength": 1, "maxLength": 64}},
                       "required": ["program"], "additionalProperties": false})")}),
+        store_(store),
         handles_(std::move(handles)) {}
 
-  ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {
-    const std::string program = input.at("program").get<std::string>();
-    const std::string kind = input.value("surface", "inline");
-    if (kind == "live_app" && !input.contains("app_slug")) {
-      return ToolOutcome::Fail(MakeError("surface.app_slug_required",
-                                         "a live_app surface needs an app_slug"));
-    }
-    surface::ValidationOptions options;
-    options.handles = handles_;
-    surface::Validation v = surface::ValidateProgram(program, surface::Library::Default(), options);
-    if (!v.ok()) {
-      nlohmann::json errors = nlohmann::json::array();
-      std::string first;
-      for (const auto& e : v.errors) {
-        auto j = nlohmann::json::parse(surface::ErrorToJson(e).dump());
-        if (first.empty()) first = j.value("code", "") + ": " + j.value("message", "");
-        errors.push_back(std::move(j));
+  ToolOutcome Execute(ToolContext& ctx, const nlohmann::json& input) override {
+    surface::ComposeRequest req;
+    req.program = input.at("program").get<std::string>();
+    req.kind = input.value("surface", "");
+    req.app_slug = input.value("app_slug", "");
+    req.patch = input.value("edit", false);
+    req.artifact = input.value("artifact", "");
+    req.thread_id = ctx.thread_id;
+    req.message_id = ctx.message_id;
+    req.tool_call_id = ctx.call_id;
+    req.surface_id = store::NewId("s_");
+    req.handles = handles_;
+    if (store_ != nullptr && !ctx.thread_id.empty()) {
+      if (auto thread = store_->LoadThread(ctx.thread_id); thread) {
+        req.evidence = surface::EvidenceOfThread(*thread, ctx.message_id);
+        if (req.patch && req.artifact.empty() && req.app_slug.empty()) {
+          req.artifact = ActiveArtifact(*thread);
+        }
       }
-      ToolOutcome o = ToolOutcome::Fail(MakeError(
-          "surface.invalid",
-          "the program was not accepted (" + std::to_string(v.errors.size()) + " error" +
-              (v.errors.size() == 1 ? "" : "s") + "; first: " + first + ")"));
-      o.output = {{"errors", errors}};
+    }
+    surface::Composed c = Compose(req);
+    if (!c.ok()) {
+      ToolOutcome o = ToolOutcome::Fail(*c.error);
+      if (!c.errors.empty()) {
+        nlohmann::json errors = nlohmann::json::array();
+        for (const auto& e : c.errors) {
+          errors.push_back(nlohmann::json::parse(surface::ErrorToJson(e).dump()));
+        }
+        o.output = {{"errors", errors}};
+      }
       return o;
     }
     SurfaceDraft draft;
-    draft.id = store::NewId("s_");
-    draft.program = program;
-    draft.kind = kind;
-    draft.app_slug = input.value("app_slug", "");
-    draft.live = !v.parse.query_statements.empty();
-    for (const auto& q : v.parse.query_statements) {
-      if (q.tool->AstKind() == "Str" && (*q.tool)["v"].is_string()) {
-        draft.handles.emplace_back((*q.tool)["v"].string());
-      }
-    }
-    nlohmann::json out = {{"surfaceId", draft.id}, {"surface", kind},
-                          {"live", draft.live}, {"statements", v.parse.statement_count}};
+    draft.id = req.surface_id;
+    draft.program = c.version.body;
+    draft.kind = c.artifact.kind;
+    draft.app_slug = c.artifact.app_slug;
+    draft.live = c.bindings.live();
+    draft.artifact_id = c.artifact.id;
+    draft.version = c.version.version;
+    draft.parent = c.version.parent;
+    for (const auto& q : c.bindings.queries) draft.handles.push_back(q.handle);
+    draft.sources = c.bindings.sources;
+    nlohmann::json out = {{"surfaceId", draft.id},
+                          {"surface", draft.kind},
+                          {"artifactId", draft.artifact_id},
+                          {"version", draft.version},
+                          {"live", draft.live}};
+    if (!draft.app_slug.empty()) out["appSlug"] = draft.app_slug;
     ToolOutcome o = ToolOutcome::Ok(out);
-    o.model_text = "Accepted: surface " + draft.id + " (" + kind + ", " +
+    o.model_text = "Accepted: surface " + draft.id + " (" + draft.kind + ", artifact " +
+                   draft.artifact_id + " v" + std::to_string(draft.version) + ", " +
                    (draft.live ? "live: its queries run again when it is shown" : "static") +
                    "). It is shown with this message; do not repeat its content in prose.";
     o.surface = std::move(draft);
@@ -352,7 +381,20 @@ class ComposeUI final : public SimpleTool {
   }
 
  private:
-  std::vector<std::string> handles_;
+  // Without a store (tests of the tool alone) the program is validated but kept nowhere.
+  surface::Composed Compose(const surface::ComposeRequest& req) {
+    if (store_ != nullptr) return surface::SaveProgram(*store_, req);
+    auto memory = store::OpenSqlite(":memory:");
+    if (!memory) {
+      surface::Composed c;
+      c.error = memory.error();
+      return c;
+    }
+    return surface::SaveProgram(**memory, req);
+  }
+
+  store::Store* store_;
+  std::vector<surface::QueryHandle> handles_;
 };
 
 // ---- App actions -----------------------------------------------------------------------------
@@ -394,8 +436,9 @@ std::unique_ptr<Tool> MakeRunConnectorCommand(connect::ConnectorRoad* road,
                                               authority::Authority* authority) {
   return std::make_unique<RunConnectorCommand>(road, authority);
 }
-std::unique_ptr<Tool> MakeComposeUI(std::vector<std::string> handles) {
-  return std::make_unique<ComposeUI>(std::move(handles));
+std::unique_ptr<Tool> MakeComposeUI(store::Store* store,
+                                    std::vector<surface::QueryHandle> handles) {
+  return std::make_unique<ComposeUI>(store, std::move(handles));
 }
 
 std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoad& road,

@@ -8,9 +8,11 @@
 //   ListComponents      {names?}: OpenUI component signatures (all, or the named ones)
 //   RunConnectorCommand {connector, request, limit?, mode?}: the one read road (connect/road.h),
 //                       with the model-backed chooser for requests in words
-//   ComposeUI           {program, surface?, app_slug?}: an OpenUI Lang program validated by
-//                       src/surface (syntax + product checks + known query handles); an accepted
-//                       program becomes a surface part of the assistant message
+//   ComposeUI           {program, surface?, app_slug?, edit?, artifact?}: an OpenUI Lang program
+//                       validated by src/surface (syntax, product and semantic checks against
+//                       the handles and the thread's connector evidence), saved as an artifact
+//                       version (a patch with edit: true); it becomes a surface part of the
+//                       assistant message
 //   <slug>__<operation> deferred: one read operation of a connector, its args schema as parameters
 //   invoke_mutation     deferred {connector, operation, args, evidence?}: stages an exact mutation
 //                       through authority (nothing runs); the turn ends awaiting approval
@@ -24,6 +26,8 @@
 #include "harness/frame.h"
 #include "harness/tool.h"
 #include "render/block.h"
+#include "store/store.h"
+#include "surface/artifact.h"
 
 #include <memory>
 #include <string>
@@ -38,8 +42,10 @@ std::unique_ptr<Tool> MakeListComponents();
 // `authority` null: reads are not gated (tests of the road alone).
 std::unique_ptr<Tool> MakeRunConnectorCommand(connect::ConnectorRoad* road,
                                               authority::Authority* authority);
-// `handles`: the query handles a program may bind (every readable operation's handle).
-std::unique_ptr<Tool> MakeComposeUI(std::vector<std::string> handles);
+// `handles`: what a program's Query()/Mutation() may name (surface::HandlesOf the road). Accepted
+// programs are saved as artifact versions in `store` (surface/artifact.h); the thread's connector
+// reads are the evidence the semantic checks hold the program to. `store` null: validated only.
+std::unique_ptr<Tool> MakeComposeUI(store::Store* store, std::vector<surface::QueryHandle> handles);
 // One deferred tool per readable operation of every connector of `road`.
 std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoad& road,
                                                            authority::Authority* authority);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "authority/authority.h"
+#include "connect/road.h"
 #include "server/router.h"
 #include "server/turn_hub.h"
 #include "store/store.h"
@@ -12,8 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+
+namespace affordance::surface {
+class LiveApps;
+}
 
 namespace affordance::server {
 
@@ -23,11 +29,15 @@ struct ApiOptions {
   // Who decides approvals sent by this server's clients: the person the server runs for (it is
   // loopback-only, or remote with the person's access token).
   authority::Actor actor = authority::Actor::LocalUser();
+  // The connectors POST /api/query re-executes through (null: no connectors; the query routes
+  // answer server.no_connectors). Reads need the person's read grant, as for the model.
+  connect::ConnectorRoad* road = nullptr;
 };
 
 class Api {
  public:
   Api(store::Store& store, TurnHub& hub, ApiOptions options);
+  ~Api();
 
   // Handlers keyed by route name ("POST /api/chat"): what Router::Build takes.
   std::map<std::string, Handler> Handlers();
@@ -42,6 +52,11 @@ class Api {
   HttpResponse DeleteThread(const HttpRequest& r);
   HttpResponse AcknowledgeSurface(const HttpRequest& r);
   HttpResponse DeployTruth(const HttpRequest& r);
+  // Artifacts and two-time grounding (artifact_api.cpp, docs/SURFACE.md).
+  HttpResponse Query(const HttpRequest& r);
+  HttpResponse ListArtifacts(const HttpRequest& r);
+  HttpResponse ReadArtifact(const HttpRequest& r);
+  HttpResponse StageArtifactMutation(const HttpRequest& r);
   HttpResponse WebIndex(const HttpRequest& r);
   HttpResponse WebAsset(const HttpRequest& r);
 
@@ -57,6 +72,9 @@ class Api {
   ApiOptions options_;
   std::mutex authority_mu_;         // one Authority, used from every IO thread
   authority::Authority authority_;  // decisions only (no connector road)
+  std::mutex live_mu_;
+  std::unique_ptr<authority::Authority> live_auth_;  // used only under live_mu_
+  std::unique_ptr<surface::LiveApps> live_;  // live apps over options_.road (made on first use)
 };
 
 }  // namespace affordance::server

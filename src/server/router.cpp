@@ -29,6 +29,12 @@ int StatusFor(const std::string& code) {
       {"server.stopping", 503},           {"server.no_decision", 400},
       {"server.unknown_approval", 404},   {"authority.already_decided", 409},
       {"authority.not_human", 403},       {"harness.nothing_to_continue", 409},
+      {"server.no_connectors", 409},
+      {"surface.binding_mismatch", 409},  {"surface.unknown_statement", 404},
+      {"surface.not_a_live_app", 409},    {"surface.not_live", 409},
+      {"surface.not_a_mutation", 409},    {"surface.args_required", 400},
+      {"authority.no_grant", 403},        {"authority.grant_expired", 403},
+      {"authority.bad_args", 400},        {"connect.bad_args", 400},
   };
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;

@@ -108,6 +108,10 @@ std::map<std::string, Handler> Api::Handlers() {
       {"DELETE /api/threads/{id}", bind(&Api::DeleteThread)},
       {"POST /api/threads/{id}/surfaces/{surfaceId}/ack", bind(&Api::AcknowledgeSurface)},
       {"GET /deploy-truth", bind(&Api::DeployTruth)},
+      {"POST /api/query", bind(&Api::Query)},
+      {"GET /api/artifacts", bind(&Api::ListArtifacts)},
+      {"GET /api/artifacts/{id}", bind(&Api::ReadArtifact)},
+      {"POST /api/artifacts/{id}/mutations/{statement}", bind(&Api::StageArtifactMutation)},
       {"GET /", bind(&Api::WebIndex)},
       {"GET /assets/{file}", bind(&Api::WebAsset)},
   };

@@ -140,9 +140,43 @@ CREATE TRIGGER activity_no_delete BEFORE DELETE ON activity
   BEGIN SELECT RAISE(ABORT, 'the Activity log is append-only'); END;
 )sql";
 
-constexpr std::array<Migration, 2> kMigrations = {{
+// Version 3: artifacts. Every accepted ComposeUI program is a version of an artifact; a version
+// row is never changed once written (an edit is a new version naming its parent), and `head`
+// moves only in the transaction that writes the version it names, so a failed save leaves the
+// previous head and its body untouched. A live app's slug is unique among artifacts that have one.
+constexpr const char* kV3 = R"sql(
+CREATE TABLE artifacts(
+  id         TEXT PRIMARY KEY,
+  kind       TEXT NOT NULL,
+  app_slug   TEXT NOT NULL DEFAULT '',
+  title      TEXT NOT NULL DEFAULT '',
+  thread_id  TEXT NOT NULL DEFAULT '',
+  head       INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX artifacts_slug ON artifacts(app_slug) WHERE app_slug <> '';
+
+CREATE TABLE artifact_versions(
+  artifact_id  TEXT NOT NULL REFERENCES artifacts(id) ON DELETE CASCADE,
+  version      INTEGER NOT NULL,
+  parent       INTEGER NOT NULL DEFAULT 0,
+  body         TEXT NOT NULL,
+  patch        TEXT NOT NULL DEFAULT '',
+  bindings     TEXT NOT NULL DEFAULT '{}',
+  message_id   TEXT NOT NULL DEFAULT '',
+  tool_call_id TEXT NOT NULL DEFAULT '',
+  surface_id   TEXT NOT NULL DEFAULT '',
+  created_ms   INTEGER NOT NULL,
+  PRIMARY KEY (artifact_id, version)
+) WITHOUT ROWID;
+CREATE INDEX artifact_versions_surface ON artifact_versions(surface_id) WHERE surface_id <> '';
+)sql";
+
+constexpr std::array<Migration, 3> kMigrations = {{
     {1, "threads, messages, parts, steps", kV1},
     {2, "grants, approvals, receipts, activity", kV2},
+    {3, "artifacts, artifact versions", kV3},
 }};
 
 }  // namespace

@@ -163,6 +163,34 @@ struct ActivityFilter {
   int64_t limit = 200;  // newest `limit` entries, returned oldest first
 };
 
+// ---- artifacts (accepted ComposeUI programs; docs/SURFACE.md) ----------------------------------
+//
+// src/surface (artifact.h) is their one writer: it validates a program before it asks the store to
+// keep it. The store keeps versions immutable and moves an artifact's head atomically.
+
+struct ArtifactRecord {
+  std::string id;         // "a_..."
+  std::string kind;       // "inline" | "panel" | "live_app"
+  std::string app_slug;   // live apps: unique among artifacts; "" otherwise
+  std::string title;
+  std::string thread_id;  // the thread it was composed in ("" when not composed in a turn)
+  int64_t head = 0;       // its latest version (1, 2, ...)
+  int64_t created_ms = 0, updated_ms = 0;
+};
+
+struct ArtifactVersionRecord {
+  std::string artifact_id;
+  int64_t version = 0;  // 1, 2, ... in the artifact
+  int64_t parent = 0;   // the version this one replaced (a patch was applied to); 0 for the first
+  std::string body;     // the exact OpenUI Lang text of this version (a patch: the merged program)
+  std::string patch;    // edit mode: the patch as the model wrote it; "" for a whole program
+  // {queries: [...], mutations: [...], sources: [...]} (surface/artifact.h documents the shape)
+  nlohmann::json bindings = nlohmann::json::object();
+  std::string message_id, tool_call_id;  // the ComposeUI call that wrote it ("" otherwise)
+  std::string surface_id;                // the surface part that shows it ("s_..."; "" otherwise)
+  int64_t created_ms = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -222,6 +250,24 @@ class Store {
   virtual Result<std::vector<ReceiptRecord>> ReceiptsOf(const std::string& approval_id) = 0;
   virtual Result<int64_t> AppendActivity(const ActivityRecord& entry) = 0;
   virtual Result<std::vector<ActivityRecord>> ListActivity(const ActivityFilter& filter) = 0;
+
+  // Artifacts. SaveArtifactVersion writes `version` and moves the artifact's head to it in one
+  // transaction: version 1 creates the artifact row from `artifact` (a duplicate id, or an
+  // app_slug another artifact holds, is "store.conflict"); version N > 1 needs the stored head to
+  // be N - 1 (else "store.conflict": someone saved in between) and replaces kind, app_slug and
+  // title. An empty body, a version < 1 or a parent >= version is "store.bad_input". When the
+  // write fails for any reason (a disk error included) nothing of it is kept and the previous head
+  // and its body stay exactly as they were.
+  // GetArtifact takes an id or an app slug; ListArtifacts is newest first (updated_ms).
+  // GetArtifactVersion with version 0 returns the head. Unknown ids are "store.not_found".
+  virtual Status SaveArtifactVersion(const ArtifactRecord& artifact,
+                                     const ArtifactVersionRecord& version) = 0;
+  virtual Result<ArtifactRecord> GetArtifact(const std::string& id_or_slug) = 0;
+  virtual Result<std::vector<ArtifactRecord>> ListArtifacts() = 0;
+  virtual Result<std::vector<ArtifactVersionRecord>> ArtifactVersions(
+      const std::string& artifact_id) = 0;
+  virtual Result<ArtifactVersionRecord> GetArtifactVersion(const std::string& artifact_id,
+                                                           int64_t version) = 0;
 
   // The schema version the file is at (PRAGMA user_version).
   virtual int SchemaVersion() = 0;

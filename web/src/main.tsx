@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, type Thread } from './api';
 import { Chat } from './chat';
+import { LiveApp } from './live_app';
 import { Sidebar } from './sidebar';
 
 type Loaded = { id: string; messages: any[]; active: boolean };
@@ -97,4 +98,6 @@ function App() {
   );
 }
 
-createRoot(document.getElementById('root')!).render(<App />);
+// /#app=<slug> reopens a live app on its own (live_app.tsx).
+const appSlug = new URLSearchParams(location.hash.slice(1)).get('app');
+createRoot(document.getElementById('root')!).render(appSlug ? <LiveApp slug={appSlug} /> : <App />);

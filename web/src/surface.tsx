@@ -1,11 +1,15 @@
 // A ComposeUI surface inline in the conversation, rendered by @openuidev/react-lang with our
 // library. A live surface (one with Query bindings) owes the server a paint acknowledgement: once
-// the renderer has drawn it, the UI posts `painted` and shows the state the server stored. Its
-// Query() handles are served from the evidence of the same turn (the connector reads whose query
-// contracts match), labelled as such: the UI does not claim `hydrated` for data it did not fetch.
+// the renderer has drawn it, the UI posts `painted` and shows the state the server stored. A
+// surface saved as an artifact re-executes its Query() handles through POST /api/query
+// (live_query.ts); when every read came back with a matching receipt it posts `hydrated`, and a
+// mismatch is shown as an error. A live app polls its artifact and re-renders (re-running its
+// queries) when a mirror sync moved its generation. Older surfaces without an artifact are served
+// from the evidence of the same turn, labelled as such.
 import { Renderer } from '@openuidev/react-lang';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from './api';
+import { artifactProvider, readArtifact, type Artifact, type QueryEvent } from './live_query';
 import { library } from './library';
 import { Badge } from './message';
 
@@ -35,8 +39,50 @@ function evidenceProvider(parts: any[]) {
 export function Surface({ threadId, data, parts }: { threadId: string; data: any; parts: any[] }) {
   const [state, setState] = useState<string>(data.state);
   const box = useRef<HTMLDivElement>(null);
-  const toolProvider = useMemo(() => evidenceProvider(parts), [parts]);
+  const [artifact, setArtifact] = useState<Artifact | null>(null);
+  const [events, setEvents] = useState<Record<string, QueryEvent>>({});
+  const [generation, setGeneration] = useState(0);
+  const [unstored, setUnstored] = useState(false);  // no artifact to read: serve from evidence
   const live = Boolean(data.live);
+  const onEvent = useCallback((e: QueryEvent) => setEvents((prev) => ({ ...prev, [e.handle]: e })), []);
+  const toolProvider = useMemo(
+    () => (artifact ? artifactProvider(artifact, onEvent) : evidenceProvider(parts)),
+    [artifact, onEvent, parts],
+  );
+
+  // The stored artifact (its bindings); a live app is polled for a new generation (a mirror sync).
+  useEffect(() => {
+    if (!data.artifactId || !live) return;
+    let cancelled = false;
+    const load = () =>
+      readArtifact(data.artifactId)
+        .then((a) => {
+          // An inline or panel surface shows the version it was composed as; a live app its head.
+          if (cancelled) return;
+          if (data.kind !== 'live_app' && a.version !== data.version) return setUnstored(true);
+          setArtifact((prev) => (prev && prev.version === a.version ? prev : a));
+          if (a.generation !== undefined) setGeneration(a.generation);
+        })
+        .catch(() => !cancelled && setUnstored(true));
+    load();
+    const timer = data.kind === 'live_app' ? setInterval(load, 10000) : undefined;
+    return () => {
+      cancelled = true;
+      if (timer) clearInterval(timer);
+    };
+  }, [data.artifactId, data.kind, live]);
+
+  // A stored live surface renders once its bindings are known, so every Query() goes to the server.
+  const ready = !live || !data.artifactId || artifact !== null || unstored;
+  const failed = Object.values(events).filter((e) => e.error);
+  const bound = artifact?.bindings.queries.length ?? 0;
+  const hydrated = artifact !== null && bound > 0 && failed.length === 0 &&
+    artifact.bindings.queries.every((q) => events[q.handle]?.receipt?.match);
+
+  useEffect(() => {
+    if (!hydrated || state === 'hydrated' || state !== 'painted') return;
+    api.ack(threadId, data.surfaceId, 'hydrated').then((r) => setState(r.state)).catch(() => {});
+  }, [hydrated, state, threadId, data.surfaceId]);
 
   useEffect(() => setState(data.state), [data.state]);
 
@@ -54,16 +100,27 @@ export function Surface({ threadId, data, parts }: { threadId: string; data: any
       cancelled = true;
       cancelAnimationFrame(id);
     };
-  }, [live, state, threadId, data.surfaceId]);
+  }, [live, state, threadId, data.surfaceId, ready]);
 
   return (
     <figure className="surface" data-surface={data.surfaceId} data-state={state}>
       <div className="surface-body" ref={box}>
-        <Renderer response={data.program} library={library} toolProvider={toolProvider} isStreaming={false} />
+        {ready && <Renderer key={`${artifact?.version ?? 0}:${generation}`} response={data.kind === 'live_app' && artifact ? artifact.body : data.program} library={library} toolProvider={toolProvider} isStreaming={false} />}
       </div>
+      {failed.map((e) => (
+        <p key={e.handle} className="surface-error" role="alert" data-code={e.error!.code}>
+          {e.error!.code}: {e.error!.message}
+        </p>
+      ))}
       <figcaption>
         <Badge label={state} tone={state === 'painted' || state === 'hydrated' ? 'good' : 'info'} title="truth state of this surface" />
-        <span>{live ? 'live surface · data from this turn’s evidence' : 'static surface · no acknowledgement owed'}</span>
+        <span>
+          {!live
+            ? 'static surface · no acknowledgement owed'
+            : artifact
+              ? `live surface · re-executed (${data.kind}${data.appSlug ? ' ' + data.appSlug : ''}, v${artifact.version})`
+              : 'live surface · data from this turn’s evidence'}
+        </span>
       </figcaption>
     </figure>
   );

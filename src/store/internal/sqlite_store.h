@@ -61,6 +61,14 @@ class SqliteStore final : public Store {
   Result<std::vector<ReceiptRecord>> ReceiptsOf(const std::string& approval_id) override;
   Result<int64_t> AppendActivity(const ActivityRecord& entry) override;
   Result<std::vector<ActivityRecord>> ListActivity(const ActivityFilter& filter) override;
+  Status SaveArtifactVersion(const ArtifactRecord& artifact,
+                             const ArtifactVersionRecord& version) override;
+  Result<ArtifactRecord> GetArtifact(const std::string& id_or_slug) override;
+  Result<std::vector<ArtifactRecord>> ListArtifacts() override;
+  Result<std::vector<ArtifactVersionRecord>> ArtifactVersions(
+      const std::string& artifact_id) override;
+  Result<ArtifactVersionRecord> GetArtifactVersion(const std::string& artifact_id,
+                                                   int64_t version) override;
   Status Batch(const std::function<Status()>& writes) override;
   int SchemaVersion() override;
 

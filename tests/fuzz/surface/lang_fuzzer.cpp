@@ -3,6 +3,7 @@
 // and every ParseResult serializes.
 #include "surface/edit.h"
 #include "surface/html_canvas.h"
+#include "surface/semantic.h"
 #include "surface/stream.h"
 #include "surface/validate.h"
 
@@ -29,6 +30,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   ValidationOptions options{std::vector<std::string>{"list", "save"}};
   (void)ValidateProgram(text, lib, options);
+  // The binding checks and binding extraction over the same tree, with evidence rows whose values
+  // may equal the program's literals.
+  static const std::vector<QueryHandle> handles = {
+      {"list", "cal", "list", "cal:ics", {"id", "summary"}, false},
+      {"save", "cal", "save", "cal:ics", {}, true},
+      {"deals", "crm", "deals", "crm:sqlite", {}, false}};
+  std::vector<Evidence> evidence(2);
+  evidence[0].connector = "cal";
+  evidence[0].handle = "list";
+  evidence[0].rows = {{{"id", "1"}, {"summary", "a"}}};
+  evidence[0].this_turn = true;
+  evidence[1].connector = "crm";
+  evidence[1].rows = {{{"name", "b"}, {"amount", 1}}};
+  evidence[1].this_turn = true;
+  (void)CheckBindings(batch, handles, evidence);
+  (void)BindingsOf(batch, handles, evidence)
+      .ToJson()
+      .dump(-1, ' ', false, Json::error_handler_t::replace);
   (void)ScanHtml(text);
   (void)Library::FromJson(text);
   return 0;

@@ -85,14 +85,65 @@ TEST(HarnessReplay, MultiStepCalendarQuestionEndsInComposedSurface) {
   EXPECT_GT(read->data["output"]["rows"].size(), 0u);
   EXPECT_THAT(read->data.value("resultText", ""), HasSubstr("trust=\"untrusted\""));
   bool surface = false;
+  std::string artifact;
   for (const auto& p : a.parts) {
     if (p.kind == "surface") {
       surface = true;
       EXPECT_EQ(p.state, "persisted");
+      artifact = p.data.value("artifactId", "");
+      EXPECT_EQ(p.data.value("version", 0), 1);
     }
     EXPECT_FALSE(p.open) << p.kind << " " << p.key;
   }
   EXPECT_TRUE(surface);
+
+  // The accepted program is an artifact: the exact body, its Query binding grounded by the read
+  // of the same turn (same handle, same args), the call that wrote it.
+  auto saved = rig.store->GetArtifactVersion(artifact, 0);
+  ASSERT_TRUE(saved.ok()) << saved.error().ToString();
+  EXPECT_EQ(saved->body, Program());
+  EXPECT_EQ(saved->message_id, a.id);
+  const json& q = saved->bindings["queries"][0];
+  EXPECT_EQ(q["statement"], "events");
+  EXPECT_EQ(q["handle"], "calendar_list_events");
+  EXPECT_EQ(q["args"], kWeek);
+  EXPECT_EQ(q["grounded"], true);
+  EXPECT_EQ(saved->bindings["sources"], json::array({"calendar"}));
+}
+
+TEST(HarnessReplay, ComposeUIRefusesInventedSourceValuesAndAcceptsAnEditPatch) {
+  Rig rig(json::array(
+      {Call("RunConnectorCommand",
+            {{"connector", "calendar"}, {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+       Call("ComposeUI", {{"program", "root = Table([Col(\"Event\", [\"Board meeting\"])])\n"}}),
+       Call("ComposeUI", {{"program", Program()}, {"surface", "live_app"}, {"app_slug", "week"}}),
+       Call("ComposeUI", {{"program", "title = CardHeader(\"The week ahead\")\n"}, {"edit", true}}),
+       "Done."}));
+  auto report = rig.Turn("What is on my calendar next week?");
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
+  auto thread = rig.store->LoadThread(rig.thread);
+  ASSERT_TRUE(thread.ok());
+  const auto& a = thread->back();
+  std::vector<const store::PartRecord*> composes;
+  for (const auto& p : a.parts) {
+    if (p.kind == "tool" && p.data.value("toolName", "") == "ComposeUI") composes.push_back(&p);
+  }
+  ASSERT_EQ(composes.size(), 3u);
+  // The invented value is refused with its code; nothing is saved for it.
+  EXPECT_EQ(composes[0]->data.value("errorCode", ""), "surface.invalid");
+  EXPECT_EQ(composes[0]->data["output"]["errors"][0]["code"], "unbound-source-value");
+  // The live app, then the patch: version 2 of the same artifact, parent 1.
+  EXPECT_EQ(composes[1]->data["output"]["version"], 1);
+  EXPECT_EQ(composes[2]->data["output"]["version"], 2);
+  auto app = rig.store->GetArtifact("week");
+  ASSERT_TRUE(app.ok());
+  EXPECT_EQ(app->head, 2);
+  EXPECT_EQ(app->kind, "live_app");  // an edit keeps the placement
+  auto v2 = rig.store->GetArtifactVersion(app->id, 2);
+  EXPECT_EQ(v2->parent, 1);
+  EXPECT_THAT(v2->body, HasSubstr("CardHeader(\"The week ahead\")"));
+  auto list = rig.store->ListArtifacts();
+  EXPECT_EQ(list->size(), 1u);
 }
 
 TEST(HarnessReplay, ToolSearchAttachesThenTheToolIsCallable) {

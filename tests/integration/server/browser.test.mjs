@@ -42,13 +42,14 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
     const badges = await tool.locator('.badge').allInnerTexts();
     assert.ok(badges.includes('executed'), badges.join(','));
     assert.ok(badges.some((b) => ['live', 'mirrored', 'stale', 'empty', 'syncing', 'disconnected'].includes(b)), badges.join(','));
-    // The surface is drawn, and the server holds the paint acknowledgement.
-    await page.locator('.surface[data-state="painted"]').first().waitFor({ timeout: 30000 });
+    // The surface is drawn, its Query() re-executed through /api/query with a matching receipt
+    // (two-time grounding), and the server holds the paint and hydrate acknowledgements.
+    await page.locator('.surface[data-state="hydrated"]').first().waitFor({ timeout: 30000 });
     assert.ok(await page.locator('.surface .ou-table').count() > 0, 'the surface renders its table');
     await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
     const threadId = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('thread');
     const stored = (await server.json('GET', `/api/threads/${threadId}`)).body.messages[1];
-    assert.equal(stored.parts.find((p) => p.type === 'data-surface').data.state, 'painted');
+    assert.equal(stored.parts.find((p) => p.type === 'data-surface').data.state, 'hydrated');
     await page.screenshot({ path: join(shots, 'web-laptop.png') });
 
     // Reload mid-stream: the turn resumes from the server and is shown once.

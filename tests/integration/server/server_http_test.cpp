@@ -217,6 +217,47 @@ TEST(ServerHttp, OnlyLiveSurfacesTakePaintAcknowledgementsAndStatesNeverMoveBack
   }
 }
 
+// Two-time grounding over HTTP: the live surface's artifact re-executes its Query() handle through
+// POST /api/query with a matching receipt; other args are a 409 mismatch without rows.
+TEST(ServerHttp, QueryReExecutesAStoredBindingWithAReceipt) {
+  TempDir dir;
+  ServerProcess server(dir / "data", Script("full.json"));
+  ASSERT_GT(server.port(), 0);
+  const std::string thread = NewThread(server.port());
+  auto chat = Http(server.port(), "POST", "/api/chat", ChatBody(thread, "Next week?"));
+  std::string artifact;
+  for (const auto& c : Chunks(chat.body)) {
+    if (c["type"] == "data-surface" && c["data"]["live"].get<bool>()) {
+      artifact = c["data"]["artifactId"];
+    }
+  }
+  ASSERT_FALSE(artifact.empty());
+  const json week = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:00Z"}};
+  auto ok =
+      Http(server.port(), "POST", "/api/query",
+           json{{"artifact", artifact}, {"handle", "calendar_list_events"}, {"args", week}}.dump());
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  EXPECT_EQ(ok.json()["receipt"]["match"], true);
+  EXPECT_EQ(ok.json()["receipt"]["live"]["operation"], "list_events");
+  EXPECT_GT(ok.json()["rows"].size(), 0u);
+  auto other =
+      Http(server.port(), "POST", "/api/query",
+           json{{"artifact", artifact},
+                {"statement", "events"},
+                {"args", {{"from", "2026-12-07T00:00:00Z"}, {"to", "2026-12-14T00:00:00Z"}}}}
+               .dump());
+  EXPECT_EQ(other.status, 409) << other.body;
+  EXPECT_EQ(other.json()["error"]["code"], "surface.binding_mismatch");
+  EXPECT_EQ(other.json()["rows"].size(), 0u);
+  EXPECT_EQ(other.json()["receipt"]["mismatches"], json::array({"args"}));
+  auto read = Http(server.port(), "GET", "/api/artifacts/" + artifact);
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(read.json()["artifact"]["id"], artifact);
+  EXPECT_EQ(read.json()["artifact"]["bindings"]["queries"][0]["handle"], "calendar_list_events");
+  EXPECT_EQ(Http(server.port(), "GET", "/api/artifacts/a_nope").status, 404);
+  EXPECT_EQ(Http(server.port(), "POST", "/api/query", "{}").status, 400);
+}
+
 TEST(ServerHttp, ProviderErrorsReachTheClientAsErrorChunks) {
   TempDir dir;
   ServerProcess server(dir / "data", Script("exhausted.json"));

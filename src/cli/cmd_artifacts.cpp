@@ -1,0 +1,197 @@
+// `affordance artifacts list | show | versions | query`: the artifacts ComposeUI saved
+// (docs/SURFACE.md). `show` takes an id or a live app's slug; `query` re-executes one Query()
+// binding of an artifact and prints the rows with the source-binding receipt (two-time grounding;
+// the same operation as the server's POST /api/query).
+#include "authority/capability.h"
+#include "cli/authority_cli.h"
+#include "cli/command.h"
+#include "cli/output.h"
+#include "surface/artifact.h"
+#include "surface/query.h"
+
+#include <cstdio>
+#include <memory>
+
+namespace affordance::cli {
+namespace {
+
+using nlohmann::json;
+
+struct Options {
+  GovernOptions g;
+  std::string id;
+  int64_t version = 0;
+  std::string statement;
+  std::string args;
+};
+
+json ArtifactJson(const store::ArtifactRecord& a) {
+  return {{"id", a.id},
+          {"kind", a.kind},
+          {"appSlug", a.app_slug},
+          {"title", a.title},
+          {"threadId", a.thread_id},
+          {"head", a.head},
+          {"createdMs", a.created_ms},
+          {"updatedMs", a.updated_ms}};
+}
+
+json VersionJson(const store::ArtifactVersionRecord& v) {
+  return {{"version", v.version},
+          {"parent", v.parent},
+          {"body", v.body},
+          {"patch", v.patch},
+          {"bindings", v.bindings},
+          {"messageId", v.message_id},
+          {"toolCallId", v.tool_call_id},
+          {"surfaceId", v.surface_id},
+          {"createdMs", v.created_ms}};
+}
+
+int Run(const Options& o, const std::string& verb) {
+  auto gov = OpenGovernance(o.g);
+  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  store::Store& store = *(*gov)->store;
+  auto fail = [&](const Error& e) {
+    const bool usage = e.code == "store.not_found" || e.code == "surface.unknown_statement" ||
+                       e.code == "surface.args_required" || e.code == "cli.bad_option";
+    return ReportError(e, o.g.json, usage ? kExitUsage : kExitFailure);
+  };
+  if (verb == "list") {
+    auto list = store.ListArtifacts();
+    if (!list) return fail(list.error());
+    json out = json::array();
+    if (!o.g.json && list->empty()) std::printf("no artifacts\n");
+    for (const auto& a : *list) {
+      if (o.g.json) {
+        out.push_back(ArtifactJson(a));
+      } else {
+        std::printf("%-20s %-9s v%-3lld %-16s %s\n", a.id.c_str(), a.kind.c_str(),
+                    static_cast<long long>(a.head), a.app_slug.empty() ? "-" : a.app_slug.c_str(),
+                    a.title.c_str());
+      }
+    }
+    if (o.g.json) PrintJson({{"artifacts", out}});
+    return kExitOk;
+  }
+  if (verb == "versions") {
+    auto a = store.GetArtifact(o.id);
+    if (!a) return fail(a.error());
+    auto versions = store.ArtifactVersions(a->id);
+    if (!versions) return fail(versions.error());
+    if (o.g.json) {
+      json out = json::array();
+      for (const auto& v : *versions) out.push_back(VersionJson(v));
+      PrintJson({{"artifact", ArtifactJson(*a)}, {"versions", out}});
+      return kExitOk;
+    }
+    for (const auto& v : *versions) {
+      std::printf("v%-3lld %s parent %s%s, %zu queries\n", static_cast<long long>(v.version),
+                  FormatMs(v.created_ms).c_str(),
+                  v.parent == 0 ? "-" : ("v" + std::to_string(v.parent)).c_str(),
+                  v.patch.empty() ? "" : " (patch)",
+                  v.bindings.value("queries", json::array()).size());
+    }
+    return kExitOk;
+  }
+  if (verb == "show") {
+    auto opened = surface::OpenArtifact(store, o.id, o.version);
+    if (!opened) return fail(opened.error());
+    if (o.g.json) {
+      PrintJson({{"artifact", opened->ToJson()}});
+      return kExitOk;
+    }
+    const auto& a = opened->artifact;
+    std::printf("%s %s%s v%lld of %lld (%s)\n", a.id.c_str(), a.kind.c_str(),
+                a.app_slug.empty() ? "" : (" " + a.app_slug).c_str(),
+                static_cast<long long>(opened->version.version), static_cast<long long>(a.head),
+                opened->live() ? "live" : "static");
+    for (const auto& q : opened->bindings.queries) {
+      std::printf("  %s = Query(%s) %s.%s %s\n", q.statement.c_str(), q.handle.c_str(),
+                  q.connector.c_str(), q.operation.c_str(), q.args.dump().c_str());
+    }
+    std::printf("%s\n", opened->version.body.c_str());
+    return kExitOk;
+  }
+  // query
+  if ((*gov)->road == nullptr) {
+    return fail(
+        MakeError("connect.unknown_connector",
+                  "no connector is configured (--connectors DIR or $AFFORDANCE_CONNECTORS)"));
+  }
+  surface::QueryRequest req;
+  req.artifact = o.id;
+  req.version = o.version;
+  req.statement = o.statement;
+  if (!o.args.empty()) {
+    json args = json::parse(o.args, nullptr, false);
+    if (args.is_discarded() || !args.is_object()) {
+      return fail(MakeError("cli.bad_option", "--args must be a JSON object"));
+    }
+    req.args = std::move(args);
+  }
+  auto run = surface::ExecuteQuery(store, *(*gov)->road, (*gov)->authority.get(), req,
+                                   authority::Actor::LocalUser());
+  if (!run) return fail(run.error());
+  if (o.g.json) {
+    PrintJson(run->ToJson());
+  } else {
+    const auto& r = run->receipt;
+    std::printf("receipt: %s (%s.%s, %lld rows from %s, digest %s)\n",
+                r.match() ? "match" : "MISMATCH", r.live.connector.c_str(),
+                r.live.operation.c_str(), static_cast<long long>(r.rows), r.served_from.c_str(),
+                r.rows_digest.c_str());
+    for (const auto& row : run->rows) std::printf("%s\n", row.dump().c_str());
+  }
+  if (run->mismatch) {
+    if (!o.g.json) ReportError(*run->mismatch, false, kExitFailure);
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+const bool declared = [] {
+  authority::Capability c;
+  c.door = "cli";
+  c.name = "artifacts";
+  c.object = "artifact";
+  c.action = "read";
+  c.access = authority::Access::kUser;
+  c.mode = authority::Mode::kRead;
+  c.grant = "connector:<slug>:read (query)";
+  c.receipt = "source-binding receipt (query)";
+  c.proof = "the receipt compares the live operation with the artifact's stored binding";
+  c.description = "saved ComposeUI artifacts: list, show (id or app slug), versions, query";
+  authority::DeclareCapability(c);
+  return true;
+}();
+
+const bool registered = RegisterCommand(
+    {"artifacts", "Saved ComposeUI artifacts: list, show, versions, query",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<Options>();
+       auto verb = std::make_shared<std::string>();
+       sub.require_subcommand(1);
+       auto add = [&](const char* name, const char* what) {
+         CLI::App* c = sub.add_subcommand(name, what);
+         AddGovernOptions(*c, o->g);
+         c->callback([verb, name] { *verb = name; });
+         return c;
+       };
+       add("list", "Artifacts, newest first");
+       CLI::App* show = add("show", "One artifact (id or live app slug) at its head or --version");
+       show->add_option("id", o->id, "Artifact id or app slug")->required();
+       show->add_option("--version", o->version, "Version (default: the head)");
+       add("versions", "Every version with its parent")
+           ->add_option("id", o->id, "Artifact id or app slug")
+           ->required();
+       CLI::App* query = add("query", "Re-execute a Query() binding; prints rows and the receipt");
+       query->add_option("id", o->id, "Artifact id or app slug")->required();
+       query->add_option("statement", o->statement, "The Query statement id")->required();
+       query->add_option("--version", o->version, "Version (default: the head)");
+       query->add_option("--args", o->args, "Arguments the surface resolved (JSON object)");
+       return [o, verb] { return Run(*o, *verb); };
+     }});
+
+}  // namespace
+}  // namespace affordance::cli

@@ -1,0 +1,215 @@
+// The artifact routes (docs/SURFACE.md, docs/SERVER.md): reopening artifacts and live apps,
+// re-executing a surface's Query() handles with a source-binding receipt (two-time grounding), and
+// staging a surface's Mutation() through authority. Their capability declarations are here too,
+// beside the handlers (routes.cpp binds them).
+#include "authority/capability.h"
+#include "server/api.h"
+#include "surface/artifact.h"
+#include "surface/live.h"
+#include "surface/query.h"
+
+namespace affordance::server {
+namespace {
+
+using authority::Access;
+using authority::Capability;
+using authority::Mode;
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+HttpResponse JsonResponse(int status, const json& body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  return r;
+}
+
+Result<json> Body(const std::string& body) {
+  json j = json::parse(body.empty() ? "{}" : body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return MakeError("server.bad_json", "the request body must be a JSON object");
+  }
+  return j;
+}
+
+Error NoConnectors() {
+  return MakeError("server.no_connectors",
+                   "no connector is configured (affordance serve --connectors DIR)");
+}
+
+Capability Route(std::string name, std::string object, std::string action, Mode mode,
+                 std::string description, json params, json result, std::string proof = "",
+                 std::string grant = "", std::string receipt = "") {
+  Capability c;
+  c.door = "http";
+  c.name = std::move(name);
+  c.object = std::move(object);
+  c.action = std::move(action);
+  c.access = Access::kUser;
+  c.mode = mode;
+  c.params = std::move(params);
+  c.result = std::move(result);
+  c.proof = std::move(proof);
+  c.grant = std::move(grant);
+  c.receipt = std::move(receipt);
+  c.description = std::move(description);
+  return c;
+}
+
+json Obj(json properties, json required = json::array()) {
+  return {
+      {"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+}
+
+const json kStr = {{"type", "string"}};
+
+const bool declared = [] {
+  using authority::DeclareCapability;
+  DeclareCapability(
+      Route("POST /api/query", "surface", "query", Mode::kRead,
+            "re-execute a surface's Query() handle; rows with a source-binding receipt (409 on a "
+            "mismatch, no rows)",
+            Obj({{"artifact", kStr},
+                 {"version", {{"type", "integer"}}},
+                 {"statement", kStr},
+                 {"handle", kStr},
+                 {"args", {{"type", "object"}}}},
+                {"artifact"}),
+            Obj({{"rows", {{"type", "array"}}}, {"receipt", {{"type", "object"}}}}),
+            "the receipt: preview and live refer to the same handle, operation, args, source and "
+            "served fields",
+            "connector:<slug>:read", "source-binding receipt"));
+  DeclareCapability(Route("GET /api/artifacts", "artifact", "list", Mode::kRead,
+                          "saved ComposeUI artifacts, newest first", json::object(),
+                          Obj({{"artifacts", {{"type", "array"}}}})));
+  DeclareCapability(
+      Route("GET /api/artifacts/{id}", "artifact", "read", Mode::kRead,
+            "an artifact by id or live-app slug at its head; a live app with its latest query "
+            "runs, re-run after a mirror sync",
+            Obj({{"id", kStr}}, {"id"}), Obj({{"artifact", {{"type", "object"}}}}), "",
+            "connector:<slug>:read (live apps)"));
+  DeclareCapability(Route(
+      "POST /api/artifacts/{id}/mutations/{statement}", "approval", "stage",
+      Mode::kApprovedExecution,
+      "stage a surface's Mutation() with the gesture's args (an approval request; nothing runs)",
+      Obj({{"id", kStr}, {"statement", kStr}, {"args", {{"type", "object"}}}}, {"id", "statement"}),
+      Obj({{"approval", {{"type", "object"}}}}), "the approval request (status pending)",
+      "connector:<slug>:write", "approval request apr_..."));
+  return true;
+}();
+
+// The Query statement a client names by handle (and args) when it does not name the statement:
+// the one whose literal args equal the client's, else the one whose args read $state.
+std::string StatementFor(const surface::OpenedArtifact& a, const std::string& handle,
+                         const json& args) {
+  std::string fallback;
+  for (const auto& q : a.bindings.queries) {
+    if (q.handle != handle) continue;
+    if (q.args_literal && q.args == args) return q.statement;
+    if (!q.args_literal || fallback.empty()) fallback = q.statement;
+  }
+  return fallback;
+}
+
+}  // namespace
+
+Api::~Api() = default;
+
+HttpResponse Api::Query(const HttpRequest& r) {
+  auto body = Body(r.body);
+  if (!body) return ErrorResponse(body.error());
+  if (options_.road == nullptr) return ErrorResponse(NoConnectors());
+  surface::QueryRequest req;
+  req.artifact = body->value("artifact", "");
+  req.version = body->value("version", int64_t{0});
+  req.statement = body->value("statement", "");
+  req.handle = body->value("handle", "");
+  if (auto a = body->find("args"); a != body->end()) {
+    if (!a->is_object()) {
+      return ErrorResponse(MakeError("server.bad_request", "args must be a JSON object"));
+    }
+    req.args = *a;
+  }
+  if (req.artifact.empty() || (req.statement.empty() && req.handle.empty())) {
+    return ErrorResponse(
+        MakeError("server.bad_request", "artifact and a statement or handle are required"));
+  }
+  if (req.statement.empty()) {
+    auto opened = surface::OpenArtifact(store_, req.artifact, req.version);
+    if (!opened) return ErrorResponse(opened.error());
+    req.statement = StatementFor(*opened, req.handle, req.args.value_or(json::object()));
+    if (req.statement.empty()) {
+      // No statement binds this handle: the client executes something the artifact never
+      // composed. That is a mismatch, answered without reading anything.
+      surface::QueryRun run;
+      run.receipt.artifact_id = opened->artifact.id;
+      run.receipt.version = opened->version.version;
+      run.receipt.live.handle = req.handle;
+      run.receipt.mismatches = {"handle"};
+      run.mismatch = MakeError("surface.binding_mismatch", "artifact " + opened->artifact.id +
+                                                               " binds no Query(\"" + req.handle +
+                                                               "\"); its rows are not shown");
+      return JsonResponse(StatusFor("surface.binding_mismatch"), run.ToJson());
+    }
+  }
+  authority::Authority auth(store_, options_.road);
+  auto run =
+      surface::ExecuteQuery(store_, *options_.road, &auth, req, authority::Actor::LocalUser());
+  if (!run) return ErrorResponse(run.error());
+  return JsonResponse(run->mismatch ? StatusFor(run->mismatch->code) : 200, run->ToJson());
+}
+
+HttpResponse Api::ListArtifacts(const HttpRequest&) {
+  auto list = store_.ListArtifacts();
+  if (!list) return ErrorResponse(list.error());
+  json out = json::array();
+  for (const auto& a : *list) {
+    out.push_back({{"id", a.id},
+                   {"kind", a.kind},
+                   {"appSlug", a.app_slug},
+                   {"title", a.title},
+                   {"threadId", a.thread_id},
+                   {"head", a.head},
+                   {"createdMs", a.created_ms},
+                   {"updatedMs", a.updated_ms}});
+  }
+  return JsonResponse(200, {{"artifacts", out}});
+}
+
+HttpResponse Api::ReadArtifact(const HttpRequest& r) {
+  const std::string& ref = r.params.at("id");
+  auto opened = surface::OpenArtifact(store_, ref);
+  if (!opened) return ErrorResponse(opened.error());
+  if (opened->artifact.kind != "live_app" || options_.road == nullptr) {
+    return JsonResponse(200, {{"artifact", opened->ToJson()}});
+  }
+  std::lock_guard lock(live_mu_);
+  if (!live_) {
+    live_auth_ = std::make_unique<authority::Authority>(store_, options_.road);
+    live_ = std::make_unique<surface::LiveApps>(store_, *options_.road, live_auth_.get(),
+                                                authority::Actor::LocalUser());
+  }
+  auto view = live_->Open(opened->artifact.id);
+  if (!view) return ErrorResponse(view.error());
+  return JsonResponse(200, {{"artifact", view->ToJson()}});
+}
+
+HttpResponse Api::StageArtifactMutation(const HttpRequest& r) {
+  auto body = Body(r.body);
+  if (!body) return ErrorResponse(body.error());
+  if (options_.road == nullptr) return ErrorResponse(NoConnectors());
+  json args = body->value("args", json::object());
+  if (!args.is_object()) {
+    return ErrorResponse(MakeError("server.bad_request", "args must be a JSON object"));
+  }
+  authority::Authority auth(store_, options_.road);
+  auto staged =
+      surface::StageMutation(store_, auth, r.params.at("id"), body->value("version", 0),
+                             r.params.at("statement"), args, authority::Actor::LocalUser());
+  if (!staged) return ErrorResponse(staged.error());
+  auto report = auth.Report(staged->id);
+  if (!report) return ErrorResponse(report.error());
+  return JsonResponse(200, {{"approval", report->ToJson()}});
+}
+
+}  // namespace affordance::server
