@@ -11,8 +11,12 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/session.h"
-#include "model/replay_provider.h"
+#include "cli/turn_runner.h"
 #include "server/api.h"
+#include "server/mcp.h"
+#include "server/mcp_http.h"
+#include "server/mcp_tools.h"
+#include "server/operator_root.h"
 #include "server/server.h"
 #include "server/turn_hub.h"
 
@@ -24,7 +28,6 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <optional>
 
 namespace affordance::cli {
 namespace {
@@ -36,38 +39,6 @@ struct ServeOptions {
   server::ServerOptions server;
   int workers = 2;
   std::string web;
-};
-
-// One worker: a session of its own (frame, road, provider) writing to the shared store.
-class SessionRunner : public server::TurnRunner {
- public:
-  SessionRunner(store::Store& store, std::unique_ptr<Session> session,
-                std::optional<model::ReplayScript> replay)
-      : store_(store), session_(std::move(session)), replay_(std::move(replay)) {
-    options_ = session_->harness->options();
-    session_->harness.reset();  // it writes to the session's own store; ours is shared
-    if (!replay_) {
-      harness_ = std::make_unique<harness::Harness>(store_, *session_->provider, *session_->frame,
-                                                    session_->road.get(), options_);
-    }
-  }
-
-  Result<harness::TurnReport> RunTurn(const std::string& thread, const std::string& text,
-                                      const harness::EventSink& sink,
-                                      const model::CancelToken& cancel) override {
-    if (!replay_) return harness_->RunTurn(thread, text, sink, cancel);
-    auto provider = model::ReplayProvider::Create(session_->tokenizer, *replay_);
-    if (!provider) return provider.error();
-    harness::Harness h(store_, **provider, *session_->frame, session_->road.get(), options_);
-    return h.RunTurn(thread, text, sink, cancel);
-  }
-
- private:
-  store::Store& store_;
-  std::unique_ptr<Session> session_;
-  std::optional<model::ReplayScript> replay_;
-  harness::HarnessOptions options_;
-  std::unique_ptr<harness::Harness> harness_;
 };
 
 std::string IsoTime(std::time_t t) {
@@ -114,36 +85,31 @@ nlohmann::ordered_json DeployTruth(const ServeOptions& o) {
 int Serve(const ServeOptions& o) {
   const bool json = o.session.json;
   if (auto s = server::CheckBind(o.server); !s) return ReportError(s.error(), json, kExitUsage);
-  // The shared store, opened (and recovered) once before any worker runs a turn.
-  auto first = OpenSession(o.session);
-  if (!first) return ReportError(first.error(), json, ExitFor(first.error()));
-  std::unique_ptr<store::Store> store = std::move((*first)->store);
-  std::optional<model::ReplayScript> replay;
-  if (o.session.provider == "replay") {
-    auto script = model::LoadReplayScript(o.session.script);
-    if (!script) return ReportError(script.error(), json, kExitUsage);
-    replay = std::move(*script);
-  }
-  std::unique_ptr<Session> pending = std::move(*first);
-  auto hub = server::TurnHub::Create(
-      [&](int) -> Result<std::unique_ptr<server::TurnRunner>> {
-        std::unique_ptr<Session> s = std::move(pending);
-        if (!s) {
-          auto opened = OpenSession(o.session);
-          if (!opened) return opened.error();
-          s = std::move(*opened);
-        }
-        return std::unique_ptr<server::TurnRunner>(
-            std::make_unique<SessionRunner>(*store, std::move(s), replay));
-      },
-      {.workers = o.workers});
-  if (!hub) return ReportError(hub.error(), json, ExitFor(hub.error()));
+  // The shared store, opened (and recovered) once before any worker runs a turn, and the hub.
+  auto service = OpenTurnService(o.session, o.workers);
+  if (!service) return ReportError(service.error(), json, ExitFor(service.error()));
+  std::unique_ptr<store::Store> store = std::move(service->store);
+  auto hub = std::move(service->hub);
+
+  // The MCP door on /mcp (docs/MCP.md): the same store and hub, its own connector road.
+  auto road = OpenRoad(o.session);
+  if (!road) return ReportError(road.error(), json, ExitFor(road.error()));
+  auto secret = server::LoadOperatorSecret(DataDir(o.session));
+  if (!secret) return ReportError(secret.error(), json);
+  server::ProductTools tools({store.get(), hub.get(), road->get()});
+  auto table =
+      server::mcp::ToolTable::Build(authority::CapabilityRegistry::Global(), tools.Functions());
+  if (!table) return ReportError(table.error(), json);
+  server::mcp::McpProtocol protocol(std::move(*table), server::ProductInfo());
+  server::McpHttp mcp_http(protocol, {.operator_secret = *secret});
 
   server::ApiOptions ao;
   ao.web_root = WebRoot(o.web);
   ao.deploy_truth = DeployTruth(o);
-  server::Api api(*store, **hub, ao);
-  auto router = server::Router::Build(authority::CapabilityRegistry::Global(), api.Handlers());
+  server::Api api(*store, *hub, ao);
+  auto handlers = api.Handlers();
+  handlers.merge(mcp_http.Handlers());
+  auto router = server::Router::Build(authority::CapabilityRegistry::Global(), std::move(handlers));
   if (!router) return ReportError(router.error(), json);
   auto srv = server::Server::Start(o.server, std::move(*router));
   if (!srv) return ReportError(srv.error(), json, ExitFor(srv.error()));
@@ -161,7 +127,7 @@ int Serve(const ServeOptions& o) {
   }
   (*srv)->Wait();
   (*srv)->Stop();
-  hub->reset();  // ends running turns (cancelled, persisted) before the connections go
+  hub.reset();  // ends running turns (cancelled, persisted) before the connections go
   srv->reset();
   return kExitOk;
 }

@@ -32,6 +32,13 @@ int StatusFor(const std::string& code) {
   return it == kStatus.end() ? 500 : it->second;
 }
 
+std::string HttpRequest::Header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
 HttpResponse ErrorResponse(const Error& error) {
   HttpResponse r;
   r.status = StatusFor(error.code);
