@@ -277,6 +277,7 @@ test('a request from a non-loopback address never gets the operator session', as
     assert.equal(refused.headers.get('mcp-session-id'), null);
     const body = await refused.json();
     assert.equal(body.error.data.code, 'mcp.operator_not_loopback');
+    assert.ok(body.error.message.includes(address), `the server saw the external peer: ${body.error.message}`);
     await assert.rejects(httpClient(external, { ...auth, 'affordance-operator-secret': secret() }), /403|loopback/);
 
     // Without the secret the external client gets a normal session (the access token admits it).
