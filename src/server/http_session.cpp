@@ -125,9 +125,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (!client) return Respond(ErrorResponse(client.error()));
     r.client = *client;
     for (const auto& field : req) {
-      std::string name(field.name_string());
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      r.headers.emplace_back(std::move(name), std::string(field.value()));
+      r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     }
     beast::error_code peer_ec;
     auto peer = stream_.socket().remote_endpoint(peer_ec);

@@ -95,8 +95,6 @@ json Tool::ListEntry() const {
   if (!c.result.empty()) entry["outputSchema"] = c.result;
   std::string title = c.name;
   std::replace(title.begin(), title.end(), '_', ' ');
-  if (!title.empty())
-    title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
   entry["title"] = title;
   entry["annotations"] = {{"title", title},
                           {"readOnlyHint", c.mode == authority::Mode::kRead},

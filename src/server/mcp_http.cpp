@@ -60,16 +60,12 @@ HttpResponse Accepted() {
   return r;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // An Origin is allowed when it is this server itself (the Host header) or a loopback host.
 bool OriginAllowed(const std::string& origin, const std::string& host) {
   if (origin.empty()) return true;  // not a browser
-  const std::string o = Lower(origin);
-  if (!host.empty() && (o == "http://" + Lower(host) || o == "https://" + Lower(host))) return true;
+  // Browsers serialize an origin in lower case (RFC 6454); Host is compared as sent.
+  const std::string& o = origin;
+  if (!host.empty() && (o == "http://" + host || o == "https://" + host)) return true;
   size_t scheme = o.find("://");
   if (scheme == std::string::npos) return false;
   std::string rest = o.substr(scheme + 3);
@@ -157,13 +153,13 @@ HttpResponse McpHttp::Post(const HttpRequest& r) {
     return Refuse(403, mcp::kInvalidRequest, "this Origin may not use the MCP endpoint",
                   "mcp.bad_origin");
   }
-  const std::string accept = Lower(r.Header("accept"));
+  const std::string accept = r.Header("accept");
   if (!accept.empty() && accept.find("application/json") == std::string::npos &&
       accept.find("*/*") == std::string::npos) {
     return Refuse(406, mcp::kInvalidRequest, "the client must accept application/json",
                   "mcp.not_acceptable");
   }
-  const std::string type = Lower(r.Header("content-type"));
+  const std::string type = r.Header("content-type");
   if (!type.empty() && type.rfind("application/json", 0) != 0) {
     return Refuse(415, mcp::kInvalidRequest, "the body must be application/json",
                   "mcp.bad_content_type");

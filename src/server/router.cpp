@@ -1,5 +1,7 @@
 #include "server/router.h"
 
+#include <boost/beast/core/string.hpp>
+
 namespace affordance::server {
 namespace {
 
@@ -34,7 +36,7 @@ int StatusFor(const std::string& code) {
 
 std::string HttpRequest::Header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
-    if (k == name) return v;
+    if (boost::beast::iequals(k, boost::beast::string_view(name.data(), name.size()))) return v;  // field names are case-insensitive (RFC 9110)
   }
   return "";
 }

@@ -31,13 +31,13 @@ struct HttpRequest {
   std::string body;
   std::map<std::string, std::string> params;  // {param} values of the matched route
   ClientProtocol client;
-  // The request's header fields (names lower-cased, in arrival order) and its peer: what the MCP
+  // The request's header fields (as sent, in arrival order) and its peer: what the MCP
   // door needs (Origin, MCP-Protocol-Version, Mcp-Session-Id; the operator session is minted only
   // for a loopback peer).
   std::vector<std::pair<std::string, std::string>> headers;
   std::string peer_address;
   bool peer_loopback = false;
-  // The first value of a header field (name lower-cased), "" when absent.
+  // The first value of a header field (names compare case-insensitively), "" when absent.
   std::string Header(std::string_view name) const;
 };
 
