@@ -11,8 +11,12 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/session.h"
-#include "model/replay_provider.h"
+#include "cli/turn_runner.h"
 #include "server/api.h"
+#include "server/mcp.h"
+#include "server/mcp_http.h"
+#include "server/mcp_tools.h"
+#include "server/operator_root.h"
 #include "server/server.h"
 #include "server/turn_hub.h"
 
@@ -24,7 +28,6 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <optional>
 
 namespace affordance::cli {
 namespace {
@@ -36,57 +39,6 @@ struct ServeOptions {
   server::ServerOptions server;
   int workers = 2;
   std::string web;
-};
-
-// One worker: a session of its own (frame, road, provider) writing to the shared store.
-class SessionRunner : public server::TurnRunner {
- public:
-  SessionRunner(store::Store& store, std::unique_ptr<Session> session,
-                std::optional<model::ReplayScript> replay)
-      : store_(store), session_(std::move(session)), replay_(std::move(replay)) {
-    options_ = session_->harness->options();
-    session_->harness.reset();  // it writes to the session's own store; ours is shared
-    if (!replay_) {
-      harness_ = std::make_unique<harness::Harness>(store_, *session_->provider, *session_->frame,
-                                                    session_->road.get(), options_);
-    }
-  }
-
-  Result<harness::TurnReport> RunTurn(const std::string& thread, const std::string& text,
-                                      const harness::EventSink& sink,
-                                      const model::CancelToken& cancel) override {
-    if (!replay_) return harness_->RunTurn(thread, text, sink, cancel);
-    auto provider = model::ReplayProvider::Create(session_->tokenizer, *replay_);
-    if (!provider) return provider.error();
-    harness::Harness h(store_, **provider, *session_->frame, session_->road.get(), options_);
-    return h.RunTurn(thread, text, sink, cancel);
-  }
-
-  Result<harness::TurnReport> ContinueTurn(const std::string& thread,
-                                           const harness::EventSink& sink,
-                                           const model::CancelToken& cancel) override {
-    if (!replay_) return harness_->ContinueTurn(thread, sink, cancel);
-    auto provider = model::ReplayProvider::Create(session_->tokenizer, *replay_);
-    if (!provider) return provider.error();
-    // A continuation is the rest of the same model response: the script goes on from the steps
-    // the response's earlier turns played (every step since the last user message).
-    auto messages = store_.LoadThread(thread);
-    if (!messages) return messages.error();
-    size_t played = 0;
-    for (auto m = messages->rbegin(); m != messages->rend() && m->role == "assistant"; ++m) {
-      played += m->steps.size();
-    }
-    (*provider)->SkipTo(played);
-    harness::Harness h(store_, **provider, *session_->frame, session_->road.get(), options_);
-    return h.ContinueTurn(thread, sink, cancel);
-  }
-
- private:
-  store::Store& store_;
-  std::unique_ptr<Session> session_;
-  std::optional<model::ReplayScript> replay_;
-  harness::HarnessOptions options_;
-  std::unique_ptr<harness::Harness> harness_;
 };
 
 std::string IsoTime(std::time_t t) {
@@ -133,44 +85,36 @@ nlohmann::ordered_json DeployTruth(const ServeOptions& o) {
 int Serve(const ServeOptions& o) {
   const bool json = o.session.json;
   if (auto s = server::CheckBind(o.server); !s) return ReportError(s.error(), json, kExitUsage);
-  // The shared store, opened (and recovered) once before any worker runs a turn.
-  auto first = OpenSession(o.session);
-  if (!first) return ReportError(first.error(), json, ExitFor(first.error()));
-  std::unique_ptr<store::Store> store = std::move((*first)->store);
-  // The API's own road (each worker has one too): POST /api/query re-executes surfaces' Query()
-  // handles through it. Its mirrors are the same files the workers' roads read and sync.
-  std::unique_ptr<connect::ConnectorRoad> api_road;
-  if ((*first)->road) {
-    api_road = std::make_unique<connect::ConnectorRoad>((*first)->road->manifests(),
-                                                        (*first)->road->options());
-  }
-  std::optional<model::ReplayScript> replay;
-  if (o.session.provider == "replay") {
-    auto script = model::LoadReplayScript(o.session.script);
-    if (!script) return ReportError(script.error(), json, kExitUsage);
-    replay = std::move(*script);
-  }
-  std::unique_ptr<Session> pending = std::move(*first);
-  auto hub = server::TurnHub::Create(
-      [&](int) -> Result<std::unique_ptr<server::TurnRunner>> {
-        std::unique_ptr<Session> s = std::move(pending);
-        if (!s) {
-          auto opened = OpenSession(o.session);
-          if (!opened) return opened.error();
-          s = std::move(*opened);
-        }
-        return std::unique_ptr<server::TurnRunner>(
-            std::make_unique<SessionRunner>(*store, std::move(s), replay));
-      },
-      {.workers = o.workers});
-  if (!hub) return ReportError(hub.error(), json, ExitFor(hub.error()));
+  // The shared store, opened (and recovered) once before any worker runs a turn, and the hub.
+  auto service = OpenTurnService(o.session, o.workers);
+  if (!service) return ReportError(service.error(), json, ExitFor(service.error()));
+  std::unique_ptr<store::Store> store = std::move(service->store);
+  auto hub = std::move(service->hub);
+
+  // The MCP door on /mcp (docs/MCP.md): the same store and hub, its own connector road.
+  auto road = OpenRoad(o.session);
+  if (!road) return ReportError(road.error(), json, ExitFor(road.error()));
+  auto secret = server::LoadOperatorSecret(DataDir(o.session));
+  if (!secret) return ReportError(secret.error(), json);
+  server::ProductTools tools({store.get(), hub.get(), road->get()});
+  auto table =
+      server::mcp::ToolTable::Build(authority::CapabilityRegistry::Global(), tools.Functions());
+  if (!table) return ReportError(table.error(), json);
+  server::mcp::McpProtocol protocol(std::move(*table), server::ProductInfo());
+  server::McpHttp mcp_http(protocol, {.operator_secret = *secret});
+  // The API's own road: POST /api/query re-executes surfaces' Query() handles through it. Its
+  // mirrors are the same files the workers' roads read and sync.
+  auto api_road = OpenRoad(o.session);
+  if (!api_road) return ReportError(api_road.error(), json, ExitFor(api_road.error()));
 
   server::ApiOptions ao;
   ao.web_root = WebRoot(o.web);
   ao.deploy_truth = DeployTruth(o);
-  ao.road = api_road.get();
-  server::Api api(*store, **hub, ao);
-  auto router = server::Router::Build(authority::CapabilityRegistry::Global(), api.Handlers());
+  ao.road = api_road->get();
+  server::Api api(*store, *hub, ao);
+  auto handlers = api.Handlers();
+  handlers.merge(mcp_http.Handlers());
+  auto router = server::Router::Build(authority::CapabilityRegistry::Global(), std::move(handlers));
   if (!router) return ReportError(router.error(), json);
   auto srv = server::Server::Start(o.server, std::move(*router));
   if (!srv) return ReportError(srv.error(), json, ExitFor(srv.error()));
@@ -188,7 +132,7 @@ int Serve(const ServeOptions& o) {
   }
   (*srv)->Wait();
   (*srv)->Stop();
-  hub->reset();  // ends running turns (cancelled, persisted) before the connections go
+  hub.reset();  // ends running turns (cancelled, persisted) before the connections go
   srv->reset();
   return kExitOk;
 }

@@ -173,6 +173,23 @@ Result<std::vector<harness::MountedApp>> ParseApps(const SessionOptions& o) {
 
 }  // namespace
 
+Result<std::unique_ptr<connect::ConnectorRoad>> OpenRoad(const SessionOptions& o) {
+  std::string manifests = o.connectors;
+  if (manifests.empty()) {
+    if (const char* c = std::getenv("AFFORDANCE_CONNECTORS"); c && *c) manifests = c;
+  }
+  if (manifests.empty()) return std::unique_ptr<connect::ConnectorRoad>();
+  if (!fs::is_directory(manifests)) {
+    return MakeError("cli.bad_option", "no connector folder at " + manifests);
+  }
+  auto loaded = connect::LoadManifests(manifests);
+  if (!loaded) return loaded.error();
+  connect::RoadOptions ro;
+  ro.data_dir =
+      o.data.empty() && !std::getenv("AFFORDANCE_DATA") ? connect::DefaultDataDir() : DataDir(o);
+  return std::make_unique<connect::ConnectorRoad>(std::move(*loaded), ro);
+}
+
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
   auto s = std::make_unique<Session>();
   const std::string data = DataDir(o);
@@ -195,21 +212,9 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
   if (!provider) return provider.error();
   s->provider = std::move(*provider);
 
-  std::string manifests = o.connectors;
-  if (manifests.empty()) {
-    if (const char* c = std::getenv("AFFORDANCE_CONNECTORS"); c && *c) manifests = c;
-  }
-  if (!manifests.empty()) {
-    if (!fs::is_directory(manifests)) {
-      return MakeError("cli.bad_option", "no connector folder at " + manifests);
-    }
-    auto loaded = connect::LoadManifests(manifests);
-    if (!loaded) return loaded.error();
-    connect::RoadOptions ro;
-    ro.data_dir = o.data.empty() && !std::getenv("AFFORDANCE_DATA") ? connect::DefaultDataDir()
-                                                                     : data;
-    s->road = std::make_unique<connect::ConnectorRoad>(std::move(*loaded), ro);
-  }
+  auto road = OpenRoad(o);
+  if (!road) return road.error();
+  s->road = std::move(*road);
 
   auto apps = ParseApps(o);
   if (!apps) return apps.error();

@@ -69,6 +69,10 @@ struct Session {
 // "connect.*" (bad manifests), "view.*" / "harness.*" (frame or apps).
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o);
 
+// The connector road these options configure (--connectors, else $AFFORDANCE_CONNECTORS); null
+// when none is. Errors: "cli.bad_option" (no such folder), "connect.*" (bad manifests).
+Result<std::unique_ptr<connect::ConnectorRoad>> OpenRoad(const SessionOptions& o);
+
 // Exit status for an error (usage errors 2, others 1).
 int ExitFor(const Error& e);
 

@@ -9,6 +9,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <atomic>
+#include <cctype>
 #include <chrono>
 #include <deque>
 #include <optional>
@@ -122,6 +124,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         h == req.end() ? "" : std::string_view(h->value().data(), h->value().size()));
     if (!client) return Respond(ErrorResponse(client.error()));
     r.client = *client;
+    for (const auto& field : req) {
+      r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
+    beast::error_code peer_ec;
+    auto peer = stream_.socket().remote_endpoint(peer_ec);
+    if (!peer_ec) {
+      auto a = peer.address();
+      r.peer_address = a.to_string();
+      r.peer_loopback = a.is_loopback() ||
+                        (a.is_v6() && a.to_v6().is_v4_mapped() &&
+                         net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).is_loopback());
+    }
 
     auto match = config_->router->Find(r.method, r.path);
     if (!match.route) {
@@ -150,6 +164,20 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     if (response.stream) {
       return StartStream(std::move(response.stream), ClientStream(r.client, response.resumed));
+    }
+    if (response.deferred) {
+      auto sent = std::make_shared<std::atomic<bool>>(false);
+      auto send = [self = shared_from_this(), sent](HttpResponse ready) {
+        if (sent->exchange(true)) return;
+        net::post(self->stream_.get_executor(),
+                  [self, ready = std::move(ready)]() mutable { self->Respond(std::move(ready)); });
+      };
+      try {
+        response.deferred(send);
+      } catch (const std::exception& e) {
+        send(ErrorResponse(MakeError("server.internal", "the handler failed", e.what())));
+      }
+      return;
     }
     Respond(std::move(response));
   }

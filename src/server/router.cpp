@@ -1,5 +1,7 @@
 #include "server/router.h"
 
+#include <boost/beast/core/string.hpp>
+
 namespace affordance::server {
 namespace {
 
@@ -38,6 +40,13 @@ int StatusFor(const std::string& code) {
   };
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;
+}
+
+std::string HttpRequest::Header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (boost::beast::iequals(k, boost::beast::string_view(name.data(), name.size()))) return v;  // field names are case-insensitive (RFC 9110)
+  }
+  return "";
 }
 
 HttpResponse ErrorResponse(const Error& error) {

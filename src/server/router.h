@@ -31,6 +31,14 @@ struct HttpRequest {
   std::string body;
   std::map<std::string, std::string> params;  // {param} values of the matched route
   ClientProtocol client;
+  // The request's header fields (as sent, in arrival order) and its peer: what the MCP
+  // door needs (Origin, MCP-Protocol-Version, Mcp-Session-Id; the operator session is minted only
+  // for a loopback peer).
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string peer_address;
+  bool peer_loopback = false;
+  // The first value of a header field (names compare case-insensitively), "" when absent.
+  std::string Header(std::string_view name) const;
 };
 
 struct HttpResponse {
@@ -40,8 +48,12 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
   // Set for a UI message stream: the session subscribes to this turn instead of sending `body`.
   std::shared_ptr<ActiveTurn> stream;
-  bool resumed =
-      false;  // the stream re-attaches to a running turn (server/protocol.h ClientStream)
+  // The stream re-attaches to a running turn (server/protocol.h ClientStream).
+  bool resumed = false;
+  // Set for a response that is not ready yet (an MCP tool call that runs a turn): the session
+  // calls it once, at once, with the function that sends the response; that function may be
+  // called from any thread, once (later calls are ignored).
+  std::function<void(std::function<void(HttpResponse)>)> deferred;
 };
 
 // A JSON error response with the HTTP status that fits the code (see docs/SERVER.md).

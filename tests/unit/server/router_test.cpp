@@ -1,5 +1,7 @@
 #include "server/router.h"
 #include "server/api.h"
+#include "server/mcp_http.h"
+#include "server/mcp_tools.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -97,6 +99,13 @@ TEST(ServerRouter, EveryRealRouteIsDeclaredAndEveryDeclarationIsServed) {
   ASSERT_TRUE(hub.ok());
   Api api(**store, **hub, {});
   auto handlers = api.Handlers();
+  // The MCP door's routes (POST / DELETE /mcp) are served beside the API (cmd_serve does the same).
+  ProductTools tools({store->get(), hub->get(), nullptr});
+  auto table = mcp::ToolTable::Build(CapabilityRegistry::Global(), tools.Functions());
+  ASSERT_TRUE(table.ok()) << table.error().ToString();
+  mcp::McpProtocol protocol(std::move(*table), ProductInfo());
+  McpHttp mcp_http(protocol, {});
+  handlers.merge(mcp_http.Handlers());
   auto router = Router::Build(CapabilityRegistry::Global(), handlers);
   ASSERT_TRUE(router.ok()) << router.error().ToString();
   EXPECT_TRUE(router->unserved().empty()) << ::testing::PrintToString(router->unserved());
@@ -116,7 +125,7 @@ TEST(ServerRouter, EveryRealRouteIsDeclaredAndEveryDeclarationIsServed) {
   // The routes the issue requires exist.
   for (const char* required :
        {"POST /api/chat", "GET /api/chat/{id}/stream", "GET /api/threads", "GET /api/threads/{id}",
-        "PATCH /api/threads/{id}", "DELETE /api/threads/{id}", "GET /deploy-truth"}) {
+        "PATCH /api/threads/{id}", "DELETE /api/threads/{id}", "GET /deploy-truth", "POST /mcp"}) {
     EXPECT_NE(handlers.count(required), 0u) << required;
   }
   hub->reset();

@@ -1,0 +1,349 @@
+#include "server/mcp.h"
+
+#include "connect/schema.h"
+
+#include <algorithm>
+
+namespace affordance::server::mcp {
+
+using nlohmann::json;
+
+const std::vector<std::string>& SupportedVersions() {
+  static const std::vector<std::string> kVersions = {std::string(kLatestVersion), "2025-06-18",
+                                                     "2025-03-26", "2024-11-05", "2024-10-07"};
+  return kVersions;
+}
+
+bool SupportedVersion(std::string_view version) {
+  const auto& all = SupportedVersions();
+  return std::find(all.begin(), all.end(), version) != all.end();
+}
+
+// ---- Session ------------------------------------------------------------------------------------
+
+Session::Session(std::string id, bool operator_session, std::string transport)
+    : id_(std::move(id)), operator_(operator_session), transport_(std::move(transport)) {}
+
+bool Session::initialized() const {
+  std::lock_guard lock(mu_);
+  return initialized_;
+}
+
+std::string Session::protocol_version() const {
+  std::lock_guard lock(mu_);
+  return version_;
+}
+
+std::string Session::client_name() const {
+  std::lock_guard lock(mu_);
+  return client_;
+}
+
+int64_t Session::last_used_ms() const {
+  std::lock_guard lock(mu_);
+  return last_used_ms_;
+}
+
+void Session::Touch(int64_t now_ms) {
+  std::lock_guard lock(mu_);
+  last_used_ms_ = now_ms;
+}
+
+bool Session::MarkInitialized(const std::string& version, const std::string& client_name) {
+  std::lock_guard lock(mu_);
+  if (initialized_) return false;
+  initialized_ = true;
+  version_ = version;
+  client_ = client_name;
+  return true;
+}
+
+bool MayUse(const Session& session, authority::Access access) {
+  return access != authority::Access::kOperator || session.operator_session();
+}
+
+// ---- results and tools --------------------------------------------------------------------------
+
+ToolResult ToolResult::Ok(json structured) {
+  ToolResult r;
+  r.structured = std::move(structured);
+  return r;
+}
+
+ToolResult ToolResult::Fail(Error error) {
+  ToolResult r;
+  r.error = std::move(error);
+  return r;
+}
+
+json ToolResult::ToJson() const {
+  auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
+  if (error) {
+    json e = {{"code", error->code}, {"message", error->message}};
+    if (!error->detail.empty()) e["detail"] = error->detail;
+    // No structuredContent: it would have to match the tool's output schema.
+    return {{"content", json::array({{{"type", "text"}, {"text", dump({{"error", e}})}}})},
+            {"isError", true}};
+  }
+  return {{"content", json::array({{{"type", "text"}, {"text", dump(structured)}}})},
+          {"structuredContent", structured}};
+}
+
+json Tool::ListEntry() const {
+  const auto& c = capability;
+  json entry = {{"name", c.name}, {"description", c.description}, {"inputSchema", c.params}};
+  if (!c.result.empty()) entry["outputSchema"] = c.result;
+  std::string title = c.name;
+  std::replace(title.begin(), title.end(), '_', ' ');
+  entry["title"] = title;
+  entry["annotations"] = {{"title", title},
+                          {"readOnlyHint", c.mode == authority::Mode::kRead},
+                          {"destructiveHint", c.mode == authority::Mode::kApprovedExecution},
+                          {"openWorldHint", !c.grant.empty()}};
+  return entry;
+}
+
+namespace {
+
+Status CheckObjectSchema(const json& schema, const std::string& where) {
+  if (!schema.is_object() || schema.value("type", json()) != "object") {
+    return MakeError("mcp.bad_tool",
+                     "an MCP tool's schemas must be JSON Schema objects of type object", where);
+  }
+  if (Status s = connect::CheckSchema(schema, where); !s) {
+    return MakeError("mcp.bad_tool", s.error().message, where);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ToolTable> ToolTable::Build(const authority::CapabilityRegistry& registry,
+                                   std::map<std::string, ToolFn> fns) {
+  ToolTable table;
+  for (auto& [name, fn] : fns) {
+    const authority::Capability* c = registry.Find("mcp", name);
+    if (c == nullptr) {
+      return MakeError("mcp.undeclared_tool",
+                       "an MCP tool must be declared in the capability registry (door mcp)", name);
+    }
+    if (Status s = CheckObjectSchema(c->params, name + " inputSchema"); !s) return s.error();
+    if (Status s = CheckObjectSchema(c->result, name + " outputSchema"); !s) return s.error();
+    table.tools_.push_back({*c, std::move(fn)});
+  }
+  for (const auto& c : registry.OfDoor("mcp")) {
+    if (table.Find(c.name) == nullptr) table.unserved_.push_back(c.name);
+  }
+  return table;
+}
+
+const Tool* ToolTable::Find(std::string_view name) const {
+  for (const auto& t : tools_) {
+    if (t.capability.name == name) return &t;
+  }
+  return nullptr;
+}
+
+// ---- the protocol -------------------------------------------------------------------------------
+
+json ErrorMessage(const json& id, int code, const std::string& message, const json& data) {
+  json error = {{"code", code}, {"message", message}};
+  if (!data.is_null()) error["data"] = data;
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"error", error}};
+}
+
+namespace {
+
+json Success(const json& id, json result) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+}  // namespace
+
+McpProtocol::McpProtocol(ToolTable tools, ServerInfo info)
+    : tools_(std::move(tools)), info_(std::move(info)) {}
+
+McpProtocol::Parsed McpProtocol::Parse(std::string_view text) {
+  Parsed p;
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) {
+    p.error = ErrorMessage(nullptr, kParseError, "parse error: the message is not valid JSON");
+    return p;
+  }
+  if (j.is_array()) {
+    p.error = ErrorMessage(nullptr, kInvalidRequest,
+                           "JSON-RPC batches are not supported: send one message at a time");
+    return p;
+  }
+  if (!j.is_object() || j.value("jsonrpc", json()) != "2.0") {
+    p.error = ErrorMessage(nullptr, kInvalidRequest,
+                           "invalid request: a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" is "
+                           "expected");
+    return p;
+  }
+  auto id = j.find("id");
+  const bool has_id = id != j.end();
+  if (has_id && !id->is_string() && !id->is_number_integer()) {
+    p.error = ErrorMessage(nullptr, kInvalidRequest,
+                           "invalid request: id must be a string or an integer");
+    return p;
+  }
+  auto method = j.find("method");
+  if (method != j.end()) {
+    if (!method->is_string()) {
+      p.error = ErrorMessage(has_id ? *id : json(), kInvalidRequest,
+                             "invalid request: method must be a string");
+      return p;
+    }
+    auto params = j.find("params");
+    if (params != j.end() && !params->is_object()) {
+      // A bad notification is dropped: nothing may be answered to a notification.
+      if (has_id) p.error = ErrorMessage(*id, kInvalidParams, "params must be an object");
+      return p;
+    }
+    p.kind = has_id ? Kind::kRequest : Kind::kNotification;
+    p.method = method->get<std::string>();
+    if (has_id) p.id = *id;
+    p.message = std::move(j);
+    return p;
+  }
+  if (has_id && (j.contains("result") || j.contains("error"))) {
+    p.kind = Kind::kResponse;  // we send no requests: nothing to match it with
+    p.message = std::move(j);
+    return p;
+  }
+  p.error = ErrorMessage(has_id ? *id : json(), kInvalidRequest,
+                         "invalid request: a message needs a method (or is a response)");
+  return p;
+}
+
+json McpProtocol::ListTools(const Session& session) const {
+  json list = json::array();
+  for (const auto& t : tools_.tools()) {
+    if (MayUse(session, t.capability.access)) list.push_back(t.ListEntry());
+  }
+  return list;
+}
+
+json McpProtocol::Initialize(const json& id, const json& params, Session& session) const {
+  auto version = params.find("protocolVersion");
+  if (version == params.end() || !version->is_string()) {
+    return ErrorMessage(id, kInvalidParams, "initialize needs params.protocolVersion (a string)");
+  }
+  if (auto caps = params.find("capabilities"); caps != params.end() && !caps->is_object()) {
+    return ErrorMessage(id, kInvalidParams, "params.capabilities must be an object");
+  }
+  std::string client;
+  if (auto ci = params.find("clientInfo"); ci != params.end()) {
+    if (!ci->is_object())
+      return ErrorMessage(id, kInvalidParams, "params.clientInfo must be an object");
+    if (auto n = ci->find("name"); n != ci->end() && n->is_string()) client = n->get<std::string>();
+  }
+  // The requested revision when we speak it, else our latest (the client decides whether to go on).
+  const std::string chosen = SupportedVersion(version->get<std::string>())
+                                 ? version->get<std::string>()
+                                 : std::string(kLatestVersion);
+  if (!session.MarkInitialized(chosen, client.empty() ? "client" : client)) {
+    return ErrorMessage(id, kInvalidRequest,
+                        "this session is already initialized (initialize is sent once)");
+  }
+  json result = {{"protocolVersion", chosen},
+                 {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                 {"serverInfo", {{"name", info_.name}, {"version", info_.version}}}};
+  std::string instructions = info_.instructions;
+  instructions += session.operator_session()
+                      ? " This is an operator session: it may approve and deny staged actions and "
+                        "grant access."
+                      : " This is a normal session: approvals and grants are made by a person "
+                        "(the operator session or the command line), never by this client.";
+  result["instructions"] = instructions;
+  return Success(id, std::move(result));
+}
+
+void McpProtocol::CallTool(const json& id, const json& params,
+                           const std::shared_ptr<Session>& session, Reply reply) const {
+  auto name = params.find("name");
+  if (name == params.end() || !name->is_string()) {
+    return reply(ErrorMessage(id, kInvalidParams, "tools/call needs params.name (a string)"));
+  }
+  const Tool* tool = tools_.Find(name->get<std::string>());
+  if (tool == nullptr) {
+    return reply(ErrorMessage(id, kInvalidParams, "unknown tool: " + name->get<std::string>(),
+                              {{"code", "mcp.unknown_tool"}}));
+  }
+  if (!MayUse(*session, tool->capability.access)) {
+    return reply(ErrorMessage(
+        id, kInvalidParams,
+        "the tool " + tool->capability.name +
+            " needs the operator session, which is minted only on this machine (stdio with "
+            "--operator, or loopback HTTP with the local trust root)",
+        {{"code", "mcp.operator_only"}}));
+  }
+  json args = json::object();
+  if (auto a = params.find("arguments"); a != params.end() && !a->is_null()) {
+    if (!a->is_object()) {
+      return reply(ErrorMessage(id, kInvalidParams, "params.arguments must be an object"));
+    }
+    args = *a;
+  }
+  if (Status s = connect::ValidateArgs(tool->capability.params, args); !s) {
+    return reply(
+        ErrorMessage(id, kInvalidParams,
+                     "invalid arguments for " + tool->capability.name + ": " + s.error().message,
+                     {{"code", "mcp.bad_arguments"}}));
+  }
+  ToolCall call{tool->capability.name, std::move(args), session};
+  const json output_schema = tool->capability.result;
+  auto respond = [id, reply, output_schema, name = call.name](ToolResult r) {
+    // A result that does not match the declared output schema is our bug: say so, never send it.
+    if (!r.error) {
+      if (Status s = connect::ValidateArgs(output_schema, r.structured); !s) {
+        r = ToolResult::Fail(MakeError("mcp.bad_output",
+                                       "the " + name + " result does not match its output schema",
+                                       s.error().message));
+      }
+    }
+    reply(Success(id, r.ToJson()));
+  };
+  try {
+    tool->fn(call, respond);
+  } catch (const std::exception& e) {
+    respond(ToolResult::Fail(MakeError("mcp.internal", "the tool failed", e.what())));
+  }
+}
+
+void McpProtocol::Handle(const Parsed& m, const std::shared_ptr<Session>& session,
+                         Reply reply) const {
+  if (m.kind == Kind::kInvalid) {
+    if (m.error) reply(*m.error);
+    return;
+  }
+  if (m.kind == Kind::kResponse) return;
+  if (m.kind == Kind::kNotification) return;  // initialized, cancelled, ...: nothing is owed
+  static const json kEmpty = json::object();
+  auto p = m.message.find("params");
+  const json& params = p == m.message.end() ? kEmpty : *p;
+  const json& id = m.id;
+  if (m.method == "ping") return reply(Success(id, json::object()));
+  if (m.method == "initialize") return reply(Initialize(id, params, *session));
+  if (m.method == "server/discover") {
+    // The stateless revision's probe: an error makes its clients fall back to initialize.
+    return reply(
+        ErrorMessage(id, kMethodNotFound, "server/discover is not supported; use initialize"));
+  }
+  if (!session->initialized()) {
+    return reply(ErrorMessage(
+        id, kInvalidRequest,
+        "the session is not initialized: send initialize first (got " + m.method + ")"));
+  }
+  if (m.method == "tools/list") {
+    if (auto c = params.find("cursor"); c != params.end() && !c->is_null()) {
+      return reply(ErrorMessage(id, kInvalidParams, "unknown cursor: the tool list has one page"));
+    }
+    return reply(Success(id, {{"tools", ListTools(*session)}}));
+  }
+  if (m.method == "tools/call") return CallTool(id, params, session, std::move(reply));
+  reply(ErrorMessage(id, kMethodNotFound, "method not found: " + m.method));
+}
+
+}  // namespace affordance::server::mcp

@@ -1,0 +1,577 @@
+#include "server/mcp_tools.h"
+
+#include "authority/authority.h"
+#include "authority/capability.h"
+#include "base/version.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace affordance::server {
+namespace {
+
+using authority::Access;
+using authority::Capability;
+using authority::Mode;
+using mcp::ToolResult;
+using nlohmann::json;
+
+// ---- declarations (door "mcp")
+// --------------------------------------------------------------------
+
+json Obj(json properties, json required = json::array(), bool closed = true) {
+  json j = {{"type", "object"}, {"properties", std::move(properties)}};
+  if (!required.empty()) j["required"] = std::move(required);
+  if (closed) j["additionalProperties"] = false;
+  return j;
+}
+
+json Str(std::string description, int min_length = 0) {
+  json j = {{"type", "string"}, {"description", std::move(description)}};
+  if (min_length > 0) j["minLength"] = static_cast<uint64_t>(min_length);  // schema.h: unsigned
+  return j;
+}
+
+const json kAnyObject = {{"type", "object"}};
+const json kObjects = {{"type", "array"}, {"items", {{"type", "object"}}}};
+
+// What an approval looks like in every result (authority::EffectReport::ToJson).
+json ApprovalSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"approvalId", {{"type", "string"}}},
+            {"state", {{"type", "string"}}},
+            {"status", {{"type", "string"}}},
+            {"connector", {{"type", "string"}}},
+            {"operation", {{"type", "string"}}},
+            {"args", kAnyObject},
+            {"risk", {{"type", "string"}}},
+            {"stagedBy", {{"type", "string"}}},
+            {"decidedBy", {{"type", "string"}}},
+            {"receipt", kAnyObject}}},
+          {"required", {"approvalId", "state", "status", "connector", "operation", "args"}}};
+}
+
+json GrantSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"id", {{"type", "string"}}},
+            {"scope", {{"type", "string"}}},
+            {"access", {{"enum", {"read", "write"}}}},
+            {"grantedBy", {{"type", "string"}}},
+            {"expiresMs", {{"type", "integer"}}},
+            {"revokedMs", {{"type", "integer"}}}}},
+          {"required", {"id", "scope", "access", "grantedBy"}}};
+}
+
+Capability Mcp(std::string name, std::string object, std::string action, Access access, Mode mode,
+               std::string description, json params, json result, std::string grant = "",
+               std::string receipt = "", std::string proof = "") {
+  Capability c;
+  c.door = "mcp";
+  c.name = std::move(name);
+  c.object = std::move(object);
+  c.action = std::move(action);
+  c.access = access;
+  c.mode = mode;
+  c.grant = std::move(grant);
+  c.receipt = std::move(receipt);
+  c.params = std::move(params);
+  c.result = std::move(result);
+  c.proof = std::move(proof);
+  c.description = std::move(description);
+  return c;
+}
+
+const json kConnector = Str("connector slug (list_connectors names them)", 1);
+const json kAccessEnum = {{"enum", {"read", "write"}}, {"description", "read or write"}};
+
+const bool declared = [] {
+  using authority::DeclareCapability;
+  DeclareCapability(Mcp(
+      "ask", "thread", "converse", Access::kUser, Mode::kLocalState,
+      "Ask affordance in natural language. Runs one harness turn (the model reads governed "
+      "connector data, may compose OpenUI surfaces or stage writes) and returns its final text, "
+      "the surfaces it composed, the truth state of every tool call and the turn's report. Give "
+      "`thread` to continue a conversation; without it a new thread is created.",
+      Obj({{"message", Str("what to ask, in words", 1)},
+           {"thread", Str("a thread id from an earlier ask (optional)", 1)}},
+          {"message"}),
+      Obj({{"threadId", {{"type", "string"}}},
+           {"messageId", {{"type", "string"}}},
+           {"status", Str("the turn's terminal status (answered, surface_composed, "
+                          "awaiting_approval, cancelled, ...)")},
+           {"text", Str("the prose of the turn's last step")},
+           {"surfaces", kObjects},
+           {"truth", kObjects},
+           {"approvals", kObjects},
+           {"turn", kAnyObject}},
+          {"threadId", "messageId", "status", "text", "surfaces", "truth", "turn"}, false),
+      "connector:<slug>:read for the reads the model makes", "",
+      "the turn's messages and parts, persisted by the harness (data-turn)"));
+  DeclareCapability(Mcp(
+      "read_connector", "connector", "read", Access::kUser, Mode::kRead,
+      "Read governed connector data (RunConnectorCommand): `request` is words (a string) or "
+      "{\"operation\": name, \"args\": {...}}. Needs a read grant (request_grant asks a person "
+      "for one). Returns rows with their operation ledger, query handles, freshness and counts.",
+      Obj({{"connector", kConnector},
+           {"request",
+            {{"type", {"string", "object"}}, {"description", "words, or {operation, args}"}}},
+           {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 500}}},
+           {"mode", {{"enum", {"auto", "local", "live"}}}}},
+          {"connector", "request"}),
+      Obj({{"connector", {{"type", "string"}}},
+           {"status", {{"type", "string"}}},
+           {"rows", {{"type", "array"}}}},
+          {"connector", "status", "rows"}, false),
+      "connector:<slug>:read", "Activity entry (read)"));
+  DeclareCapability(
+      Mcp("list_connectors", "connector", "list", Access::kUser, Mode::kRead,
+          "The configured connectors: their operations (reads, and mutations with risk and args "
+          "schema), mirror freshness, credential state, and the grants in force for each.",
+          Obj(json::object()), Obj({{"connectors", kObjects}}, {"connectors"}, false)));
+  DeclareCapability(
+      Mcp("request_grant", "grant", "request", Access::kUser, Mode::kLocalState,
+          "Ask a person for read or write access to a connector (or one operation). Records the "
+          "request in Activity (kind grant_request) and returns the command a person runs to grant "
+          "it. It grants nothing: only a person does.",
+          Obj({{"connector", kConnector},
+               {"operation", Str("only this operation (optional)", 1)},
+               {"access", kAccessEnum},
+               {"reason", Str("why the access is needed, shown to the person")}},
+              {"connector", "access"}),
+          Obj({{"scope", {{"type", "string"}}},
+               {"access", {{"type", "string"}}},
+               {"granted", {{"type", "boolean"}}},
+               {"grant", GrantSchema()},
+               {"grantCommand", {{"type", "string"}}}},
+              {"scope", "access", "granted", "grantCommand"}, false),
+          "", "Activity entry (grant_request)", "the Activity entry"));
+  DeclareCapability(Mcp(
+      "stage_action", "approval", "stage", Access::kUser, Mode::kStagedWrite,
+      "Stage an exact write (a connector mutation with schema-valid args). Needs a write grant. "
+      "Nothing runs: a durable approval request (status pending) waits for a person to approve "
+      "or deny it; show_approval follows it.",
+      Obj({{"connector", kConnector},
+           {"operation", Str("the mutation (list_connectors shows each with its args schema)", 1)},
+           {"args", kAnyObject},
+           {"evidence", {{"type", "object"}, {"description", "what the request rests on"}}}},
+          {"connector", "operation", "args"}),
+      Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
+          {"approval", "message"}, false),
+      "connector:<slug>:write", "approval request apr_... + Activity entry (stage)",
+      "the pending approval row"));
+  DeclareCapability(
+      Mcp("list_approvals", "approval", "list", Access::kUser, Mode::kRead,
+          "Approval requests, newest first, each with its effect state and latest receipt.",
+          Obj({{"status", Str("only this status (pending, approved, denied, executed, ...)", 1)},
+               {"thread", Str("only requests staged in this thread", 1)}}),
+          Obj({{"approvals", {{"type", "array"}, {"items", ApprovalSchema()}}}}, {"approvals"},
+              false)));
+  DeclareCapability(
+      Mcp("show_approval", "approval", "read", Access::kUser, Mode::kRead,
+          "One approval request: the exact effect, who staged and decided it, its receipt "
+          "(idempotency key, request, response, outcome, verification) and the weakest true state.",
+          Obj({{"id", Str("approval id (apr_...)", 1)}}, {"id"}),
+          Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
+              {"approval", "message"}, false)));
+  DeclareCapability(
+      Mcp("read_activity", "activity", "read", Access::kUser, Mode::kRead,
+          "The append-only Activity log: grants, grant requests, reads, stages, decisions, "
+          "executions, verifications, reconciles.",
+          Obj({{"kind", Str("only this kind (grant, read, stage, approve, ...)", 1)},
+               {"subject", Str("only this subject (an approval, grant or connector scope)", 1)},
+               {"sinceMs", {{"type", "integer"}, {"minimum", 0}}},
+               {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}),
+          Obj({{"activity", kObjects}}, {"activity"}, false)));
+  // The operator session only: the human plane.
+  DeclareCapability(Mcp(
+      "approve_action", "approval", "decide", Access::kOperator, Mode::kApprovedExecution,
+      "Operator only: approve one staged effect (once). With execute: true it runs now, exactly "
+      "once, and the result carries the receipt; otherwise the thread's next turn runs it.",
+      Obj({{"id", Str("approval id (apr_...)", 1)}, {"execute", {{"type", "boolean"}}}}, {"id"}),
+      Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
+          {"approval", "message"}, false),
+      "connector:<slug>:write", "approval decision; receipt rc_... when executed",
+      "receipt (idempotency key, request, response, outcome) + fresh-read verification"));
+  DeclareCapability(Mcp(
+      "deny_action", "approval", "decide", Access::kOperator, Mode::kLocalState,
+      "Operator only: deny one staged effect (once); nothing runs, the model is told why.",
+      Obj({{"id", Str("approval id (apr_...)", 1)}, {"reason", Str("told to the model")}}, {"id"}),
+      Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
+          {"approval", "message"}, false),
+      "", "Activity entry (deny)", "the approval's status denied"));
+  DeclareCapability(
+      Mcp("grant", "grant", "grant", Access::kOperator, Mode::kLocalState,
+          "Operator only: grant read or write access to a connector (or one operation), optionally "
+          "expiring.",
+          Obj({{"connector", kConnector},
+               {"operation", Str("only this operation (optional)", 1)},
+               {"access", kAccessEnum},
+               {"expiresInS", {{"type", "integer"}, {"minimum", 1}}}},
+              {"connector", "access"}),
+          Obj({{"grant", GrantSchema()}}, {"grant"}, false), "", "Activity entry (grant)",
+          "the grant row and its Activity entry"));
+  DeclareCapability(Mcp("revoke_grant", "grant", "revoke", Access::kOperator, Mode::kLocalState,
+                        "Operator only: revoke a grant.",
+                        Obj({{"id", Str("grant id (g_...)", 1)}}, {"id"}),
+                        Obj({{"grant", GrantSchema()}}, {"grant"}, false), "",
+                        "Activity entry (revoke)", "the grant's revokedMs"));
+  return true;
+}();
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+authority::Actor ActorOf(const mcp::Session& s) {
+  if (s.operator_session()) {
+    authority::Actor local = authority::Actor::LocalUser();
+    return {local.name + "@mcp", true};
+  }
+  return {"mcp:" + s.client_name(), false};
+}
+
+json GrantJson(const store::GrantRecord& g) {
+  return {{"id", g.id},
+          {"scope", g.scope},
+          {"access", g.access},
+          {"grantedBy", g.granted_by},
+          {"createdMs", g.created_ms},
+          {"expiresMs", g.expires_ms},
+          {"revokedMs", g.revoked_ms}};
+}
+
+std::string Arg(const json& args, const char* name) {
+  auto it = args.find(name);
+  return it != args.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string TitleFrom(const std::string& text) {
+  std::string t = text.substr(0, text.find('\n'));
+  if (t.size() > 60) {
+    size_t cut = 57;
+    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    t = t.substr(0, cut) + "...";
+  }
+  return t;
+}
+
+ToolResult Report(authority::Authority& auth, const std::string& id) {
+  auto r = auth.Report(id);
+  if (!r) return ToolResult::Fail(r.error());
+  return ToolResult::Ok({{"approval", r->ToJson()}, {"message", r->ModelText()}});
+}
+
+// Collects one turn's chunks for `ask` and answers when the turn ends.
+class AskCollector : public TurnSubscriber {
+ public:
+  AskCollector(std::string thread_id, mcp::ToolReply reply)
+      : thread_id_(std::move(thread_id)), reply_(std::move(reply)) {}
+
+  void OnChunk(const nlohmann::ordered_json& chunk) override {
+    std::lock_guard lock(mu_);
+    const std::string type = chunk.value("type", "");
+    if (type == "start") {
+      message_id_ = chunk.value("messageId", "");
+    } else if (type == "start-step") {
+      text_.clear();  // the final text is the prose of the last step (harness TurnReport::text)
+    } else if (type == "text-delta") {
+      text_ += chunk.value("delta", "");
+    } else if (type == "data-surface") {
+      surfaces_[chunk.value("id", "")] = json::parse(chunk["data"].dump());
+      if (std::find(surface_order_.begin(), surface_order_.end(), chunk.value("id", "")) ==
+          surface_order_.end()) {
+        surface_order_.push_back(chunk.value("id", ""));
+      }
+    } else if (type == "data-truth") {
+      truth_.push_back(json::parse(chunk["data"].dump()));
+    } else if (type == "data-approval") {
+      approvals_.push_back(json::parse(chunk["data"].dump()));
+    } else if (type == "data-turn") {
+      turn_ = json::parse(chunk["data"].dump());
+    } else if (type == "error") {
+      error_ = chunk.value("errorText", "");
+    }
+  }
+
+  void OnEnd() override {
+    ToolResult result;
+    {
+      std::lock_guard lock(mu_);
+      if (turn_.is_null()) {
+        result = ToolResult::Fail(MakeError(
+            "mcp.turn_failed", error_.empty() ? "the turn did not run" : error_, thread_id_));
+      } else {
+        const std::string status = turn_.value("status", "");
+        if (status == "provider_error" || status == "harness_error" || !error_.empty()) {
+          result = ToolResult::Fail(
+              MakeError("mcp.turn_failed",
+                        "the turn ended with " + status + (error_.empty() ? "" : ": " + error_),
+                        thread_id_ + " " + message_id_));
+        } else {
+          json surfaces = json::array();
+          for (const auto& id : surface_order_) surfaces.push_back(surfaces_[id]);
+          result = ToolResult::Ok({{"threadId", thread_id_},
+                                   {"messageId", message_id_},
+                                   {"status", status},
+                                   {"text", text_},
+                                   {"surfaces", surfaces},
+                                   {"truth", truth_},
+                                   {"approvals", approvals_},
+                                   {"turn", turn_}});
+        }
+      }
+    }
+    reply_(std::move(result));
+  }
+
+ private:
+  std::mutex mu_;
+  const std::string thread_id_;
+  mcp::ToolReply reply_;
+  std::string message_id_, text_, error_;
+  std::map<std::string, json> surfaces_;
+  std::vector<std::string> surface_order_;
+  json truth_ = json::array();
+  json approvals_ = json::array();
+  json turn_;
+};
+
+}  // namespace
+
+mcp::ServerInfo ProductInfo() {
+  mcp::ServerInfo info;
+  info.version = Version();
+  info.instructions =
+      "affordance: a local runtime for model-native apps. Use ask for questions in words; "
+      "list_connectors and read_connector for governed data (reads need a grant: request_grant "
+      "asks a person); stage_action to propose a write (a person approves it; show_approval "
+      "follows it); read_activity for what happened. Never claim a write is done unless its "
+      "approval state says executed or verified.";
+  return info;
+}
+
+ProductTools::ProductTools(ProductToolsOptions options) : o_(options) {}
+
+std::map<std::string, mcp::ToolFn> ProductTools::Functions() {
+  auto sync = [this](ToolResult (ProductTools::*fn)(const mcp::ToolCall&)) -> mcp::ToolFn {
+    return [this, fn](const mcp::ToolCall& c, mcp::ToolReply reply) { reply((this->*fn)(c)); };
+  };
+  return {
+      {"ask", [this](const mcp::ToolCall& c, mcp::ToolReply reply) { Ask(c, std::move(reply)); }},
+      {"read_connector", sync(&ProductTools::ReadConnector)},
+      {"list_connectors", sync(&ProductTools::ListConnectors)},
+      {"request_grant", sync(&ProductTools::RequestGrant)},
+      {"stage_action", sync(&ProductTools::StageAction)},
+      {"list_approvals", sync(&ProductTools::ListApprovals)},
+      {"show_approval", sync(&ProductTools::ShowApproval)},
+      {"read_activity", sync(&ProductTools::ReadActivity)},
+      {"approve_action", sync(&ProductTools::ApproveAction)},
+      {"deny_action", sync(&ProductTools::DenyAction)},
+      {"grant", sync(&ProductTools::GrantAccess)},
+      {"revoke_grant", sync(&ProductTools::RevokeGrant)},
+  };
+}
+
+void ProductTools::Ask(const mcp::ToolCall& c, mcp::ToolReply reply) {
+  if (o_.hub == nullptr) {
+    return reply(ToolResult::Fail(MakeError("mcp.no_turns", "this server runs no turns")));
+  }
+  const std::string text = Arg(c.arguments, "message");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return reply(ToolResult::Fail(MakeError("harness.empty_message", "the message has no text")));
+  }
+  std::string thread = Arg(c.arguments, "thread");
+  if (thread.empty()) {
+    auto created = o_.store->CreateThread(TitleFrom(text));
+    if (!created) return reply(ToolResult::Fail(created.error()));
+    thread = created->id;
+  } else if (!o_.store->GetThread(thread).ok()) {
+    return reply(
+        ToolResult::Fail(MakeError("server.unknown_thread", "no thread with this id", thread)));
+  }
+  auto turn = o_.hub->Submit(thread, text);
+  if (!turn) return reply(ToolResult::Fail(turn.error()));
+  (*turn)->Subscribe(std::make_shared<AskCollector>(thread, std::move(reply)));
+}
+
+ToolResult ProductTools::ReadConnector(const mcp::ToolCall& c) {
+  if (o_.road == nullptr) {
+    return ToolResult::Fail(MakeError("connect.unknown_connector",
+                                      "no connector is configured (start with --connectors DIR)"));
+  }
+  auto command = connect::ParseConnectorCommand(c.arguments);
+  if (!command) return ToolResult::Fail(command.error());
+  if (o_.road->Find(command->connector) != nullptr) {
+    std::string operation;
+    if (command->request.is_object()) operation = command->request.value("operation", "");
+    authority::Authority auth(*o_.store, o_.road);
+    if (Status s = auth.AuthorizeRead(command->connector, operation, ActorOf(*c.session)); !s) {
+      return ToolResult::Fail(s.error());
+    }
+  }
+  auto result = o_.road->RunConnectorCommand(*command, nullptr);
+  if (!result) return ToolResult::Fail(result.error());
+  return ToolResult::Ok(connect::ToJson(*result));
+}
+
+ToolResult ProductTools::ListConnectors(const mcp::ToolCall&) {
+  json out = json::array();
+  if (o_.road == nullptr) return ToolResult::Ok({{"connectors", out}});
+  authority::Authority auth(*o_.store, o_.road);
+  auto grants = auth.Grants();
+  if (!grants) return ToolResult::Fail(grants.error());
+  for (const auto& m : o_.road->manifests()) {
+    json ops = json::array();
+    for (const auto& op : m.operations) {
+      json j = {{"name", op.name},
+                {"kind", connect::ToString(op.kind)},
+                {"description", op.description},
+                {"risk", connect::ToString(op.risk)},
+                {"args", op.args_schema.is_null() ? json::object() : op.args_schema}};
+      ops.push_back(std::move(j));
+    }
+    json g = json::array();
+    const std::string scope = authority::GrantScope(m.slug);
+    for (const auto& grant : *grants) {
+      if (grant.scope == scope || grant.scope.rfind(scope + ":", 0) == 0) {
+        g.push_back(GrantJson(grant));
+      }
+    }
+    json entry = {{"slug", m.slug},
+                  {"title", m.title},
+                  {"description", m.description},
+                  {"operations", ops},
+                  {"grants", g}};
+    if (auto snap = o_.road->Snapshot(m.slug)) {
+      entry["freshness"] = {{"state", snap->freshness.state},
+                            {"syncedAt", snap->freshness.synced_at},
+                            {"ageS", snap->freshness.age_s},
+                            {"maxAgeS", snap->freshness.max_age_s},
+                            {"mirrorRows", snap->freshness.mirror_rows}};
+      entry["credentialState"] = snap->credential_state;
+    }
+    out.push_back(std::move(entry));
+  }
+  return ToolResult::Ok({{"connectors", out}});
+}
+
+ToolResult ProductTools::RequestGrant(const mcp::ToolCall& c) {
+  const std::string connector = Arg(c.arguments, "connector");
+  const std::string operation = Arg(c.arguments, "operation");
+  const std::string access = Arg(c.arguments, "access");
+  if (o_.road == nullptr || o_.road->Find(connector) == nullptr) {
+    return ToolResult::Fail(MakeError("connect.unknown_connector", "no connector " + connector));
+  }
+  if (!operation.empty() && o_.road->Find(connector)->FindOperation(operation) == nullptr) {
+    return ToolResult::Fail(MakeError("connect.unknown_operation",
+                                      "connector " + connector + " has no operation " + operation));
+  }
+  const std::string scope = authority::GrantScope(connector, operation);
+  const std::string command = "affordance grants grant " + connector +
+                              (operation.empty() ? "" : " --operation " + operation) + " --" +
+                              access;
+  authority::Authority auth(*o_.store, o_.road);
+  json out = {{"scope", scope}, {"access", access}, {"grantCommand", command}};
+  if (auto live = auth.Check(connector, operation, access)) {
+    out["granted"] = true;
+    out["grant"] = GrantJson(*live);
+    return ToolResult::Ok(out);
+  }
+  json data = {{"access", access}, {"reason", Arg(c.arguments, "reason")}, {"command", command}};
+  if (Status s = auth.Log("grant_request", scope, ActorOf(*c.session), data); !s) {
+    return ToolResult::Fail(s.error());
+  }
+  out["granted"] = false;
+  return ToolResult::Ok(out);
+}
+
+ToolResult ProductTools::StageAction(const mcp::ToolCall& c) {
+  authority::Authority auth(*o_.store, o_.road);
+  authority::StageRequest req;
+  req.connector = Arg(c.arguments, "connector");
+  req.operation = Arg(c.arguments, "operation");
+  req.args = c.arguments.value("args", json::object());
+  req.evidence = c.arguments.value("evidence", json::object());
+  req.evidence["staged_from"] = "mcp";
+  auto staged = auth.Stage(req, ActorOf(*c.session));
+  if (!staged) return ToolResult::Fail(staged.error());
+  return Report(auth, staged->id);
+}
+
+ToolResult ProductTools::ListApprovals(const mcp::ToolCall& c) {
+  auto list = o_.store->ListApprovals(Arg(c.arguments, "status"), Arg(c.arguments, "thread"));
+  if (!list) return ToolResult::Fail(list.error());
+  authority::Authority auth(*o_.store, o_.road);
+  json out = json::array();
+  for (const auto& a : *list) {
+    auto r = auth.Report(a.id);
+    if (!r) return ToolResult::Fail(r.error());
+    out.push_back(r->ToJson());
+  }
+  return ToolResult::Ok({{"approvals", out}});
+}
+
+ToolResult ProductTools::ShowApproval(const mcp::ToolCall& c) {
+  authority::Authority auth(*o_.store, o_.road);
+  return Report(auth, Arg(c.arguments, "id"));
+}
+
+ToolResult ProductTools::ReadActivity(const mcp::ToolCall& c) {
+  store::ActivityFilter f;
+  f.kind = Arg(c.arguments, "kind");
+  f.subject = Arg(c.arguments, "subject");
+  f.since_ms = c.arguments.value("sinceMs", int64_t{0});
+  f.limit = c.arguments.value("limit", int64_t{200});
+  auto entries = o_.store->ListActivity(f);
+  if (!entries) return ToolResult::Fail(entries.error());
+  json out = json::array();
+  for (const auto& e : *entries) {
+    out.push_back({{"seq", e.seq},
+                   {"atMs", e.at_ms},
+                   {"kind", e.kind},
+                   {"subject", e.subject},
+                   {"actor", e.actor},
+                   {"data", e.data}});
+  }
+  return ToolResult::Ok({{"activity", out}});
+}
+
+ToolResult ProductTools::ApproveAction(const mcp::ToolCall& c) {
+  authority::Authority auth(*o_.store, o_.road);
+  const std::string id = Arg(c.arguments, "id");
+  auto decided = auth.Approve(id, ActorOf(*c.session));
+  if (!decided) return ToolResult::Fail(decided.error());
+  if (c.arguments.value("execute", false)) {
+    auto ran = auth.Execute(id);
+    if (!ran) return ToolResult::Fail(ran.error());
+  }
+  return Report(auth, id);
+}
+
+ToolResult ProductTools::DenyAction(const mcp::ToolCall& c) {
+  authority::Authority auth(*o_.store, o_.road);
+  const std::string id = Arg(c.arguments, "id");
+  auto decided = auth.Deny(id, ActorOf(*c.session), Arg(c.arguments, "reason"));
+  if (!decided) return ToolResult::Fail(decided.error());
+  return Report(auth, id);
+}
+
+ToolResult ProductTools::GrantAccess(const mcp::ToolCall& c) {
+  authority::Authority auth(*o_.store, o_.road);
+  const int64_t expires_in = c.arguments.value("expiresInS", int64_t{0});
+  const int64_t expires = expires_in > 0 ? store::NowMs() + expires_in * 1000 : 0;
+  auto g = auth.Grant(Arg(c.arguments, "connector"), Arg(c.arguments, "operation"),
+                      Arg(c.arguments, "access"), expires, ActorOf(*c.session));
+  if (!g) return ToolResult::Fail(g.error());
+  return ToolResult::Ok({{"grant", GrantJson(*g)}});
+}
+
+ToolResult ProductTools::RevokeGrant(const mcp::ToolCall& c) {
+  authority::Authority auth(*o_.store, o_.road);
+  auto g = auth.Revoke(Arg(c.arguments, "id"), ActorOf(*c.session));
+  if (!g) return ToolResult::Fail(g.error());
+  return ToolResult::Ok({{"grant", GrantJson(*g)}});
+}
+
+}  // namespace affordance::server

@@ -1,0 +1,68 @@
+// The MCP door's semantic product surface (docs/MCP.md): what another AI or tool may do with
+// affordance, each tool declared in the capability registry (door "mcp", mcp_tools.cpp):
+//
+//   ask              run a harness turn (the one loop, through the TurnHub) and return its final
+//                    text, surfaces, truth states and turn report
+//   read_connector   RunConnectorCommand under the caller's read grant (Activity records it)
+//   list_connectors  connectors, their operations (mutations with risk and args schema),
+//                    freshness and the grants in force
+//   request_grant    records a request for a grant in Activity; only a person grants it
+//   stage_action     stages an exact mutation (needs a write grant); nothing runs until a person
+//                    approves it
+//   list_approvals, show_approval   approval requests with their receipts and effect state
+//   read_activity    the append-only Activity log
+// and, for the operator session only (access kOperator):
+//   approve_action (optionally executing at once), deny_action, grant, revoke_grant
+//
+// A normal client acts as actor "mcp:<clientInfo.name>" (not a person: the authority refuses it
+// every decision and grant even if a tool tried); the operator session acts as the local user
+// ("user:<login>@mcp", a person).
+//
+// Thread safety: the functions may be called from several threads at once (the store and the
+// road are thread-safe; each call makes its own Authority).
+#pragma once
+
+#include "connect/road.h"
+#include "server/mcp.h"
+#include "server/turn_hub.h"
+#include "store/store.h"
+
+#include <map>
+#include <string>
+
+namespace affordance::server {
+
+struct ProductToolsOptions {
+  store::Store* store = nullptr;
+  TurnHub* hub = nullptr;
+  connect::ConnectorRoad* road = nullptr;  // null: no connectors configured
+};
+
+// The server's name, version and instructions as MCP clients see them (both transports).
+mcp::ServerInfo ProductInfo();
+
+class ProductTools {
+ public:
+  explicit ProductTools(ProductToolsOptions options);
+
+  // Every tool function keyed by its declared name: what mcp::ToolTable::Build takes.
+  std::map<std::string, mcp::ToolFn> Functions();
+
+ private:
+  void Ask(const mcp::ToolCall& c, mcp::ToolReply reply);
+  mcp::ToolResult ReadConnector(const mcp::ToolCall& c);
+  mcp::ToolResult ListConnectors(const mcp::ToolCall& c);
+  mcp::ToolResult RequestGrant(const mcp::ToolCall& c);
+  mcp::ToolResult StageAction(const mcp::ToolCall& c);
+  mcp::ToolResult ListApprovals(const mcp::ToolCall& c);
+  mcp::ToolResult ShowApproval(const mcp::ToolCall& c);
+  mcp::ToolResult ReadActivity(const mcp::ToolCall& c);
+  mcp::ToolResult ApproveAction(const mcp::ToolCall& c);
+  mcp::ToolResult DenyAction(const mcp::ToolCall& c);
+  mcp::ToolResult GrantAccess(const mcp::ToolCall& c);
+  mcp::ToolResult RevokeGrant(const mcp::ToolCall& c);
+
+  ProductToolsOptions o_;
+};
+
+}  // namespace affordance::server
