@@ -95,9 +95,6 @@ std::string TitleFrom(const std::string& text) {
 
 }  // namespace
 
-Api::Api(store::Store& store, TurnHub& hub, ApiOptions options)
-    : store_(store), hub_(hub), options_(std::move(options)), authority_(store, nullptr) {}
-
 std::string Api::ThreadFor(const std::string& chat_id) {
   if (chat_id.empty()) return "";
   return store_.GetThread(chat_id).ok() ? chat_id : "";

@@ -113,6 +113,10 @@ std::string StatementFor(const surface::OpenedArtifact& a, const std::string& ha
 
 }  // namespace
 
+// Here, where surface::LiveApps is a complete type (api.h only declares it).
+Api::Api(store::Store& store, TurnHub& hub, ApiOptions options)
+    : store_(store), hub_(hub), options_(std::move(options)), authority_(store, nullptr) {}
+
 Api::~Api() = default;
 
 HttpResponse Api::Query(const HttpRequest& r) {

@@ -85,6 +85,7 @@ class Session {
 struct ToolResult {
   nlohmann::json structured = nlohmann::json::object();
   std::optional<Error> error;
+  nlohmann::json error_data;  // more about the error (e.g. a program's problems), null when none
   static ToolResult Ok(nlohmann::json structured);
   static ToolResult Fail(Error error);
   // The `tools/call` result object ({content, structuredContent} or {content, isError: true}).

@@ -3,6 +3,7 @@
 #include "authority/authority.h"
 #include "authority/capability.h"
 #include "base/version.h"
+#include "surface/artifact.h"
 
 #include <cstdlib>
 #include <map>
@@ -185,6 +186,31 @@ const bool declared = [] {
                {"sinceMs", {{"type", "integer"}, {"minimum", 0}}},
                {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}),
           Obj({{"activity", kObjects}}, {"activity"}, false)));
+  DeclareCapability(Mcp(
+      "compose_ui", "surface", "compose", Access::kUser, Mode::kLocalState,
+      "Validate an OpenUI Lang program and store it as a version of a durable artifact (syntax, "
+      "component library, product checks, Query()/Mutation() handles against the configured "
+      "connectors). A program that does not validate stores nothing and its problems come back "
+      "with codes. Give `artifact` (an id or app slug) to write its next version; `patch: true` "
+      "merges an edit-mode patch into that artifact's head.",
+      Obj({{"program", Str("OpenUI Lang text", 1)},
+           {"kind", {{"enum", {"inline", "panel", "live_app", "live-app"}}}},
+           {"appSlug", Str("live_app only: [a-z0-9][a-z0-9-]{0,63}", 1)},
+           {"title", Str("a title for the artifact")},
+           {"artifact", Str("an artifact id or app slug to write the next version of", 1)},
+           {"patch", {{"type", "boolean"}}},
+           {"thread", Str("a thread whose connector reads ground the program (optional)", 1)}},
+          {"program"}),
+      Obj({{"artifact", kAnyObject}, {"bindings", kAnyObject}}, {"artifact", "bindings"}, false),
+      "", "artifact version (a_..., version N)", "the artifact version row (open_artifact)"));
+  DeclareCapability(Mcp(
+      "open_artifact", "artifact", "read", Access::kUser, Mode::kRead,
+      "Open a stored artifact (an id, or a live app's slug) at its head or a given version: its "
+      "OpenUI Lang body, lineage, bindings (queries, mutations, sources) and whether it is live.",
+      Obj({{"id", Str("artifact id (a_...) or live-app slug", 1)},
+           {"version", {{"type", "integer"}, {"minimum", 0}}}},
+          {"id"}),
+      Obj({{"artifact", kAnyObject}}, {"artifact"}, false)));
   // The operator session only: the human plane.
   DeclareCapability(Mcp(
       "approve_action", "approval", "decide", Access::kOperator, Mode::kApprovedExecution,
@@ -366,6 +392,8 @@ std::map<std::string, mcp::ToolFn> ProductTools::Functions() {
       {"list_approvals", sync(&ProductTools::ListApprovals)},
       {"show_approval", sync(&ProductTools::ShowApproval)},
       {"read_activity", sync(&ProductTools::ReadActivity)},
+      {"compose_ui", sync(&ProductTools::ComposeUi)},
+      {"open_artifact", sync(&ProductTools::OpenArtifact)},
       {"approve_action", sync(&ProductTools::ApproveAction)},
       {"deny_action", sync(&ProductTools::DenyAction)},
       {"grant", sync(&ProductTools::GrantAccess)},
@@ -535,6 +563,48 @@ ToolResult ProductTools::ReadActivity(const mcp::ToolCall& c) {
                    {"data", e.data}});
   }
   return ToolResult::Ok({{"activity", out}});
+}
+
+ToolResult ProductTools::ComposeUi(const mcp::ToolCall& c) {
+  surface::ComposeRequest req;
+  req.program = Arg(c.arguments, "program");
+  if (c.arguments.contains("kind")) req.kind = Arg(c.arguments, "kind");
+  req.app_slug = Arg(c.arguments, "appSlug");
+  req.title = Arg(c.arguments, "title");
+  req.artifact = Arg(c.arguments, "artifact");
+  req.patch = c.arguments.value("patch", false);
+  req.handles = surface::HandlesOf(o_.road);
+  const std::string thread = Arg(c.arguments, "thread");
+  if (!thread.empty()) {
+    auto messages = o_.store->LoadThread(thread);
+    if (!messages) return ToolResult::Fail(messages.error());
+    req.thread_id = thread;
+    req.evidence = surface::EvidenceOfThread(*messages, "");
+  }
+  surface::Composed composed = surface::SaveProgram(*o_.store, req);
+  if (!composed.ok()) {
+    json errors = json::array();
+    for (const auto& e : composed.errors) {
+      json j = {{"code", e.code}, {"message", e.message}};
+      if (!e.component.empty()) j["component"] = e.component;
+      if (!e.path.empty()) j["path"] = e.path;
+      if (e.statement_id) j["statement"] = *e.statement_id;
+      errors.push_back(std::move(j));
+    }
+    ToolResult r = ToolResult::Fail(*composed.error);
+    r.error_data = {{"errors", errors}};
+    return r;
+  }
+  auto opened = surface::OpenArtifact(*o_.store, composed.artifact.id, composed.version.version);
+  if (!opened) return ToolResult::Fail(opened.error());
+  return ToolResult::Ok({{"artifact", opened->ToJson()}, {"bindings", composed.bindings.ToJson()}});
+}
+
+ToolResult ProductTools::OpenArtifact(const mcp::ToolCall& c) {
+  auto opened = surface::OpenArtifact(*o_.store, Arg(c.arguments, "id"),
+                                      c.arguments.value("version", int64_t{0}));
+  if (!opened) return ToolResult::Fail(opened.error());
+  return ToolResult::Ok({{"artifact", opened->ToJson()}});
 }
 
 ToolResult ProductTools::ApproveAction(const mcp::ToolCall& c) {

@@ -11,6 +11,8 @@
 //                    approves it
 //   list_approvals, show_approval   approval requests with their receipts and effect state
 //   read_activity    the append-only Activity log
+//   compose_ui       validates an OpenUI Lang program and stores it as an artifact version
+//   open_artifact    an artifact (id or live-app slug) at its head or a version
 // and, for the operator session only (access kOperator):
 //   approve_action (optionally executing at once), deny_action, grant, revoke_grant
 //
@@ -57,6 +59,8 @@ class ProductTools {
   mcp::ToolResult ListApprovals(const mcp::ToolCall& c);
   mcp::ToolResult ShowApproval(const mcp::ToolCall& c);
   mcp::ToolResult ReadActivity(const mcp::ToolCall& c);
+  mcp::ToolResult ComposeUi(const mcp::ToolCall& c);
+  mcp::ToolResult OpenArtifact(const mcp::ToolCall& c);
   mcp::ToolResult ApproveAction(const mcp::ToolCall& c);
   mcp::ToolResult DenyAction(const mcp::ToolCall& c);
   mcp::ToolResult GrantAccess(const mcp::ToolCall& c);

@@ -168,6 +168,21 @@ async function exerciseNormalSession(client, label) {
   assert.equal(again.threadId, asked.threadId, 'a thread continues');
   assert.equal(toolError(await client.callTool({ name: 'ask', arguments: { message: 'hi', thread: 't_missing' } })).code, 'server.unknown_thread');
 
+  // compose_ui validates and stores an artifact version; open_artifact reads it back.
+  const program = 'root = Stack([note])\nnote = Callout("info", "From MCP", "Composed by ' + label + '")\n';
+  const composed = structured(await client.callTool({ name: 'compose_ui', arguments: { program, title: label } }));
+  assert.match(composed.artifact.id, /^a_/);
+  assert.equal(composed.artifact.body, program);
+  const opened = structured(await client.callTool({ name: 'open_artifact', arguments: { id: composed.artifact.id } }));
+  assert.equal(opened.artifact.body, program);
+  assert.equal(opened.artifact.version, composed.artifact.version);
+  const invalid = toolError(await client.callTool({ name: 'compose_ui', arguments: { program: 'root = NoSuchComponent("x")\n' } }));
+  assert.equal(invalid.code, 'surface.invalid');
+  assert.ok(invalid.data.errors.length > 0 && invalid.data.errors.every((e) => e.code));
+  const unknownHandle = toolError(await client.callTool({ name: 'compose_ui', arguments: { program: 'root = Stack([t])\nq = Query("nope_handle", {}, {rows: []})\nt = Table([Col("A", q.rows.a)])\n' } }));
+  assert.equal(unknownHandle.code, 'surface.invalid');
+  assert.equal(toolError(await client.callTool({ name: 'open_artifact', arguments: { id: 'a_missing' } })).code, 'store.not_found');
+
   const activity = structured(await client.callTool({ name: 'read_activity', arguments: { limit: 1000 } }));
   const kinds = new Set(activity.activity.map((e) => e.kind));
   for (const k of ['grant', 'read', 'stage']) assert.ok(kinds.has(k), `Activity has ${k}`);
@@ -218,7 +233,7 @@ test.after(async () => {
 
 test('the registry declares every MCP tool the issue names', () => {
   const all = declared.map((c) => c.name);
-  for (const n of ['ask', 'read_connector', 'list_connectors', 'request_grant', 'stage_action', 'list_approvals', 'show_approval', 'read_activity', ...OPERATOR_TOOLS]) {
+  for (const n of ['ask', 'read_connector', 'list_connectors', 'request_grant', 'stage_action', 'list_approvals', 'show_approval', 'read_activity', 'compose_ui', 'open_artifact', ...OPERATOR_TOOLS]) {
     assert.ok(all.includes(n), n);
   }
   for (const n of OPERATOR_TOOLS) assert.equal(declared.find((c) => c.name === n).access, 'operator');

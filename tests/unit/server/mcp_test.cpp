@@ -104,7 +104,8 @@ TEST_F(McpProductTest, EveryToolIsDeclaredAndEveryDeclarationIsServed) {
   }
   for (const char* required : {"ask", "read_connector", "list_connectors", "request_grant",
                                "stage_action", "list_approvals", "show_approval", "read_activity",
-                               "approve_action", "deny_action", "grant"}) {
+                               "compose_ui", "open_artifact", "approve_action", "deny_action",
+                               "grant"}) {
     EXPECT_NE(table.Find(required), nullptr) << required;
   }
   // The human plane is the operator's only.
