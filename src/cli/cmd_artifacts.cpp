@@ -108,7 +108,8 @@ int Run(const Options& o, const std::string& verb) {
                 opened->live() ? "live" : "static");
     for (const auto& q : opened->bindings.queries) {
       std::printf("  %s = Query(%s) %s.%s %s\n", q.statement.c_str(), q.handle.c_str(),
-                  q.connector.c_str(), q.operation.c_str(), q.args.dump().c_str());
+                  q.connector.c_str(), q.operation.c_str(),
+                  q.args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     }
     std::printf("%s\n", opened->version.body.c_str());
     return kExitOk;
@@ -141,7 +142,9 @@ int Run(const Options& o, const std::string& verb) {
                 r.match() ? "match" : "MISMATCH", r.live.connector.c_str(),
                 r.live.operation.c_str(), static_cast<long long>(r.rows), r.served_from.c_str(),
                 r.rows_digest.c_str());
-    for (const auto& row : run->rows) std::printf("%s\n", row.dump().c_str());
+    for (const auto& row : run->rows)
+      std::printf("%s\n",
+                  row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   }
   if (run->mismatch) {
     if (!o.g.json) ReportError(*run->mismatch, false, kExitFailure);

@@ -304,17 +304,21 @@ class AskCollector : public TurnSubscriber {
     } else if (type == "text-delta") {
       text_ += chunk.value("delta", "");
     } else if (type == "data-surface") {
-      surfaces_[chunk.value("id", "")] = json::parse(chunk["data"].dump());
+      surfaces_[chunk.value("id", "")] =
+          json::parse(chunk["data"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       if (std::find(surface_order_.begin(), surface_order_.end(), chunk.value("id", "")) ==
           surface_order_.end()) {
         surface_order_.push_back(chunk.value("id", ""));
       }
     } else if (type == "data-truth") {
-      truth_.push_back(json::parse(chunk["data"].dump()));
+      truth_.push_back(json::parse(
+          chunk["data"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     } else if (type == "data-approval") {
-      approvals_.push_back(json::parse(chunk["data"].dump()));
+      approvals_.push_back(json::parse(
+          chunk["data"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     } else if (type == "data-turn") {
-      turn_ = json::parse(chunk["data"].dump());
+      turn_ =
+          json::parse(chunk["data"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     } else if (type == "error") {
       error_ = chunk.value("errorText", "");
     }

@@ -34,7 +34,10 @@ std::vector<std::string> StringsOf(const json& j) {
   return out;
 }
 
-json ToPlainJson(const Value& v) { return json::parse(v.ToJson().dump()); }
+// Invalid UTF-8 in a program's literals (model output) becomes U+FFFD rather than throwing.
+json ToPlainJson(const Value& v) {
+  return json::parse(v.ToJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
 
 // The JSON value of a literal argument AST; nullopt when it computes anything ($state, refs).
 std::optional<json> LiteralOf(const Value& ast) {

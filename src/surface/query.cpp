@@ -158,7 +158,7 @@ Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
   json rows = json::array();
   for (const auto& row : result->rows) rows.push_back(row);
   r.rows = static_cast<int64_t>(result->rows.size());
-  r.rows_digest = Fnv1a(rows.dump());
+  r.rows_digest = Fnv1a(rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!r.match()) {
     std::string list;
     for (const auto& w : r.mismatches) list += (list.empty() ? "" : ", ") + w;

@@ -102,7 +102,9 @@ class BindingChecker {
     if (turn_sources_.empty()) return;  // no connector read this turn: the model's own content
     if (value.is_string() && value.string().empty()) return;
     const std::string text =
-        value.is_string() ? std::string(value.string()) : value.ToJson().dump();
+        value.is_string()
+            ? std::string(value.string())
+            : value.ToJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     for (const auto& e : evidence_) {
       for (const auto& row : e.rows) {
         if (!row.is_object()) continue;

@@ -278,6 +278,24 @@ TEST_F(Artifacts, MutationAsQueryAndQueryAsMutation) {
             "query-as-mutation");
 }
 
+TEST_F(Artifacts, InvalidUtf8InAMutationsArgumentsIsAnAnswerNotACrash) {
+  // Found by surface_lang_fuzzer: a literal argument with a byte that is not UTF-8 (model output
+  // can hold one) made binding extraction throw from the JSON writer.
+  const std::string program =
+      "root = Stack([Button(\"Add\", m)])\n"
+      "m = Mutation(\"calendar_create_event\", {summary: \"bad \xF9 byte\"})\n";
+  const ParseResult parsed = Parse(program, Library::Default());
+  const Bindings bindings = BindingsOf(parsed, Handles(), {});
+  const std::string shown =
+      bindings.ToJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  EXPECT_THAT(shown, HasSubstr("calendar_create_event"));
+  EXPECT_THAT(shown, HasSubstr("bad \xEF\xBF\xBD byte"));  // U+FFFD stands in for the byte
+  // Saving it gives a verdict (never a throw), and the store stays usable.
+  Composed c = Save(program);
+  if (!c.ok()) EXPECT_FALSE(c.error->code.empty());
+  EXPECT_EQ(Codes(kQueryProgram, {CalendarEvidence()}), "");
+}
+
 TEST_F(Artifacts, IncompleteProgram) {
   EXPECT_EQ(Codes("root = CardHeader(\"Week\")\n"), "");
   EXPECT_EQ(Codes("root = CardHeader(\"Week"), "incomplete-program");
