@@ -4,6 +4,7 @@
 // beside the handlers (routes.cpp binds them).
 #include "authority/capability.h"
 #include "server/api.h"
+#include "server/internal/declare.h"
 #include "surface/artifact.h"
 #include "surface/live.h"
 #include "surface/query.h"
@@ -12,8 +13,9 @@ namespace affordance::server {
 namespace {
 
 using authority::Access;
-using authority::Capability;
 using authority::Mode;
+using internal::Http;
+using internal::Obj;
 using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
@@ -37,59 +39,35 @@ Error NoConnectors() {
                    "no connector is configured (affordance serve --connectors DIR)");
 }
 
-Capability Route(std::string name, std::string object, std::string action, Mode mode,
-                 std::string description, json params, json result, std::string proof = "",
-                 std::string grant = "", std::string receipt = "") {
-  Capability c;
-  c.door = "http";
-  c.name = std::move(name);
-  c.object = std::move(object);
-  c.action = std::move(action);
-  c.access = Access::kUser;
-  c.mode = mode;
-  c.params = std::move(params);
-  c.result = std::move(result);
-  c.proof = std::move(proof);
-  c.grant = std::move(grant);
-  c.receipt = std::move(receipt);
-  c.description = std::move(description);
-  return c;
-}
-
-json Obj(json properties, json required = json::array()) {
-  return {
-      {"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
-}
-
 const json kStr = {{"type", "string"}};
 
 const bool declared = [] {
   using authority::DeclareCapability;
   DeclareCapability(
-      Route("POST /api/query", "surface", "query", Mode::kRead,
-            "re-execute a surface's Query() handle; rows with a source-binding receipt (409 on a "
-            "mismatch, no rows)",
-            Obj({{"artifact", kStr},
-                 {"version", {{"type", "integer"}}},
-                 {"statement", kStr},
-                 {"handle", kStr},
-                 {"args", {{"type", "object"}}}},
-                {"artifact"}),
-            Obj({{"rows", {{"type", "array"}}}, {"receipt", {{"type", "object"}}}}),
-            "the receipt: preview and live refer to the same handle, operation, args, source and "
-            "served fields",
-            "connector:<slug>:read", "source-binding receipt"));
-  DeclareCapability(Route("GET /api/artifacts", "artifact", "list", Mode::kRead,
-                          "saved ComposeUI artifacts, newest first", json::object(),
-                          Obj({{"artifacts", {{"type", "array"}}}})));
+      Http("POST /api/query", "surface", "query", Access::kUser, Mode::kRead,
+           "re-execute a surface's Query() handle; rows with a source-binding receipt (409 on a "
+           "mismatch, no rows)",
+           Obj({{"artifact", kStr},
+                {"version", {{"type", "integer"}}},
+                {"statement", kStr},
+                {"handle", kStr},
+                {"args", {{"type", "object"}}}},
+               {"artifact"}),
+           Obj({{"rows", {{"type", "array"}}}, {"receipt", {{"type", "object"}}}}),
+           "the receipt: preview and live refer to the same handle, operation, args, source and "
+           "served fields",
+           "connector:<slug>:read", "source-binding receipt"));
+  DeclareCapability(Http("GET /api/artifacts", "artifact", "list", Access::kUser, Mode::kRead,
+                         "saved ComposeUI artifacts, newest first", json::object(),
+                         Obj({{"artifacts", {{"type", "array"}}}})));
   DeclareCapability(
-      Route("GET /api/artifacts/{id}", "artifact", "read", Mode::kRead,
-            "an artifact by id or live-app slug at its head; a live app with its latest query "
-            "runs, re-run after a mirror sync",
-            Obj({{"id", kStr}}, {"id"}), Obj({{"artifact", {{"type", "object"}}}}), "",
-            "connector:<slug>:read (live apps)"));
-  DeclareCapability(Route(
-      "POST /api/artifacts/{id}/mutations/{statement}", "approval", "stage",
+      Http("GET /api/artifacts/{id}", "artifact", "read", Access::kUser, Mode::kRead,
+           "an artifact by id or live-app slug at its head; a live app with its latest query "
+           "runs, re-run after a mirror sync",
+           Obj({{"id", kStr}}, {"id"}), Obj({{"artifact", {{"type", "object"}}}}), "",
+           "connector:<slug>:read (live apps)"));
+  DeclareCapability(Http(
+      "POST /api/artifacts/{id}/mutations/{statement}", "approval", "stage", Access::kUser,
       Mode::kApprovedExecution,
       "stage a surface's Mutation() with the gesture's args (an approval request; nothing runs)",
       Obj({{"id", kStr}, {"statement", kStr}, {"args", {{"type", "object"}}}}, {"id", "statement"}),

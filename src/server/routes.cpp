@@ -2,36 +2,16 @@
 // binds each declared name to its handler. Router::Build refuses a handler without a declaration.
 #include "authority/capability.h"
 #include "server/api.h"
+#include "server/internal/declare.h"
 
 namespace affordance::server {
 namespace {
 
 using authority::Access;
-using authority::Capability;
 using authority::Mode;
+using internal::Http;
+using internal::Obj;
 using nlohmann::json;
-
-Capability Http(std::string name, std::string object, std::string action, Access access, Mode mode,
-                std::string description, json params = json::object(), json result = json::object(),
-                std::string proof = "") {
-  Capability c;
-  c.door = "http";
-  c.name = std::move(name);
-  c.object = std::move(object);
-  c.action = std::move(action);
-  c.access = access;
-  c.mode = mode;
-  c.params = std::move(params);
-  c.result = std::move(result);
-  c.proof = std::move(proof);
-  c.description = std::move(description);
-  return c;
-}
-
-json Obj(json properties, json required = json::array()) {
-  return {
-      {"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
-}
 
 const json kStream = {{"type", "string"},
                       {"contentMediaType", "text/event-stream"},
