@@ -62,13 +62,20 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
   items.reserve(static_cast<size_t>(len));
   for (int64_t i = 0; i < len; ++i)
     items.emplace_back(ctx, JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
-  bool same =
-      site.block != nullptr && *options == site.options && items.size() == site.items.size();
+  // Inner asChatTools trees keep their ids while their layouts change: those must be current.
+  bool same = site.block != nullptr && *options == site.options &&
+              items.size() == site.items.size() && impl->BlocksCurrent(site.blocks, site.made);
   for (size_t i = 0; same && i < items.size(); ++i)
     same = JS_StrictEq(ctx, items[i].get(), site.items[i]);
-  if (!same) {
+  if (same) {
+    for (int64_t id : site.blocks) impl->UseBlock(id);
+  } else {
+    const size_t log_start = impl->block_log_.size();
     Result<std::vector<Node>> children = impl->ToNodes(argv[0]);
     if (!children.ok()) return ThrowCoded(ctx, children.error());
+    std::vector<int64_t> inner(impl->block_log_.begin() + static_cast<ptrdiff_t>(log_start),
+                               impl->block_log_.end());
+    const uint64_t made = impl->layout_clock_;
     Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options);
     if (!tools.ok()) return ThrowCoded(ctx, tools.error());
     // Tools equal to the last ones come back as the same frozen objects, so a wrapper can
@@ -80,13 +87,18 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
     site.tools_js = JsValue(ctx, js_tools);
     site.tools = std::move(tools->tools);
     site.block = std::move(tools->block);
+    site.changed = ++impl->layout_clock_;
+    site.blocks = std::move(inner);
+    site.made = made;
     site.options = std::move(*options);
     for (JsValue& item : items) site.items.push_back(item.Release());
   }
-  int64_t id = impl->next_block_++;
-  impl->blocks_[id] = View::Impl::BlockEntry{site.block, impl->generation_};
+  if (site.id == 0) {
+    site.id = impl->next_block_++;
+    impl->blocks_[site.id] = &site;
+  }
   JSValue out = JS_NewObject(ctx);
-  JS_SetPropertyStr(ctx, out, "block", JS_NewInt64(ctx, id));
+  JS_SetPropertyStr(ctx, out, "block", JS_NewInt64(ctx, site.id));
   JS_SetPropertyStr(ctx, out, "tools", JS_DupValue(ctx, site.tools_js.get()));
   return out;
 }
@@ -293,8 +305,16 @@ JSValue View::Impl::BuildJs(const nlohmann::ordered_json& next, const nlohmann::
 
 void View::Impl::UseBlock(int64_t id) {
   auto it = blocks_.find(id);
-  if (it != blocks_.end()) it->second.used = generation_;
+  if (it != blocks_.end()) it->second->used = generation_;
   block_log_.push_back(id);
+}
+
+bool View::Impl::BlocksCurrent(const std::vector<int64_t>& ids, uint64_t made) const {
+  for (int64_t id : ids) {
+    auto it = blocks_.find(id);
+    if (it == blocks_.end() || it->second->changed > made) return false;
+  }
+  return true;
 }
 
 Result<std::vector<Node>> View::Impl::ToNodes(JSValueConst array) {
@@ -329,11 +349,12 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
     auto it = blocks_.find(id);
     if (it == blocks_.end()) {
       return MakeError("view.render",
-                       "an asChatTools() tree was rendered outside the render that made it");
+                       "an asChatTools() tree was rendered after the component that made it "
+                       "was unmounted");
     }
     UseBlock(id);
     node.kind = Node::Kind::kBlock;
-    node.block = it->second.block;
+    node.block = it->second->block;
     return node;
   }
   // [type, path, props, handlers | null, children]; converted once while the runtime replays it.
@@ -341,7 +362,8 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
     return MakeError("view.render", "a host node is neither text, a tree nor an element");
   }
   void* key = JS_VALUE_GET_PTR(v);
-  if (auto hit = converted_.find(key); hit != converted_.end()) {
+  auto hit = converted_.find(key);
+  if (hit != converted_.end() && BlocksCurrent(hit->second.blocks, hit->second.made)) {
     hit->second.used = generation_;
     for (int64_t id : hit->second.blocks) UseBlock(id);
     return hit->second.node;
@@ -349,11 +371,18 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
   const size_t log_start = block_log_.size();
   Result<Node> converted = ConvertElement(v);
   if (!converted.ok()) return converted;
-  ConvertedNode entry{JS_DupValue(ctx_, v), *converted,
-                      std::vector<int64_t>(block_log_.begin() + static_cast<ptrdiff_t>(log_start),
-                                           block_log_.end()),
-                      generation_};
-  converted_.emplace(key, std::move(entry));
+  std::vector<int64_t> blocks(block_log_.begin() + static_cast<ptrdiff_t>(log_start),
+                              block_log_.end());
+  hit = converted_.find(key);  // ConvertElement may have inserted
+  if (hit != converted_.end()) {
+    hit->second.node = *converted;
+    hit->second.blocks = std::move(blocks);
+    hit->second.made = layout_clock_;
+    hit->second.used = generation_;
+  } else {
+    converted_.emplace(key, ConvertedNode{JS_DupValue(ctx_, v), *converted, std::move(blocks),
+                                          layout_clock_, generation_});
+  }
   return converted;
 }
 
@@ -414,7 +443,8 @@ bool View::Impl::SameItems(JSValueConst a, JSValueConst b) {
 
 Result<NodeList> View::Impl::ChildrenAt(const std::string& path, JSValueConst array) {
   if (auto it = children_by_path_.find(path);
-      it != children_by_path_.end() && SameItems(it->second.array, array)) {
+      it != children_by_path_.end() && BlocksCurrent(it->second.blocks, it->second.made) &&
+      SameItems(it->second.array, array)) {
     ConvertedChildren& kept = it->second;
     kept.used = generation_;
     ++children_reused_;
@@ -429,6 +459,7 @@ Result<NodeList> View::Impl::ChildrenAt(const std::string& path, JSValueConst ar
   entry.array = JS_DupValue(ctx_, array);
   entry.children = NodeList(std::move(*kids));
   entry.blocks.assign(block_log_.begin() + static_cast<ptrdiff_t>(log_start), block_log_.end());
+  entry.made = layout_clock_;
   entry.used = generation_;
   return entry.children;
 }

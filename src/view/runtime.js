@@ -237,6 +237,74 @@
     if (out !== null) for (let i = 0; i < m.out.length; i++) out[out.length] = m.out[i];
   }
 
+  // A component that called asChatTools, with the same props, state and contexts, whose subtree
+  // changed: its asChatTools calls are made again with the children and options of its last
+  // render (what a pure component would pass), each at its own call site. True when every call
+  // gave the same block id and the same frozen tools: the component would return what it
+  // returned last time (a block id stands for its call site's current layout), so it is not
+  // called. Otherwise the projections are kept for the call that follows (asChatTools takes
+  // them instead of reconciling the children twice).
+  function reproject(inst, m, rec) {
+    const saved = reconciling;
+    reconciling = inst;
+    let same = true;
+    const projected = [];
+    try {
+      for (let i = 0; i < m.calls.length; i++) {
+        const c = m.calls[i];
+        const nodes = [];
+        renderChild(c.children, inst.path, "", -1, "\u0001", nodes);
+        projected.push(nodes);
+        const r = host.chatTools(nodes, c.options, inst.path + "\u0000" + i);
+        rec.calls.push({ children: c.children, options: c.options, block: r.block, tools: r.tools });
+        if (r.block !== c.block || r.tools !== c.tools) same = false;
+      }
+    } finally {
+      reconciling = saved;
+    }
+    if (same) return true;
+    rec.calls.length = 0;
+    rec.projected = projected;
+    return false;
+  }
+
+  // True when the part of `m` (a memo) that is the component's own output, not what its
+  // asChatTools calls reconciled, can be replayed as it is.
+  function ownReplayable(m) {
+    if (m.unstable) return false;
+    for (let i = m.ownPaths; i < m.paths.length; i++) if (usedPaths.has(m.paths[i])) return false;
+    for (let i = m.ownKids; i < m.kids.length; i++) {
+      const kid = m.kids[i];
+      if (instances.get(kid.path) !== kid || !unchanged(kid) || !replayable(kid)) return false;
+    }
+    return true;
+  }
+
+  // Replays the component's own output of `m` into `rec` (which holds the new projections).
+  function replayOwn(m, rec, out) {
+    replayed++;
+    rec.ownKids = rec.kids.length;
+    rec.ownHandlers = rec.handlers.length;
+    rec.ownPaths = rec.paths.length;
+    for (let i = m.ownPaths; i < m.paths.length; i++) {
+      usedPaths.add(m.paths[i]);
+      rec.paths.push(m.paths[i]);
+    }
+    const hs = m.handlers;
+    for (let i = m.ownHandlers; i < hs.length; i += 3) {
+      stagedIds.set(hs[i], hs[i + 1]);
+      stagedFns.set(hs[i + 1], hs[i + 2]);
+      rec.handlers.push(hs[i], hs[i + 1], hs[i + 2]);
+    }
+    for (let i = m.ownKids; i < m.kids.length; i++) {
+      rec.kids.push(m.kids[i]);
+      replay(m.kids[i], null);
+    }
+    rec.chatTools = m.chatTools;
+    rec.out = m.out;
+    for (let i = 0; i < m.out.length; i++) out[out.length] = m.out[i];
+  }
+
   function renderComponent(el, path, out) {
     let inst = instances.get(path);
     if (inst !== undefined && inst.type !== el.type) {
@@ -266,10 +334,20 @@
     inst.seen = serial;
     inst.pending.length = 0;
     const rec = { epoch: memoEpoch, props: el.props, result: undefined, out: null, kids: [],
-                  handlers: [], paths: [], ctxReads: [], chatTools: 0, unstable: false };
+                  handlers: [], paths: [], ctxReads: [], chatTools: 0, calls: [], projected: null,
+                  ownKids: 0, ownHandlers: 0, ownPaths: 0, unstable: false };
     inst.next = rec;
     let result;
-    if (same && !m.chatTools) {
+    if (same && m.calls.length > 0 && reproject(inst, m, rec)) {
+      // Its asChatTools calls gave the same blocks and tools: its output is the last one.
+      rec.result = m.result;
+      rec.ctxReads = m.ctxReads;
+      if (ownReplayable(m)) {
+        replayOwn(m, rec, out);
+        return;
+      }
+      result = m.result;
+    } else if (same && m.calls.length === 0) {
       // Props, state and contexts as last time: the last result, reconciled again below.
       result = m.result;
       rec.ctxReads = m.ctxReads;
@@ -291,7 +369,13 @@
         hookIndex = savedIndex;
         currentOwner = savedOwner;
       }
+      rec.projected = null;
     }
+    // What its asChatTools calls reconciled comes first in kids, handlers and paths; the rest is
+    // its own output's.
+    rec.ownKids = rec.kids.length;
+    rec.ownHandlers = rec.handlers.length;
+    rec.ownPaths = rec.paths.length;
     rec.result = result;
     const start = out.length;
     reconciling = inst;
@@ -466,18 +550,26 @@
       e.code = "view.render";
       throw e;
     }
-    const out = [];
     const rec = currentInst.next;
-    const site = currentInst.path + "\u0000" + rec.chatTools++;
-    // "\u0001" is never a component path, so every element here is rooted at its creator.
-    const saved = reconciling;
-    reconciling = currentInst;
-    try {
-      renderChild(children, currentOwner, "", -1, "\u0001", out);
-    } finally {
-      reconciling = saved;
+    const index = rec.chatTools++;
+    const site = currentInst.path + "\u0000" + index;
+    const opts = options === undefined ? {} : options;
+    let out;
+    if (rec.projected !== null && index < rec.projected.length) {
+      out = rec.projected[index];  // reconciled already (reproject)
+    } else {
+      out = [];
+      // "\u0001" is never a component path, so every element here is rooted at its creator.
+      const saved = reconciling;
+      reconciling = currentInst;
+      try {
+        renderChild(children, currentOwner, "", -1, "\u0001", out);
+      } finally {
+        reconciling = saved;
+      }
     }
-    const r = host.chatTools(out, options === undefined ? {} : options, site);
+    const r = host.chatTools(out, opts, site);
+    rec.calls.push({ children, options: opts, block: r.block, tools: r.tools });
     const tree = { $$typeof: ELEMENT, type: BLOCK, key: null, props: {}, owner: currentOwner,
                    block: r.block };
     return { tree, tools: r.tools };

@@ -303,11 +303,11 @@ void View::Impl::Sweep() {
       it = children_by_path_.erase(it);
     }
   }
-  std::erase_if(blocks_, [this](const auto& b) { return b.second.used != generation_; });
   for (auto it = chat_tools_sites_.begin(); it != chat_tools_sites_.end();) {
     if (it->second.used == generation_) {
       ++it;
     } else {
+      blocks_.erase(it->second.id);
       FreeSite(it->second);
       it = chat_tools_sites_.erase(it);
     }
@@ -487,8 +487,16 @@ Status View::RestoreState(const nlohmann::ordered_json& snapshot, const std::str
 
 void View::SetChatToolsHook(ChatToolsHook hook) {
   impl_->chat_tools_hook_ = std::move(hook);
+  // Results of the previous hook: dropped, with every memo that holds their block ids.
   for (auto& [key, site] : impl_->chat_tools_sites_) impl_->FreeSite(site);
-  impl_->chat_tools_sites_.clear();  // results of the previous hook
+  impl_->chat_tools_sites_.clear();
+  impl_->blocks_.clear();
+  if (impl_->ctx_ && impl_->rendered_) {
+    impl_->Enter();
+    JsValue done(impl_->ctx_,
+                 JS_Call(impl_->ctx_, impl_->invalidate_fn_.get(), JS_UNDEFINED, 0, nullptr));
+    if (done.IsException()) JS_FreeValue(impl_->ctx_, JS_GetException(impl_->ctx_));
+  }
 }
 
 const Encoder& View::encoder() const { return impl_->encoder_; }

@@ -152,18 +152,16 @@ class View::Impl {
   // Everything below lives across renders and is swept after each successful one: what that
   // render did not use is dropped. `generation_` counts renders.
   uint64_t generation_ = 0;
-  struct BlockEntry {
-    std::shared_ptr<const void> block;
-    uint64_t used = 0;
-  };
-  std::unordered_map<int64_t, BlockEntry> blocks_;  // asChatTools trees by id
-  int64_t next_block_ = 1;
+  // Counts layout changes of asChatTools call sites: a kept conversion made before the block it
+  // holds changed (ChatToolsSite::changed > made) is stale and converted again.
+  uint64_t layout_clock_ = 0;
   // Host node arrays the runtime replayed from an earlier render are the same JS objects, so
   // their conversion is kept, keyed by the object (a reference is held so the key stays unique).
   struct ConvertedNode {
     JSValue array;
     Node node;
     std::vector<int64_t> blocks;  // asChatTools trees inside it
+    uint64_t made = 0;            // layout_clock_ when converted
     uint64_t used = 0;
   };
   std::unordered_map<void*, ConvertedNode> converted_;
@@ -176,6 +174,7 @@ class View::Impl {
     JSValue array = JS_UNDEFINED;
     NodeList children;
     std::vector<int64_t> blocks;  // asChatTools trees among them
+    uint64_t made = 0;            // layout_clock_ when converted
     uint64_t used = 0;
   };
   std::unordered_map<std::string, ConvertedChildren> children_by_path_;
@@ -185,19 +184,29 @@ class View::Impl {
   Result<NodeList> ChildrenAt(const std::string& path, JSValueConst array);
   // The last result of each asChatTools call site (component path + call number). When a call
   // gets the same host nodes (the same JS values: a replayed app) and options, layout is skipped
-  // and the same block and the same frozen tools objects are returned.
+  // and the same block and the same frozen tools objects are returned. A site's block id stays
+  // the same while the site lives: the id stands for the site's current layout, so a wrapper's
+  // output holding it is still right after its app alone changed (runtime.js, reproject).
   struct ChatToolsSite {
     std::vector<JSValue> items;  // the host nodes it was called with (references held)
     nlohmann::ordered_json options;
     std::shared_ptr<const void> block;
     nlohmann::ordered_json tools;
     JsValue tools_js;
-    uint64_t used = 0;
+    int64_t id = 0;               // its block id in host nodes
+    uint64_t changed = 0;         // layout_clock_ when its block last changed
+    std::vector<int64_t> blocks;  // inner asChatTools trees among its items
+    uint64_t made = 0;            // layout_clock_ when its items were converted
+    uint64_t used = 0;     // called, or its block rendered, in this generation
   };
   std::unordered_map<std::string, ChatToolsSite> chat_tools_sites_;
+  std::unordered_map<int64_t, ChatToolsSite*> blocks_;  // sites by block id
+  int64_t next_block_ = 1;
   void FreeSite(ChatToolsSite& site);
   std::vector<int64_t> block_log_;  // trees met while converting, for ConvertedNode::blocks
   void UseBlock(int64_t id);
+  // False when a block among `ids` is gone or changed after a conversion made at `made`.
+  bool BlocksCurrent(const std::vector<int64_t>& ids, uint64_t made) const;
   void Sweep();
 
   mutable std::chrono::steady_clock::time_point deadline_;

@@ -186,6 +186,130 @@ TEST(ViewReuse, AnUnchangedAppIsLaidOutOnceAndCachesDoNotGrow) {
   EXPECT_EQ(layouts, 2);
 }
 
+// A ChatToolsHook for tests: the block holds the laid-out children as they are, and there is one
+// tool per button (named after its label). Counts its layouts.
+struct EchoLayout {
+  int layouts = 0;
+  static void Buttons(const std::vector<Node>& nodes, json* tools) {
+    for (const Node& n : nodes) {
+      if (n.kind == Node::Kind::kElement && n.type == "button") {
+        tools->push_back({{"type", "function"},
+                          {"function", {{"name", "click__" + n.props.value("label", "")}}}});
+      }
+      Buttons(n.children.vec(), tools);
+    }
+  }
+  ChatToolsHook Hook() {
+    return [this](const std::vector<Node>& children, const json&) -> Result<ChatTools> {
+      ++layouts;
+      ChatTools out;
+      out.block = std::make_shared<const std::vector<Node>>(children);
+      out.tools = json::array();
+      Buttons(children, &out.tools);
+      return out;
+    };
+  }
+};
+
+// The block nodes in `nodes` (at any depth), in order.
+void Blocks(const std::vector<Node>& nodes, std::vector<const Node*>* out) {
+  for (const Node& n : nodes) {
+    if (n.kind == Node::Kind::kBlock) out->push_back(&n);
+    Blocks(n.children.vec(), out);
+  }
+}
+std::string BlockText(const std::vector<Node>& tree) {
+  std::vector<const Node*> blocks;
+  Blocks(tree, &blocks);
+  std::string out;
+  for (const Node* b : blocks) out += Text(*static_cast<const std::vector<Node>*>(b->block.get()));
+  return out;
+}
+const std::vector<Node>& BlockNodes(const std::vector<Node>& tree) {
+  std::vector<const Node*> blocks;
+  Blocks(tree, &blocks);
+  EXPECT_EQ(blocks.size(), 1u);
+  static const std::vector<Node> kNone;
+  return blocks.empty() ? kNone : *static_cast<const std::vector<Node>*>(blocks[0]->block.get());
+}
+
+TEST(ViewReuse, AnActionInsideAWrapperReRunsTheAppAloneAndTheBlockShowsTheNewState) {
+  // Wrapper (props unchanged) placed its block inside a <box>: the app changes, its tools do not,
+  // so the wrapper is not called again, and its kept <box> takes the new block.
+  auto view = MustLoad("reuse.tsx", "Wrapped");
+  ASSERT_TRUE(view);
+  EchoLayout echo;
+  view->SetChatToolsHook(echo.Hook());
+  auto tree = view->Render({{"question", "q"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "q tools=1");
+  EXPECT_EQ(BlockText(*tree), "count=0");
+  for (int i = 1; i <= 3; ++i) {
+    tree = view->Act(HandlerOf(BlockNodes(*tree), "inc"), json::object());
+    ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+    EXPECT_EQ(BlockText(*tree), "count=" + std::to_string(i));
+    EXPECT_EQ(Text(*tree), "q tools=1");
+    EXPECT_EQ(view->Stats().components_called, 1u);  // Counter; not Wrapper, not Wrapped
+  }
+  EXPECT_EQ(echo.layouts, 4);
+  // A tree returned before stays what it was.
+  auto before = *tree;
+  tree = view->Act(HandlerOf(BlockNodes(*tree), "inc"), json::object());
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(BlockText(before), "count=3");
+  EXPECT_EQ(BlockText(*tree), "count=4");
+  // A new question runs the wrapper again, with the same block.
+  tree = view->Render({{"question", "r"}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(*tree), "r tools=1");
+  EXPECT_EQ(BlockText(*tree), "count=4");
+  EXPECT_EQ(echo.layouts, 5);  // laid out for the last act; the new question reused it
+}
+
+TEST(ViewReuse, WhenAnActionChangesTheAppsToolsTheWrapperRunsAgainWithThem) {
+  auto view = MustLoad("reuse.tsx", "WrappedGrowing");
+  ASSERT_TRUE(view);
+  EchoLayout echo;
+  view->SetChatToolsHook(echo.Hook());
+  auto tree = view->Render({{"question", "q"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "q tools=1");
+  tree = view->Act(HandlerOf(BlockNodes(*tree), "inc"), json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "q tools=2");  // a reset button now
+  EXPECT_EQ(BlockText(*tree), "n=1reset");
+  EXPECT_EQ(view->Stats().components_called, 2u);  // Growing and Wrapper
+  // The same tools again: the wrapper is not called.
+  tree = view->Act(HandlerOf(BlockNodes(*tree), "inc"), json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "q tools=2");
+  EXPECT_EQ(BlockText(*tree), "n=2reset");
+  EXPECT_EQ(view->Stats().components_called, 1u);
+  // Back to one tool: the wrapper runs; the handlers of the new tree work.
+  tree = view->Act(HandlerOf(BlockNodes(*tree), "reset"), json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "q tools=1");
+  EXPECT_EQ(BlockText(*tree), "n=0");
+  EXPECT_EQ(view->Stats().components_called, 2u);
+  tree = view->Act(HandlerOf(BlockNodes(*tree), "inc"), json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(BlockText(*tree), "n=1reset");
+}
+
+TEST(ViewReuse, ANewChatToolsHookDropsEveryKeptLayout) {
+  auto view = MustLoad("reuse.tsx", "Wrapped");
+  ASSERT_TRUE(view);
+  EchoLayout first, second;
+  view->SetChatToolsHook(first.Hook());
+  auto tree = view->Render({{"question", "q"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  view->SetChatToolsHook(second.Hook());
+  tree = view->Render({{"question", "q"}});  // the same props: would replay everything
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(second.layouts, 1);
+  EXPECT_EQ(BlockText(*tree), "count=0");
+}
+
 }  // namespace
 }  // namespace affordance::view
 

@@ -69,3 +69,17 @@ function Wrapper({ question, children }: { question: string; children?: any }) {
 export function Wrapped({ question }: { question: string }) {
   return <Wrapper question={question}><Counter key="c" /></Wrapper>;
 }
+
+// An app whose actions change: a second button shows after the first click.
+function Growing() {
+  const [n, setN] = useState(0);
+  return (
+    <box>
+      <button label="inc" onClick={() => setN(n + 1)}>n={n}</button>
+      {n > 0 ? <button label="reset" onClick={() => setN(0)}>reset</button> : null}
+    </box>
+  );
+}
+export function WrappedGrowing({ question }: { question: string }) {
+  return <Wrapper question={question}><Growing key="g" /></Wrapper>;
+}
