@@ -64,17 +64,17 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
     items.emplace_back(ctx, JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
   // Inner asChatTools trees keep their ids while their layouts change: those must be current.
   bool same = site.block != nullptr && *options == site.options &&
-              items.size() == site.items.size() && impl->BlocksCurrent(site.blocks, site.made);
+              items.size() == site.items.size() && impl->DepsCurrent(site.deps, site.made);
   for (size_t i = 0; same && i < items.size(); ++i)
     same = JS_StrictEq(ctx, items[i].get(), site.items[i]);
   if (same) {
-    for (int64_t id : site.blocks) impl->UseBlock(id);
+    for (int64_t id : site.deps) impl->UseDep(id);
   } else {
-    const size_t log_start = impl->block_log_.size();
+    const size_t log_start = impl->dep_log_.size();
     Result<std::vector<Node>> children = impl->ToNodes(argv[0]);
     if (!children.ok()) return ThrowCoded(ctx, children.error());
-    std::vector<int64_t> inner(impl->block_log_.begin() + static_cast<ptrdiff_t>(log_start),
-                               impl->block_log_.end());
+    std::vector<int64_t> inner(impl->dep_log_.begin() + static_cast<ptrdiff_t>(log_start),
+                               impl->dep_log_.end());
     const uint64_t made = impl->layout_clock_;
     Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options);
     if (!tools.ok()) return ThrowCoded(ctx, tools.error());
@@ -88,7 +88,7 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
     site.tools = std::move(tools->tools);
     site.block = std::move(tools->block);
     site.changed = ++impl->layout_clock_;
-    site.blocks = std::move(inner);
+    site.deps = std::move(inner);
     site.made = made;
     site.options = std::move(*options);
     for (JsValue& item : items) site.items.push_back(item.Release());
@@ -101,6 +101,16 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
   JS_SetPropertyStr(ctx, out, "block", JS_NewInt64(ctx, site.id));
   JS_SetPropertyStr(ctx, out, "tools", JS_DupValue(ctx, site.tools_js.get()));
   return out;
+}
+
+// textRows(path, array): the id of the kept text rows of the element at `path`, or null when an
+// item of `array` is not a string.
+JSValue HostTextRows(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv) {
+  if (argc < 2) return JS_ThrowTypeError(ctx, "textRows(path, array)");
+  const std::string path = ArgString(ctx, 1, argv);
+  const int64_t id = ImplOf(ctx)->TextRowsOf(path, argv[1]);
+  if (id < 0) return JS_EXCEPTION;
+  return id == 0 ? JS_NULL : JS_NewInt64(ctx, id);
 }
 
 JSValue HostModelName(JSContext* ctx, JSValueConst, int, JSValueConst*) {
@@ -218,6 +228,7 @@ void InstallHostBindings(View::Impl* impl) {
   JSValue host = JS_NewObject(ctx);
   JS_SetPropertyStr(ctx, host, "signature", JS_NewCFunction(ctx, HostSignature, "signature", 1));
   JS_SetPropertyStr(ctx, host, "chatTools", JS_NewCFunction(ctx, HostChatTools, "chatTools", 3));
+  JS_SetPropertyStr(ctx, host, "textRows", JS_NewCFunction(ctx, HostTextRows, "textRows", 2));
   JS_SetPropertyStr(ctx, host, "modelName", JS_NewCFunction(ctx, HostModelName, "modelName", 0));
   JS_SetPropertyStr(ctx, host, "hasToken", JS_NewCFunction(ctx, HostHasToken, "hasToken", 1));
   JS_SetPropertyStr(ctx, host, "tokenId", JS_NewCFunction(ctx, HostTokenId, "tokenId", 1));
@@ -303,18 +314,75 @@ JSValue View::Impl::BuildJs(const nlohmann::ordered_json& next, const nlohmann::
   return out.Release();
 }
 
-void View::Impl::UseBlock(int64_t id) {
-  auto it = blocks_.find(id);
-  if (it != blocks_.end()) it->second->used = generation_;
-  block_log_.push_back(id);
+void View::Impl::UseDep(int64_t id) {
+  if (id < 0) {
+    auto it = text_rows_by_id_.find(-id);
+    if (it != text_rows_by_id_.end()) it->second->used = generation_;
+  } else {
+    auto it = blocks_.find(id);
+    if (it != blocks_.end()) it->second->used = generation_;
+  }
+  dep_log_.push_back(id);
 }
 
-bool View::Impl::BlocksCurrent(const std::vector<int64_t>& ids, uint64_t made) const {
+bool View::Impl::DepsCurrent(const std::vector<int64_t>& ids, uint64_t made) const {
   for (int64_t id : ids) {
+    if (id < 0) {
+      if (!text_rows_by_id_.contains(-id)) return false;
+      continue;
+    }
     auto it = blocks_.find(id);
     if (it == blocks_.end() || it->second->changed > made) return false;
   }
   return true;
+}
+
+void View::Impl::FreeTextRows(TextRows& rows) {
+  for (JSValue v : rows.items) JS_FreeValue(ctx_, v);
+  rows.items.clear();
+}
+
+int64_t View::Impl::TextRowsOf(const std::string& path, JSValueConst array) {
+  JsValue l(ctx_, JS_GetProperty(ctx_, array, atom_length_));
+  int64_t len = 0;
+  if (JS_ToInt64(ctx_, &len, l.get()) < 0) return -1;
+  auto found = text_rows_.find(path);
+  bool same = found != text_rows_.end() && found->second.items.size() == static_cast<size_t>(len);
+  for (int64_t i = 0; i < len; ++i) {
+    JSValue v = JS_GetPropertyUint32(ctx_, array, static_cast<uint32_t>(i));
+    if (JS_IsException(v)) return -1;
+    const bool text = JS_IsString(v);
+    if (text && same) same = JS_StrictEq(ctx_, v, found->second.items[static_cast<size_t>(i)]);
+    JS_FreeValue(ctx_, v);
+    if (!text) return 0;
+  }
+  if (same) {
+    found->second.used = generation_;
+    return found->second.id;
+  }
+  TextRows& rows = found != text_rows_.end() ? found->second : text_rows_[path];
+  FreeTextRows(rows);
+  text_rows_by_id_.erase(rows.id);
+  std::vector<Node> nodes(static_cast<size_t>(len));
+  rows.items.reserve(static_cast<size_t>(len));
+  for (int64_t i = 0; i < len; ++i) {
+    JSValue v = JS_GetPropertyUint32(ctx_, array, static_cast<uint32_t>(i));
+    rows.items.push_back(v);  // a string: checked above, and nothing ran since
+    size_t n = 0;
+    const char* chars = JS_ToCStringLen(ctx_, &n, v);
+    if (chars == nullptr) {
+      FreeTextRows(rows);
+      text_rows_.erase(path);
+      return -1;
+    }
+    nodes[static_cast<size_t>(i)].text.assign(chars, n);
+    JS_FreeCString(ctx_, chars);
+  }
+  rows.nodes = NodeList(std::move(nodes));
+  rows.id = next_rows_id_++;
+  rows.used = generation_;
+  text_rows_by_id_[rows.id] = &rows;
+  return rows.id;
 }
 
 Result<std::vector<Node>> View::Impl::ToNodes(JSValueConst array) {
@@ -352,7 +420,7 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
                        "an asChatTools() tree was rendered after the component that made it "
                        "was unmounted");
     }
-    UseBlock(id);
+    UseDep(id);
     node.kind = Node::Kind::kBlock;
     node.block = it->second->block;
     return node;
@@ -363,24 +431,24 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
   }
   void* key = JS_VALUE_GET_PTR(v);
   auto hit = converted_.find(key);
-  if (hit != converted_.end() && BlocksCurrent(hit->second.blocks, hit->second.made)) {
+  if (hit != converted_.end() && DepsCurrent(hit->second.deps, hit->second.made)) {
     hit->second.used = generation_;
-    for (int64_t id : hit->second.blocks) UseBlock(id);
+    for (int64_t id : hit->second.deps) UseDep(id);
     return hit->second.node;
   }
-  const size_t log_start = block_log_.size();
+  const size_t log_start = dep_log_.size();
   Result<Node> converted = ConvertElement(v);
   if (!converted.ok()) return converted;
-  std::vector<int64_t> blocks(block_log_.begin() + static_cast<ptrdiff_t>(log_start),
-                              block_log_.end());
+  std::vector<int64_t> deps(dep_log_.begin() + static_cast<ptrdiff_t>(log_start),
+                              dep_log_.end());
   hit = converted_.find(key);  // ConvertElement may have inserted
   if (hit != converted_.end()) {
     hit->second.node = *converted;
-    hit->second.blocks = std::move(blocks);
+    hit->second.deps = std::move(deps);
     hit->second.made = layout_clock_;
     hit->second.used = generation_;
   } else {
-    converted_.emplace(key, ConvertedNode{JS_DupValue(ctx_, v), *converted, std::move(blocks),
+    converted_.emplace(key, ConvertedNode{JS_DupValue(ctx_, v), *converted, std::move(deps),
                                           layout_clock_, generation_});
   }
   return converted;
@@ -418,6 +486,18 @@ Result<Node> View::Impl::ConvertElement(JSValueConst v) {
     }
   }
   JsValue children(ctx_, JS_GetPropertyUint32(ctx_, v, 4));
+  if (JS_IsNumber(children.get())) {  // text rows (TextRowsOf)
+    int64_t id = 0;
+    JS_ToInt64(ctx_, &id, children.get());
+    auto rows = text_rows_by_id_.find(id);
+    if (rows == text_rows_by_id_.end()) {
+      return MakeError("view.render", "the rows of an element were rendered after it unmounted",
+                       node.path);
+    }
+    UseDep(-id);
+    node.children = rows->second->nodes;
+    return node;
+  }
   Result<NodeList> kids = ChildrenAt(node.path, children.get());
   if (!kids.ok()) return kids.error();
   node.children = std::move(*kids);
@@ -443,22 +523,22 @@ bool View::Impl::SameItems(JSValueConst a, JSValueConst b) {
 
 Result<NodeList> View::Impl::ChildrenAt(const std::string& path, JSValueConst array) {
   if (auto it = children_by_path_.find(path);
-      it != children_by_path_.end() && BlocksCurrent(it->second.blocks, it->second.made) &&
+      it != children_by_path_.end() && DepsCurrent(it->second.deps, it->second.made) &&
       SameItems(it->second.array, array)) {
     ConvertedChildren& kept = it->second;
     kept.used = generation_;
     ++children_reused_;
-    for (int64_t id : kept.blocks) UseBlock(id);
+    for (int64_t id : kept.deps) UseDep(id);
     return kept.children;
   }
-  const size_t log_start = block_log_.size();
+  const size_t log_start = dep_log_.size();
   Result<std::vector<Node>> kids = ToNodes(array);
   if (!kids.ok()) return kids.error();
   ConvertedChildren& entry = children_by_path_[path];  // after ToNodes: it may insert
   JS_FreeValue(ctx_, entry.array);
   entry.array = JS_DupValue(ctx_, array);
   entry.children = NodeList(std::move(*kids));
-  entry.blocks.assign(block_log_.begin() + static_cast<ptrdiff_t>(log_start), block_log_.end());
+  entry.deps.assign(dep_log_.begin() + static_cast<ptrdiff_t>(log_start), dep_log_.end());
   entry.made = layout_clock_;
   entry.used = generation_;
   return entry.children;

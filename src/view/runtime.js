@@ -3,7 +3,8 @@
 //
 // Host nodes (what render() returns, converted by src/view/host.cpp): a string is a text run, a
 // number an asChatTools block id, an array [type, path, props, handlers|null, children] an
-// intrinsic element, handlers being flat [event, id, signature index, ...].
+// intrinsic element, handlers being flat [event, id, signature index, ...] and children an array
+// of host nodes or the id of text rows kept by C++ (host.textRows).
 //
 // Evaluated once per View as a classic script (compiled to bytecode at build time). It reads the
 // native bindings from globalThis.__affordance_host (then deletes it) and its completion value is
@@ -32,6 +33,8 @@
   const ELEMENT = Symbol("affordance.element");
   const BLOCK = Symbol("affordance.block");
   const PASS_LIMIT = 25;
+  const TEXT_ROWS_MIN = 8;  // shorter lists of strings are copied like any children
+  const isArray = Array.isArray;
 
   function Fragment(props) {
     return props.children;
@@ -409,8 +412,15 @@
         handlers.push(name, id, signatureOf(v));
       }
     }
-    const children = [];
-    renderChild(props.children, path, "", -1, el.owner, children);
+    // Children that are one array of strings (rows a component rebuilt) go to C++ as they are:
+    // it keeps them per path and converts them only when they changed (host.textRows).
+    const kids = props.children;
+    let children = null;
+    if (isArray(kids) && kids.length >= TEXT_ROWS_MIN) children = host.textRows(path, kids);
+    if (children === null) {
+      children = [];
+      renderChild(kids, path, "", -1, el.owner, children);
+    }
     out[out.length] = [el.type, path, props, handlers, children];
   }
 

@@ -77,6 +77,8 @@ View::Impl::~Impl() {
     children_by_path_.clear();
     for (auto& [key, site] : chat_tools_sites_) FreeSite(site);
     chat_tools_sites_.clear();
+    for (auto& [path, rows] : text_rows_) FreeTextRows(rows);
+    text_rows_.clear();
     JS_FreeAtom(ctx_, atom_length_);
     JS_FreeContext(ctx_);
   }
@@ -269,7 +271,7 @@ Result<std::vector<Node>> View::Impl::Render(const nlohmann::ordered_json& props
 
 Result<std::vector<Node>> View::Impl::RenderWith(JSValueConst props) {
   ++generation_;
-  block_log_.clear();
+  dep_log_.clear();
   children_reused_ = 0;
   JSValue args[2] = {entry_fn_.get(), props};
   JsValue tree(ctx_, JS_Call(ctx_, render_fn_.get(), JS_UNDEFINED, 2, args));
@@ -301,6 +303,15 @@ void View::Impl::Sweep() {
     } else {
       JS_FreeValue(ctx_, it->second.array);
       it = children_by_path_.erase(it);
+    }
+  }
+  for (auto it = text_rows_.begin(); it != text_rows_.end();) {
+    if (it->second.used == generation_) {
+      ++it;
+    } else {
+      text_rows_by_id_.erase(it->second.id);
+      FreeTextRows(it->second);
+      it = text_rows_.erase(it);
     }
   }
   for (auto it = chat_tools_sites_.begin(); it != chat_tools_sites_.end();) {

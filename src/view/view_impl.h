@@ -160,7 +160,7 @@ class View::Impl {
   struct ConvertedNode {
     JSValue array;
     Node node;
-    std::vector<int64_t> blocks;  // asChatTools trees inside it
+    std::vector<int64_t> deps;    // asChatTools trees and text rows inside it (dep_log_)
     uint64_t made = 0;            // layout_clock_ when converted
     uint64_t used = 0;
   };
@@ -173,7 +173,7 @@ class View::Impl {
   struct ConvertedChildren {
     JSValue array = JS_UNDEFINED;
     NodeList children;
-    std::vector<int64_t> blocks;  // asChatTools trees among them
+    std::vector<int64_t> deps;    // asChatTools trees and text rows among them
     uint64_t made = 0;            // layout_clock_ when converted
     uint64_t used = 0;
   };
@@ -195,7 +195,7 @@ class View::Impl {
     JsValue tools_js;
     int64_t id = 0;               // its block id in host nodes
     uint64_t changed = 0;         // layout_clock_ when its block last changed
-    std::vector<int64_t> blocks;  // inner asChatTools trees among its items
+    std::vector<int64_t> deps;    // inner asChatTools trees (and text rows) among its items
     uint64_t made = 0;            // layout_clock_ when its items were converted
     uint64_t used = 0;     // called, or its block rendered, in this generation
   };
@@ -203,10 +203,32 @@ class View::Impl {
   std::unordered_map<int64_t, ChatToolsSite*> blocks_;  // sites by block id
   int64_t next_block_ = 1;
   void FreeSite(ChatToolsSite& site);
-  std::vector<int64_t> block_log_;  // trees met while converting, for ConvertedNode::blocks
-  void UseBlock(int64_t id);
+  // Text rows: an element whose children are one array of strings (a list of rows a component
+  // rebuilt) is not copied into a host children array; the runtime hands the array to
+  // host.textRows, which compares its strings with the ones kept for that element path and
+  // converts them only when they changed. The host node holds the id of the kept rows; an id is
+  // never reused for other rows, so a kept conversion that holds it stays right.
+  struct TextRows {
+    std::vector<JSValue> items;  // the strings (references held)
+    NodeList nodes;
+    int64_t id = 0;
+    uint64_t used = 0;
+  };
+  std::unordered_map<std::string, TextRows> text_rows_;  // by element path
+  std::unordered_map<int64_t, TextRows*> text_rows_by_id_;
+  int64_t next_rows_id_ = 1;
+  // The id of the rows kept for `path` after comparing them with `array`, or 0 when an item is
+  // not a string (the runtime then reconciles the array as usual). Sets a JS exception and
+  // returns -1 when out of memory.
+  int64_t TextRowsOf(const std::string& path, JSValueConst array);
+  void FreeTextRows(TextRows& rows);
+
+  // What a conversion depended on, logged while converting (ConvertedNode::deps and friends):
+  // asChatTools block ids (positive) and text rows ids (negated).
+  std::vector<int64_t> dep_log_;
+  void UseDep(int64_t id);
   // False when a block among `ids` is gone or changed after a conversion made at `made`.
-  bool BlocksCurrent(const std::vector<int64_t>& ids, uint64_t made) const;
+  bool DepsCurrent(const std::vector<int64_t>& ids, uint64_t made) const;
   void Sweep();
 
   mutable std::chrono::steady_clock::time_point deadline_;

@@ -372,6 +372,62 @@ TEST(ViewReuse, AReRenderedElementWithTheSameRowsKeepsTheirConversionAndChangedR
   EXPECT_EQ(Text(RowsOf(*tree)).substr(0, 9), "r0\nr1\nr2\n");
 }
 
+TEST(ViewReuse, RowsThatAreOneArrayOfStringsAreKeptByContentNotCopied) {
+  auto view = MustLoad("rows.tsx", "TextRows");
+  ASSERT_TRUE(view);
+  json rows = json::array();
+  for (int i = 0; i < 40; ++i) rows.push_back("r" + std::to_string(i));
+  auto tree = view->Render({{"rows", rows}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  ASSERT_EQ(RowsOf(*tree).size(), 40u);
+  EXPECT_EQ(RowsOf(*tree)[39].text, "r39\n");
+  const std::vector<Node>* first = &RowsOf(*tree).vec();
+  // Scrolling rebuilds every row string: equal text, so the same conversion.
+  tree = view->Act(HandlerOf(*tree, "rows", "onScroll"), {{"offset", 5}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(&RowsOf(*tree).vec(), first);
+  EXPECT_EQ(FindLabel(*tree, "rows")->props["offset"], 5);
+  // One row changes: converted again, and the earlier tree keeps what it had.
+  auto before = *tree;
+  rows[3] = "three";
+  tree = view->Render({{"rows", rows}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(RowsOf(*tree)[3].text, "three\n");
+  EXPECT_EQ(RowsOf(before)[3].text, "r3\n");
+  // Fewer rows, then rows that are not all strings (numbers and null, rendered as children are).
+  rows.erase(rows.size() - 1);
+  tree = view->Render({{"rows", rows}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(RowsOf(*tree).size(), 39u);
+  rows[0] = 7;
+  rows[1] = nullptr;
+  tree = view->Render({{"rows", rows}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(RowsOf(*tree).size(), 38u);
+  EXPECT_EQ(RowsOf(*tree)[0].text, "7");
+  EXPECT_EQ(RowsOf(*tree)[1].text, "r2\n");
+  // Strings again, equal to the rows two renders ago.
+  rows[0] = "r0";
+  rows[1] = "r1";
+  tree = view->Render({{"rows", rows}});
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(Text(RowsOf(*tree)).substr(0, 12), "r0\nr1\nr2\nthr");
+}
+
+TEST(ViewReuse, RowsChangedInPlaceAfterTheRenderShowAsTheyWereWhenRendered) {
+  auto view = MustLoad("rows.tsx", "MutatedRows");
+  ASSERT_TRUE(view);
+  auto tree = view->Render({{"n", 10}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  ASSERT_EQ(RowsOf(*tree).size(), 10u);  // the effect ran after the rows were taken
+  EXPECT_EQ(RowsOf(*tree)[0].text, "r0\n");
+  tree = view->Act(HandlerOf(*tree, "rows", "onScroll"), json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  ASSERT_EQ(RowsOf(*tree).size(), 11u);
+  EXPECT_EQ(RowsOf(*tree)[0].text, "changed\n");
+  EXPECT_EQ(RowsOf(*tree)[10].text, "added\n");
+}
+
 TEST(ViewReuse, ARenderKeepsWorkingAfterThousandsOfActionsAndItsMemoryStaysFlat) {
   // The JS heap reuses freed blocks: many re-renders neither grow memory nor break state.
   auto view = MustLoad("rows.tsx", "Rows");
