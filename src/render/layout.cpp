@@ -79,7 +79,9 @@ class Layouter {
   Result<Block> Finish() && {
     for (const auto& h : AnyLiveBlockHasActions() ? hidden_ : std::vector<HiddenRange>{}) {
       for (size_t i = h.first; i < std::min(h.end, h.nodes->size()); ++i) {
-        if (auto st = CheckHiddenBlocks((*h.nodes)[i], h.owner); !st.ok()) return st.error();
+        const view::Node& node = (*h.nodes)[i];
+        if (node.kind == view::Node::Kind::kText) continue;  // most hidden nodes: rows
+        if (auto st = CheckHiddenBlocks(node, h.owner); !st.ok()) return st.error();
       }
     }
     if (options_.mode == LayoutOptions::Mode::kProjection) {
