@@ -50,6 +50,9 @@
   let memoEpoch = 0;
   let reuse = true;  // ViewOptions::reuse_components
   let called = 0, replayed = 0;  // in the last render (stats)
+  // The projections reproject() made for the component about to be called (its asChatTools
+  // calls take them), with .inst naming it; null otherwise.
+  let projections = null;
 
   // h takes over its props object (JSX always passes a fresh object literal): `key` is moved out
   // of it and `children` set on it.
@@ -267,7 +270,8 @@
     }
     if (same) return true;
     rec.calls.length = 0;
-    rec.projected = projected;
+    projected.inst = inst;
+    projections = projected;
     return false;
   }
 
@@ -303,7 +307,6 @@
       rec.kids.push(m.kids[i]);
       replay(m.kids[i], null);
     }
-    rec.chatTools = m.chatTools;
     rec.out = m.out;
     for (let i = 0; i < m.out.length; i++) out[out.length] = m.out[i];
   }
@@ -337,8 +340,8 @@
     inst.seen = serial;
     inst.pending.length = 0;
     const rec = { epoch: memoEpoch, props: el.props, result: undefined, out: null, kids: [],
-                  handlers: [], paths: [], ctxReads: [], chatTools: 0, calls: [], projected: null,
-                  ownKids: 0, ownHandlers: 0, ownPaths: 0, unstable: false };
+                  handlers: [], paths: [], ctxReads: [], calls: [], ownKids: 0, ownHandlers: 0,
+                  ownPaths: 0, unstable: false };
     inst.next = rec;
     let result;
     if (same && m.calls.length > 0 && reproject(inst, m, rec)) {
@@ -372,7 +375,7 @@
         hookIndex = savedIndex;
         currentOwner = savedOwner;
       }
-      rec.projected = null;
+      projections = null;
     }
     // What its asChatTools calls reconciled comes first in kids, handlers and paths; the rest is
     // its own output's.
@@ -561,12 +564,12 @@
       throw e;
     }
     const rec = currentInst.next;
-    const index = rec.chatTools++;
+    const index = rec.calls.length;
     const site = currentInst.path + "\u0000" + index;
     const opts = options === undefined ? {} : options;
     let out;
-    if (rec.projected !== null && index < rec.projected.length) {
-      out = rec.projected[index];  // reconciled already (reproject)
+    if (projections !== null && projections.inst === currentInst && index < projections.length) {
+      out = projections[index];  // reconciled already (reproject)
     } else {
       out = [];
       // "\u0001" is never a component path, so every element here is rooted at its creator.
@@ -604,7 +607,7 @@
 
   function commit() {
     const errors = [];
-    for (const [path, inst] of instances) {
+    instances.forEach((inst, path) => {
       if (inst.seen !== serial) {
         instances.delete(path);
         unmountInstance(inst, errors);
@@ -612,7 +615,7 @@
         inst.committed = true;
         inst.memo = inst.next;
       }
-    }
+    });
     handlerIds = stagedIds;
     handlerFns = stagedFns;
     const list = effects;
@@ -657,6 +660,7 @@
     }
     currentInst = null;
     reconciling = null;
+    projections = null;
     hookIndex = 0;
     serial++;
     usedPaths = new Set();
