@@ -10,7 +10,7 @@ add_library(quickjs STATIC
   "${QUICKJS_DIR}/quickjs.c" "${QUICKJS_DIR}/libregexp.c" "${QUICKJS_DIR}/libunicode.c"
   "${QUICKJS_DIR}/cutils.c" "${QUICKJS_DIR}/dtoa.c")
 target_compile_definitions(quickjs PRIVATE _GNU_SOURCE CONFIG_VERSION="2025-04-26")
-target_compile_options(quickjs PRIVATE -O3 -fwrapv -w)
+target_compile_options(quickjs PRIVATE -O3 -fno-semantic-interposition -fwrapv -w)
 target_include_directories(quickjs SYSTEM PUBLIC $<BUILD_INTERFACE:${QUICKJS_DIR}>)
 target_link_libraries(quickjs PUBLIC m Threads::Threads ${CMAKE_DL_LIBS})
 

@@ -54,6 +54,8 @@ struct Tool {
   // The OpenAI-style tool object, keys in the order chat APIs and templates are given them:
   // {"type": "function", "function": {"name", "parameters"}}.
   nlohmann::ordered_json ToJson() const;
+
+  bool operator==(const Tool&) const = default;
 };
 
 struct Block {

@@ -22,7 +22,8 @@ Renderer::Renderer(std::shared_ptr<const text::Tokenizer> tokenizer,
                    std::unique_ptr<view::View> view)
     : tokenizer_(std::move(tokenizer)), view_(std::move(view)), projection_cache_(*tokenizer_) {
   view_->SetChatToolsHook([this](const std::vector<view::Node>& children,
-                                 const nlohmann::ordered_json& options) -> Result<view::ChatTools> {
+                                 const nlohmann::ordered_json& options,
+                                 const view::ChatTools* previous) -> Result<view::ChatTools> {
     const uint64_t start = Now();
     struct Charge {
       RenderProfile& p;
@@ -35,6 +36,14 @@ Renderer::Renderer(std::shared_ptr<const text::Tokenizer> tokenizer,
     auto block = Layout(children, *tokenizer_, *layout_options);
     if (!block.ok()) return block.error();
     auto shared = std::make_shared<const Block>(std::move(block).value());
+    // An act that changed the app but not its actions: the view keeps its tool objects.
+    const Block* last = previous != nullptr ? BlockOf(previous->block) : nullptr;
+    if (last != nullptr && last->tools == shared->tools) {
+      view::ChatTools same{WrapBlock(std::move(shared))};
+      same.tools = nullptr;
+      same.same_tools = true;
+      return same;
+    }
     nlohmann::ordered_json tools = shared->ToolsJson();
     return view::ChatTools{WrapBlock(std::move(shared)), std::move(tools)};
   });

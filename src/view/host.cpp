@@ -63,7 +63,7 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
   for (int64_t i = 0; i < len; ++i)
     items.emplace_back(ctx, JS_GetPropertyUint32(ctx, argv[0], static_cast<uint32_t>(i)));
   // Inner asChatTools trees keep their ids while their layouts change: those must be current.
-  bool same = site.block != nullptr && *options == site.options &&
+  bool same = site.last.block != nullptr && *options == site.options &&
               items.size() == site.items.size() && impl->DepsCurrent(site.deps, site.made);
   for (size_t i = 0; same && i < items.size(); ++i)
     same = JS_StrictEq(ctx, items[i].get(), site.items[i]);
@@ -76,17 +76,26 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
     std::vector<int64_t> inner(impl->dep_log_.begin() + static_cast<ptrdiff_t>(log_start),
                                impl->dep_log_.end());
     const uint64_t made = impl->layout_clock_;
-    Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options);
+    Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options,
+                                                     site.last.block ? &site.last : nullptr);
     if (!tools.ok()) return ThrowCoded(ctx, tools.error());
-    // Tools equal to the last ones come back as the same frozen objects, so a wrapper can
-    // memoize what it writes from them.
-    JSValue js_tools =
-        impl->PropsToJs(tools->tools, site.block ? &site.tools : nullptr, site.tools_js.get());
-    if (JS_IsException(js_tools)) return JS_EXCEPTION;
-    impl->FreeSite(site);
-    site.tools_js = JsValue(ctx, js_tools);
-    site.tools = std::move(tools->tools);
-    site.block = std::move(tools->block);
+    if (tools->same_tools && site.last.block == nullptr) {
+      return ThrowCoded(ctx, MakeError("view.chat_tools_hook",
+                                       "the ChatToolsHook answered same_tools without a previous "
+                                       "result"));
+    }
+    if (!tools->same_tools) {
+      // Tools equal to the last ones come back as the same frozen objects, so a wrapper can
+      // memoize what it writes from them.
+      JSValue js_tools = impl->PropsToJs(tools->tools, site.last.block ? &site.last.tools : nullptr,
+                                         site.tools_js.get());
+      if (JS_IsException(js_tools)) return JS_EXCEPTION;
+      site.tools_js = JsValue(ctx, js_tools);
+      site.last.tools = std::move(tools->tools);
+    }
+    for (JSValue v : site.items) JS_FreeValue(ctx, v);
+    site.items.clear();
+    site.last.block = std::move(tools->block);
     site.changed = ++impl->layout_clock_;
     site.deps = std::move(inner);
     site.made = made;
@@ -422,7 +431,7 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
     }
     UseDep(id);
     node.kind = Node::Kind::kBlock;
-    node.block = it->second->block;
+    node.block = it->second->last.block;
     return node;
   }
   // [type, path, props, handlers | null, children]; converted once while the runtime replays it.

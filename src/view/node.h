@@ -112,6 +112,9 @@ inline std::vector<Node>::const_iterator NodeList::end() const { return vec().en
 struct ChatTools {
   std::shared_ptr<const void> block;
   nlohmann::ordered_json tools = nlohmann::ordered_json::array();
+  // Set by a hook given its previous result (ChatToolsHookWithPrevious) when the tools are the
+  // previous ones: `tools` is then left empty and the view keeps the previous tool objects.
+  bool same_tools = false;
 };
 
 // Called synchronously while a component calls asChatTools(children, options). `children` is the
@@ -120,5 +123,12 @@ struct ChatTools {
 // asChatTools, and so a render error with the same code and message.
 using ChatToolsHook =
     std::function<Result<ChatTools>(const std::vector<Node>& children, const nlohmann::ordered_json& options)>;
+
+// The same, also given the result this call site got last time (nullptr on its first layout), so
+// a hook can answer `same_tools` instead of building tool objects that did not change (an act that
+// changed the app but not its actions).
+using ChatToolsHookWithPrevious = std::function<Result<ChatTools>(
+    const std::vector<Node>& children, const nlohmann::ordered_json& options,
+    const ChatTools* previous)>;
 
 }  // namespace affordance::view

@@ -497,6 +497,17 @@ Status View::RestoreState(const nlohmann::ordered_json& snapshot, const std::str
 }
 
 void View::SetChatToolsHook(ChatToolsHook hook) {
+  if (!hook) {
+    SetChatToolsHook(ChatToolsHookWithPrevious());
+    return;
+  }
+  SetChatToolsHook(ChatToolsHookWithPrevious(
+      [hook = std::move(hook)](const std::vector<Node>& children,
+                               const nlohmann::ordered_json& options,
+                               const ChatTools*) { return hook(children, options); }));
+}
+
+void View::SetChatToolsHook(ChatToolsHookWithPrevious hook) {
   impl_->chat_tools_hook_ = std::move(hook);
   // Results of the previous hook: dropped, with every memo that holds their block ids.
   for (auto& [key, site] : impl_->chat_tools_sites_) impl_->FreeSite(site);

@@ -140,8 +140,11 @@ class View {
   Status RestoreState(const nlohmann::ordered_json& snapshot, const std::string& root = "");
 
   // Installs the hook that asChatTools() calls during render (layout + projection). Without a
-  // hook, asChatTools throws "view.no_chat_tools_hook".
+  // hook, asChatTools throws "view.no_chat_tools_hook". A hook given the call site's previous
+  // result may answer ChatTools::same_tools; one that answers it without a previous result makes
+  // asChatTools throw "view.chat_tools_hook". Installing a hook drops every kept layout.
   void SetChatToolsHook(ChatToolsHook hook);
+  void SetChatToolsHook(ChatToolsHookWithPrevious hook);
 
   const Encoder& encoder() const;
   ViewStats Stats() const;

@@ -126,7 +126,7 @@ class View::Impl {
 
   Encoder encoder_;
   ViewOptions options_;
-  ChatToolsHook chat_tools_hook_;
+  ChatToolsHookWithPrevious chat_tools_hook_;
   JsHeap heap_;  // outlives rt_ (freed in ~Impl's body)
   JSRuntime* rt_ = nullptr;
   JSContext* ctx_ = nullptr;
@@ -190,8 +190,7 @@ class View::Impl {
   struct ChatToolsSite {
     std::vector<JSValue> items;  // the host nodes it was called with (references held)
     nlohmann::ordered_json options;
-    std::shared_ptr<const void> block;
-    nlohmann::ordered_json tools;
+    ChatTools last;  // the block and tools of its last layout
     JsValue tools_js;
     int64_t id = 0;               // its block id in host nodes
     uint64_t changed = 0;         // layout_clock_ when its block last changed

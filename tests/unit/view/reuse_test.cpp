@@ -296,6 +296,48 @@ TEST(ViewReuse, WhenAnActionChangesTheAppsToolsTheWrapperRunsAgainWithThem) {
   EXPECT_EQ(BlockText(*tree), "n=1reset");
 }
 
+TEST(ViewReuse, AHookGivenItsPreviousResultCanKeepTheToolsAndMustHaveOneToDoSo) {
+  auto view = MustLoad("reuse.tsx", "WrappedGrowing");
+  ASSERT_TRUE(view);
+  int calls = 0;
+  view->SetChatToolsHook([&](const std::vector<Node>& children, const json&,
+                             const ChatTools* previous) -> Result<ChatTools> {
+    ++calls;
+    ChatTools out;
+    out.block = std::make_shared<const std::vector<Node>>(children);
+    if (previous != nullptr) {
+      out.same_tools = true;  // keep whatever the view has
+      out.tools = nullptr;
+      return out;
+    }
+    EchoLayout::Buttons(children, &out.tools);
+    return out;
+  });
+  auto tree = view->Render({{"question", "q"}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "q tools=1");
+  // The app grows a second button, but this hook says the tools are the same: the view keeps
+  // the previous tool objects and the wrapper is not called.
+  tree = view->Act(HandlerOf(BlockNodes(*tree), "inc"), json::object());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(Text(*tree), "q tools=1");
+  EXPECT_EQ(BlockText(*tree), "n=1reset");
+  EXPECT_EQ(calls, 2);
+
+  auto fresh = MustLoad("reuse.tsx", "WrappedGrowing");
+  ASSERT_TRUE(fresh);
+  fresh->SetChatToolsHook([&](const std::vector<Node>& children, const json&,
+                              const ChatTools*) -> Result<ChatTools> {
+    ChatTools out;  // same_tools on the first layout: nothing to keep
+    out.block = std::make_shared<const std::vector<Node>>(children);
+    out.same_tools = true;
+    return out;
+  });
+  auto bad = fresh->Render({{"question", "q"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "view.chat_tools_hook") << bad.error().ToString();
+}
+
 TEST(ViewReuse, ANewChatToolsHookDropsEveryKeptLayout) {
   auto view = MustLoad("reuse.tsx", "Wrapped");
   ASSERT_TRUE(view);
