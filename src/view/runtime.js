@@ -35,6 +35,17 @@
   const PASS_LIMIT = 25;
   const TEXT_ROWS_MIN = 8;  // shorter lists of strings are copied like any children
   const isArray = Array.isArray;
+  const pushAll = Function.prototype.apply.bind(Array.prototype.push);
+  // Appends the items of `items` to `out`: one native call for the usual lengths (QuickJS
+  // refuses more than 65,535 arguments).
+  function append(out, items) {
+    const n = items.length;
+    if (n > 0 && n <= 8192) {
+      pushAll(out, items);
+    } else {
+      for (let i = 0; i < n; i++) out[out.length] = items[i];
+    }
+  }
 
   function Fragment(props) {
     return props.children;
@@ -240,7 +251,7 @@
       stagedFns.set(hs[i + 1], hs[i + 2]);
     }
     for (let i = 0; i < m.kids.length; i++) replay(m.kids[i], null);
-    if (out !== null) for (let i = 0; i < m.out.length; i++) out[out.length] = m.out[i];
+    if (out !== null) append(out, m.out);
   }
 
   // A component that called asChatTools, with the same props, state and contexts, whose subtree
@@ -308,7 +319,7 @@
       replay(m.kids[i], null);
     }
     rec.out = m.out;
-    for (let i = 0; i < m.out.length; i++) out[out.length] = m.out[i];
+    append(out, m.out);
   }
 
   function renderComponent(el, path, out) {

@@ -338,6 +338,19 @@ TEST(ViewReuse, AHookGivenItsPreviousResultCanKeepTheToolsAndMustHaveOneToDoSo) 
   EXPECT_EQ(bad.error().code, "view.chat_tools_hook") << bad.error().ToString();
 }
 
+TEST(ViewReuse, AReplayedOutputOfSeventyThousandRunsIsWhole) {
+  auto view = MustLoad("reuse.tsx", "ManyRuns");
+  ASSERT_TRUE(view);
+  for (const char* title : {"a", "a", "b"}) {  // render, full replay, Runs replayed alone
+    auto tree = view->Render({{"n", 70000}, {"title", title}});
+    ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+    ASSERT_EQ(tree->size(), 70001u);
+    EXPECT_EQ(tree->front().text, title);
+    EXPECT_EQ((*tree)[70000].text, "9\n");
+  }
+  EXPECT_EQ(view->Stats().components_called, 1u);  // ManyRuns; Runs replayed
+}
+
 TEST(ViewReuse, ANewChatToolsHookDropsEveryKeptLayout) {
   auto view = MustLoad("reuse.tsx", "Wrapped");
   ASSERT_TRUE(view);

@@ -83,3 +83,13 @@ function Growing() {
 export function WrappedGrowing({ question }: { question: string }) {
   return <Wrapper question={question}><Growing key="g" /></Wrapper>;
 }
+
+// A long output replayed as it is (more items than one native call takes as arguments).
+function Runs({ n }: { n: number }) {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(i % 10 === 9 ? "9\n" : String(i % 10));
+  return <>{out}</>;
+}
+export function ManyRuns({ n, title }: { n: number; title: string }) {
+  return <>{title}<Runs n={n} /></>;
+}
