@@ -100,9 +100,9 @@
 
   // ---- per render pass
   let serial = 0;
-  let usedPaths = null;
-  let stagedIds = null;
-  let stagedFns = null;
+  const usedPaths = new Set();  // cleared by each pass
+  let stagedIds = new Map();
+  let stagedFns = new Map();
   let effects = null;
 
   function typeName(type) {
@@ -627,8 +627,12 @@
         inst.memo = inst.next;
       }
     });
+    // The maps swap: the committed ones become the next pass's staging maps (cleared then).
+    const ids = handlerIds, fns = handlerFns;
     handlerIds = stagedIds;
     handlerFns = stagedFns;
+    stagedIds = ids;
+    stagedFns = fns;
     const list = effects;
     effects = null;
     for (const e of list) {
@@ -674,9 +678,9 @@
     projections = null;
     hookIndex = 0;
     serial++;
-    usedPaths = new Set();
-    stagedIds = new Map();
-    stagedFns = new Map();
+    usedPaths.clear();
+    stagedIds.clear();
+    stagedFns.clear();
     effects = [];
     const out = [];
     const saved = currentOwner;
