@@ -62,7 +62,7 @@ class Layouter {
  public:
   Layouter(const text::Tokenizer& tokenizer, const LayoutOptions& options)
       : tokenizer_(tokenizer), options_(options) {
-    frames_.push_back(Frame{kUnbounded, false, ""});
+    frames_.push_back(Frame{kUnbounded, false, &kNoPath});
   }
 
   Status Nodes(const std::vector<view::Node>& nodes, size_t first = 0) {
@@ -81,7 +81,7 @@ class Layouter {
       for (size_t i = h.first; i < std::min(h.end, h.nodes->size()); ++i) {
         const view::Node& node = (*h.nodes)[i];
         if (node.kind == view::Node::Kind::kText) continue;  // most hidden nodes: rows
-        if (auto st = CheckHiddenBlocks(node, h.owner); !st.ok()) return st.error();
+        if (auto st = CheckHiddenBlocks(node, *h.owner); !st.ok()) return st.error();
       }
     }
     if (options_.mode == LayoutOptions::Mode::kProjection) {
@@ -95,8 +95,9 @@ class Layouter {
   struct Frame {
     int64_t remaining;
     bool clipped;
-    std::string path;  // the container that owns this budget
+    const std::string* path;  // the container that owns this budget (its Node outlives us)
   };
+  static inline const std::string kNoPath;
   struct Snapshot {
     size_t tokens, spans, tools, actions, clips, hidden;
     std::vector<Frame> frames;
@@ -105,7 +106,7 @@ class Layouter {
   struct HiddenRange {
     const std::vector<view::Node>* nodes;
     size_t first;
-    std::string owner;
+    const std::string* owner;  // a container's path (its Node outlives the layout)
     size_t end = SIZE_MAX;  // exclusive; SIZE_MAX: to the end
   };
 
@@ -225,10 +226,10 @@ class Layouter {
     auto marker = TextProp(e, "marker");
     if (!marker.ok()) return marker.error();
     const size_t first = static_cast<size_t>(std::min<int64_t>(*offset, e.children.size()));
-    if (first > 0) hidden_.push_back(HiddenRange{&e.children.vec(), 0, e.path, first});
+    if (first > 0) hidden_.push_back(HiddenRange{&e.children.vec(), 0, &e.path, first});
     if (*budget < 0) return Nodes(e.children, first);
 
-    frames_.push_back(Frame{*budget, false, e.path});
+    frames_.push_back(Frame{*budget, false, &e.path});
     Snapshot before = Save();
     if (auto st = Nodes(e.children, first); !st.ok()) return st;
     const bool own_clip = frames_.back().clipped && !frames_[frames_.size() - 2].clipped;
@@ -349,7 +350,7 @@ class Layouter {
     for (const auto& s : b->spans) {
       const bool cut = s.end > kept || (s.begin >= kept && kept < b->tokens.size());
       if (cut && s.kind == Span::Kind::kAction && s.projected) {
-        return CropError(s, frames_[clip_owners_[clips]].path);
+        return CropError(s, *frames_[clip_owners_[clips]].path);
       }
       if (s.begin >= kept && kept < b->tokens.size()) continue;  // hidden by the crop
       Span rebased = s;
