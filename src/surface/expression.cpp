@@ -343,14 +343,25 @@ ParsedExpression ParseExpression(std::span<const Token> tokens, Arena& arena) {
 }
 
 bool IsBuiltin(std::string_view name) {
-  static constexpr std::array<std::string_view, 19> kNames = {
-      "Count",  "First",  "Last",        "Sum",     "Avg",   "Min",  "Max",
-      "Sort",   "Filter", "Round",       "Abs",     "Floor", "Ceil", "Each",
-      "Action", "Run",    "ToAssistant", "OpenUrl", "Set"};
-  for (auto n : kNames) {
-    if (n == name) return true;
+  // Called for every call and component name: compare only the names of the same length.
+  switch (name.size()) {
+    case 3:
+      return name == "Sum" || name == "Avg" || name == "Min" || name == "Max" || name == "Abs" ||
+             name == "Run" || name == "Set";
+    case 4:
+      return name == "Last" || name == "Sort" || name == "Ceil" || name == "Each";
+    case 5:
+      return name == "Count" || name == "First" || name == "Round" || name == "Floor" ||
+             name == "Reset";
+    case 6:
+      return name == "Filter" || name == "Action";
+    case 7:
+      return name == "OpenUrl";
+    case 11:
+      return name == "ToAssistant";
+    default:
+      return false;
   }
-  return name == "Reset";
 }
 
 bool IsReservedCall(std::string_view name) { return name == "Query" || name == "Mutation"; }
