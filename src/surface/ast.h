@@ -1,14 +1,16 @@
 // OpenUI Lang syntax: tokens and expression trees, as produced by the lexer and the Pratt parser.
 //
 // These mirror lang-core 0.2.18 (src/parser/lexer.ts, ast.ts) one to one, so that every program
-// lowers to the same ParseResult as the JavaScript reference. Nodes are plain values (a tree of
-// std::vector children); they own their children and are cheap to move.
+// lowers to the same ParseResult as the JavaScript reference. Nodes live in an Arena (value.h):
+// a node's children and keys are arrays in the arena and its texts view the lexed source or the
+// arena, so a tree costs no allocation per node and is freed all at once with its arena.
 #pragma once
 
 #include "surface/value.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +71,8 @@ struct Token {
 // fails), a trailing kEof token is always present. Never fails. Token texts view `src` or
 // `strings` (decoded escapes), which must outlive the tokens.
 std::vector<Token> Tokenize(std::string_view src, Arena& strings);
+// The same into *out (cleared first), so a caller can reuse its buffer.
+void Tokenize(std::string_view src, Arena& strings, std::vector<Token>* out);
 
 enum class NodeKind : uint8_t {
   kComp,
@@ -96,14 +100,16 @@ enum class NodeKind : uint8_t {
 //   kRef/kPh/kStateRef: text = name          kBinOp/kUnaryOp: text = operator, kids = operands
 //   kTernary: kids = {cond, then, else}      kMember: kids = {obj}, text = field
 //   kIndex: kids = {obj, index}              kAssign: text = target ("$x"), kids = {value}
+// Trivially copyable and destructible: copying a Node copies its root only (the children are
+// shared), and the arena that holds its children and texts must outlive every copy.
 struct Node {
   NodeKind kind = NodeKind::kNull;
   bool boolean = false;
   uint32_t height = 1;  // 1 + the tallest child; bounded by the parser
   double num = 0;
-  std::string text;
-  std::vector<std::string> keys;
-  std::vector<Node> kids;
+  std::string_view text;
+  std::span<const std::string_view> keys;
+  std::span<const Node> kids;
 };
 
 // Formats a number the way JavaScript's String(number) does ("1", "0.5", "1e+21", "NaN").

@@ -41,21 +41,25 @@ std::vector<std::string> SplitSource(std::string_view input) {
   return out;
 }
 
-std::vector<ParsedStatement> ParseStatements(std::string_view input) {
+// The statements' trees and the texts they view live in `arena`.
+std::vector<ParsedStatement> ParseStatements(std::string_view input, Arena& arena) {
   std::vector<ParsedStatement> out;
   std::string_view trimmed = internal::JsTrim(input);
   if (trimmed.empty()) return out;
   for (std::string& raw : SplitSource(trimmed)) {
-    Arena strings;  // decoded string literals the tokens point to
-    std::vector<RawStatement> stmts = SplitStatements(Tokenize(raw, strings), raw, nullptr);
+    const std::string_view text = arena.Copy(raw);
+    std::vector<Token> tokens = Tokenize(text, arena);
+    std::vector<RawStatement> stmts = SplitStatements(tokens, text, nullptr);
     if (stmts.empty()) continue;
-    out.push_back({stmts[0].id, ParseExpression(stmts[0].tokens).node, std::move(raw)});
+    out.push_back(
+        {std::string(stmts[0].id), ParseExpression(stmts[0].tokens, arena).node, std::move(raw)});
   }
   return out;
 }
 
 void CollectRefs(const Node& node, std::vector<std::string>* out) {
-  if (node.kind == NodeKind::kRef || node.kind == NodeKind::kRuntimeRef) out->push_back(node.text);
+  if (node.kind == NodeKind::kRef || node.kind == NodeKind::kRuntimeRef)
+    out->emplace_back(node.text);
   for (const Node& k : node.kids) CollectRefs(k, out);
 }
 
@@ -63,8 +67,9 @@ void CollectRefs(const Node& node, std::vector<std::string>* out) {
 
 Result<std::string> MergeProgram(std::string_view existing, std::string_view patch,
                                  std::string_view root_id) {
-  std::vector<ParsedStatement> current = ParseStatements(existing);
-  std::vector<ParsedStatement> changes = ParseStatements(StripFences(patch));
+  Arena arena;
+  std::vector<ParsedStatement> current = ParseStatements(existing, arena);
+  std::vector<ParsedStatement> changes = ParseStatements(StripFences(patch), arena);
   if (current.empty()) {
     return MakeError("surface.patch_without_program",
                      "an edit patch needs an existing program to apply to",

@@ -2,6 +2,8 @@
 #include "surface/syntax.h"
 
 #include <array>
+#include <memory>
+#include <new>
 
 namespace affordance::surface {
 namespace {
@@ -76,13 +78,18 @@ const char* BinaryOperator(Tok t) {
 Node Leaf(NodeKind kind, std::string_view text = {}) {
   Node n;
   n.kind = kind;
-  n.text.assign(text);
+  n.text = text;
   return n;
 }
 
 class Pratt {
  public:
-  explicit Pratt(const std::vector<Token>& tokens) : tokens_(tokens) {}
+  Pratt(std::span<const Token> tokens, Arena& arena, std::vector<Node>& stack,
+        std::vector<std::string_view>& keys)
+      : tokens_(tokens), arena_(arena), stack_(stack), keys_(keys) {
+    stack_.clear();
+    keys_.clear();
+  }
 
   ParsedExpression Run() {
     ParsedExpression out;
@@ -99,6 +106,31 @@ class Pratt {
   }
   void Eat(Tok t) {
     if (Cur().t == t) pos_++;
+  }
+
+  // The children collected on the stack since `base`, moved into one arena array.
+  std::span<const Node> Commit(size_t base) {
+    const size_t count = stack_.size() - base;
+    if (count == 0) return {};
+    Node* kids = arena_.AllocateArray<Node>(count);
+    std::uninitialized_copy(stack_.begin() + static_cast<ptrdiff_t>(base), stack_.end(), kids);
+    stack_.resize(base);
+    return {kids, count};
+  }
+  std::span<const std::string_view> CommitKeys(size_t base) {
+    const size_t count = keys_.size() - base;
+    if (count == 0) return {};
+    std::string_view* keys = arena_.AllocateArray<std::string_view>(count);
+    std::uninitialized_copy(keys_.begin() + static_cast<ptrdiff_t>(base), keys_.end(), keys);
+    keys_.resize(base);
+    return {keys, count};
+  }
+  template <class... K>
+  std::span<const Node> Kids(const K&... kids) {
+    Node* out = arena_.AllocateArray<Node>(sizeof...(K));
+    size_t i = 0;
+    ((new (&out[i++]) Node(kids)), ...);
+    return {out, sizeof...(K)};
   }
 
   // Sets the node's height; a tree taller than kMaxTreeHeight ends the statement (reported).
@@ -122,9 +154,17 @@ class Pratt {
     }
     ++depth_;
     Node left = Prefix();
-    while (InfixPrecedence(Cur().t) > min_prec) left = Infix(std::move(left));
+    while (InfixPrecedence(Cur().t) > min_prec) left = Infix(left);
     --depth_;
     return left;
+  }
+
+  // A field or key name from the token after `.` or the key position of an object literal.
+  std::string_view Name(const Token& k) {
+    if (k.t == Tok::kIdent || k.t == Tok::kType || k.t == Tok::kStr) return k.text;
+    if (k.t == Tok::kNum) return arena_.Copy(JsNumberString(k.num));
+    if (k.t == Tok::kStateVar) return k.text.substr(1);
+    return "?";
   }
 
   Node Prefix() {
@@ -159,8 +199,8 @@ class Pratt {
         if (Cur().t == Tok::kEquals) {
           pos_++;
           Node n = Leaf(NodeKind::kAssign, name);
-          n.kids.push_back(Expr(0));
-          return Seal(std::move(n));
+          n.kids = Kids(Expr(0));
+          return Seal(n);
         }
         return Leaf(NodeKind::kStateRef, name);
       }
@@ -181,8 +221,8 @@ class Pratt {
       case Tok::kMinus: {
         pos_++;
         Node n = Leaf(NodeKind::kUnaryOp, tok.t == Tok::kNot ? "!" : "-");
-        n.kids.push_back(Expr(kUnary));
-        return Seal(std::move(n));
+        n.kids = Kids(Expr(kUnary));
+        return Seal(n);
       }
       case Tok::kLParen: {
         pos_++;
@@ -196,120 +236,132 @@ class Pratt {
     }
   }
 
-  Node Infix(Node left) {
+  Node Infix(const Node& left) {
     const Tok t = Cur().t;
     if (const char* op = BinaryOperator(t)) {
       pos_++;
       Node n = Leaf(NodeKind::kBinOp, op);
-      n.kids.reserve(2);
-      n.kids.push_back(std::move(left));
-      n.kids.push_back(Expr(InfixPrecedence(t)));
-      return Seal(std::move(n));
+      const Node right = Expr(InfixPrecedence(t));
+      n.kids = Kids(left, right);
+      return Seal(n);
     }
     if (t == Tok::kQuestion) {
       pos_++;
       Node n = Leaf(NodeKind::kTernary);
-      n.kids.reserve(3);
-      n.kids.push_back(std::move(left));
-      n.kids.push_back(Expr(0));
+      const Node then = Expr(0);
       Eat(Tok::kColon);
-      n.kids.push_back(Expr(0));
-      return Seal(std::move(n));
+      const Node otherwise = Expr(0);
+      n.kids = Kids(left, then, otherwise);
+      return Seal(n);
     }
     if (t == Tok::kDot) {
       pos_++;
-      const Token& f = Cur();
-      std::string field = "?";
-      if (f.t == Tok::kIdent || f.t == Tok::kType || f.t == Tok::kStr)
-        field.assign(f.text);
-      else if (f.t == Tok::kNum)
-        field = JsNumberString(f.num);
-      else if (f.t == Tok::kStateVar)
-        field.assign(f.text.substr(1));
+      Node n = Leaf(NodeKind::kMember, Name(Cur()));
       pos_++;
-      Node n = Leaf(NodeKind::kMember, field);
-      n.kids.push_back(std::move(left));
-      return Seal(std::move(n));
+      n.kids = Kids(left);
+      return Seal(n);
     }
     if (t == Tok::kLBrack) {
       pos_++;
       Node n = Leaf(NodeKind::kIndex);
-      n.kids.reserve(2);
-      n.kids.push_back(std::move(left));
-      n.kids.push_back(Expr(0));
+      const Node index = Expr(0);
       Eat(Tok::kRBrack);
-      return Seal(std::move(n));
+      n.kids = Kids(left, index);
+      return Seal(n);
     }
     return left;
   }
 
   Node Call() {
     Node n = Leaf(NodeKind::kComp, Cur().text);
-    n.kids.reserve(4);  // most calls take one to four arguments: one allocation
     pos_++;
     Eat(Tok::kLParen);
+    const size_t base = stack_.size();
     while (Cur().t != Tok::kRParen && Cur().t != Tok::kEof) {
-      n.kids.push_back(Expr(0));
+      const Node arg = Expr(0);
+      stack_.push_back(arg);
       if (Cur().t == Tok::kComma) pos_++;
     }
     Eat(Tok::kRParen);
-    return Seal(std::move(n));
+    n.kids = Commit(base);
+    return Seal(n);
   }
 
   Node Array() {
     pos_++;
     Node n = Leaf(NodeKind::kArr);
-    n.kids.reserve(4);
+    const size_t base = stack_.size();
     while (Cur().t != Tok::kRBrack && Cur().t != Tok::kEof) {
-      n.kids.push_back(Expr(0));
+      const Node element = Expr(0);
+      stack_.push_back(element);
       if (Cur().t == Tok::kComma) pos_++;
     }
     Eat(Tok::kRBrack);
-    return Seal(std::move(n));
+    n.kids = Commit(base);
+    return Seal(n);
   }
 
   Node Object() {
     pos_++;
     Node n = Leaf(NodeKind::kObj);
+    const size_t base = stack_.size(), key_base = keys_.size();
     while (Cur().t != Tok::kRBrace && Cur().t != Tok::kEof) {
-      const Token& k = Cur();
-      std::string key = "?";
-      if (k.t == Tok::kIdent || k.t == Tok::kStr || k.t == Tok::kType)
-        key.assign(k.text);
-      else if (k.t == Tok::kNum)
-        key = JsNumberString(k.num);
-      else if (k.t == Tok::kStateVar)
-        key.assign(k.text.substr(1));
+      keys_.push_back(Name(Cur()));
       pos_++;
       Eat(Tok::kColon);
-      n.keys.push_back(std::move(key));
-      n.kids.push_back(Expr(0));
+      const Node value = Expr(0);
+      stack_.push_back(value);
       if (Cur().t == Tok::kComma) pos_++;
     }
     Eat(Tok::kRBrace);
-    return Seal(std::move(n));
+    n.keys = CommitKeys(key_base);
+    n.kids = Commit(base);
+    return Seal(n);
   }
 
-  const std::vector<Token>& tokens_;
+  std::span<const Token> tokens_;
+  Arena& arena_;
   const Token eof_{};
   size_t pos_ = 0;
   int depth_ = 0;
   bool too_deep_ = false;
+  // Children (and object keys) of the composite nodes being read, innermost last.
+  std::vector<Node>& stack_;
+  std::vector<std::string_view>& keys_;
 };
 
 }  // namespace
 
-ParsedExpression ParseExpression(const std::vector<Token>& tokens) { return Pratt(tokens).Run(); }
+ParsedExpression ParseExpression(std::span<const Token> tokens, Arena& arena) {
+  // Scratch stacks reused by every statement parsed on this thread (the parser never nests).
+  thread_local std::vector<Node> stack;
+  thread_local std::vector<std::string_view> keys;
+  ParsedExpression out = Pratt(tokens, arena, stack, keys).Run();
+  if (stack.capacity() > (size_t{1} << 16)) std::vector<Node>().swap(stack);  // a huge literal
+  if (keys.capacity() > (size_t{1} << 16)) std::vector<std::string_view>().swap(keys);
+  return out;
+}
 
 bool IsBuiltin(std::string_view name) {
-  static constexpr std::array<std::string_view, 19> kNames = {
-      "Count",  "First",  "Last",        "Sum",     "Avg",   "Min",  "Max",
-      "Sort",   "Filter", "Round",       "Abs",     "Floor", "Ceil", "Each",
-      "Action", "Run",    "ToAssistant", "OpenUrl", "Set"};
-  for (auto n : kNames) {
-    if (n == name) return true;
+  // Called for every call and component name: compare only the names of the same length.
+  switch (name.size()) {
+    case 3:
+      return name == "Sum" || name == "Avg" || name == "Min" || name == "Max" || name == "Abs" ||
+             name == "Run" || name == "Set";
+    case 4:
+      return name == "Last" || name == "Sort" || name == "Ceil" || name == "Each";
+    case 5:
+      return name == "Count" || name == "First" || name == "Round" || name == "Floor" ||
+             name == "Reset";
+    case 6:
+      return name == "Filter" || name == "Action";
+    case 7:
+      return name == "OpenUrl";
+    case 11:
+      return name == "ToAssistant";
+    default:
+      return false;
   }
-  return name == "Reset";
 }
 
 bool IsReservedCall(std::string_view name) { return name == "Query" || name == "Mutation"; }

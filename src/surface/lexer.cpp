@@ -58,7 +58,14 @@ bool EndsValue(const std::vector<Token>& tokens) {
 
 std::vector<Token> Tokenize(std::string_view src, Arena& strings) {
   std::vector<Token> tokens;
-  tokens.reserve(src.size() / 8 + 2);
+  Tokenize(src, strings, &tokens);
+  return tokens;
+}
+
+void Tokenize(std::string_view src, Arena& strings, std::vector<Token>* out) {
+  std::vector<Token>& tokens = *out;
+  tokens.clear();
+  tokens.reserve(src.size() / 3 + 2);  // about one token per three bytes of typical programs
   size_t i = 0;
   const size_t n = src.size();
   auto push = [&](Tok t, size_t pos, size_t width) {
@@ -256,7 +263,6 @@ std::vector<Token> Tokenize(std::string_view src, Arena& strings) {
     i++;  // any other character (#, emoji bytes, stray backticks) is skipped
   }
   tokens.push_back(Token{Tok::kEof, {}, 0, n});
-  return tokens;
 }
 
 std::string JsNumberString(double value) {

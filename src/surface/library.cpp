@@ -49,7 +49,8 @@ std::vector<Issue> CheckDocument(const Json& doc) {
   }
   auto defs = doc.find("$defs");
   if (defs == doc.end() || !defs->is_object() || defs->empty()) {
-    issues.push_back({"invalid-shape", "$defs must be a non-empty object keyed by component name."});
+    issues.push_back(
+        {"invalid-shape", "$defs must be a non-empty object keyed by component name."});
     return issues;
   }
   if (root != doc.end() && root->is_string() && !root->get<std::string>().empty() &&
@@ -75,7 +76,8 @@ std::vector<Issue> CheckDocument(const Json& doc) {
         for (const auto& r : *req) strings = strings && r.is_string();
       }
       if (!strings) {
-        issues.push_back({"invalid-required", path + "/required must be an array of property names."});
+        issues.push_back(
+            {"invalid-required", path + "/required must be an array of property names."});
       } else {
         for (const auto& r : *req) {
           if (props == def.end() || !props->is_object() || !props->contains(r.get<std::string>())) {
@@ -96,8 +98,9 @@ std::vector<Issue> CheckDocument(const Json& doc) {
       for (const auto& g : *groups) {
         if (!g.is_object() || !g.contains("name") || !g["name"].is_string() ||
             !g.contains("components") || !g["components"].is_array()) {
-          issues.push_back({"invalid-shape", "Each componentGroups entry must be {name: string, "
-                                             "components: string[], notes?: string[]}."});
+          issues.push_back({"invalid-shape",
+                            "Each componentGroups entry must be {name: string, "
+                            "components: string[], notes?: string[]}."});
           continue;
         }
         for (const auto& c : g["components"]) {
@@ -184,7 +187,7 @@ const Library& Library::Default() {
 }
 
 const Component* Library::Find(std::string_view name) const {
-  auto it = index_.find(std::string(name));
+  auto it = index_.find(name);
   return it == index_.end() ? nullptr : &components_[it->second];
 }
 

@@ -64,7 +64,12 @@ class Library {
 
  private:
   std::vector<Component> components_;
-  std::unordered_map<std::string, size_t> index_;
+  // Looked up by string_view without building a std::string (heterogeneous lookup).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> index_;
   std::vector<ComponentGroup> groups_;
   std::string root_;
   Json document_;

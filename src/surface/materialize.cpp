@@ -98,8 +98,9 @@ void PushTypeMismatch(MaterializeContext& ctx, std::string_view component, const
   PushTypeMismatch(ctx, component, path.str(), expected, actual);
 }
 
-void PushUnknown(MaterializeContext& ctx, const std::string& name) {
-  std::string message = "Unknown component \"" + name + "\" — not found in catalog or builtins";
+void PushUnknown(MaterializeContext& ctx, std::string_view name) {
+  std::string message =
+      "Unknown component \"" + std::string(name) + "\" — not found in catalog or builtins";
   const auto& comps = ctx.library->components();
   if (!comps.empty()) {
     message += ". Available components: ";
@@ -402,19 +403,18 @@ const Value* Placeholder(std::string_view name, MaterializeContext& ctx) {
 }
 
 // resolveRef(): inline the named statement; Query/Mutation become RuntimeRef.
-const Value* ResolveRef(const std::string& name, MaterializeContext& ctx, bool value_mode) {
+const Value* ResolveRef(std::string_view name, MaterializeContext& ctx, bool value_mode) {
   auto unresolved = [&]() -> const Value* {
-    ctx.unresolved.push_back(name);
+    ctx.unresolved.emplace_back(name);
     return value_mode ? TreeBuilder::Null() : Placeholder(name, ctx);
   };
-  if (std::find(ctx.visited.begin(), ctx.visited.end(), std::string_view(name)) !=
-      ctx.visited.end()) {
+  if (std::find(ctx.visited.begin(), ctx.visited.end(), name) != ctx.visited.end()) {
     return unresolved();
   }
-  auto sym = ctx.syms.find(name);
-  if (sym == ctx.syms.end()) return unresolved();
-  const Statement& target = *sym->second;
-  ctx.unreached.erase(target.id);
+  const size_t index = ctx.table->IndexOf(name);
+  if (index == StatementTable::npos) return unresolved();
+  const Statement& target = ctx.table->ordered()[index];
+  ctx.unreached[index] = 0;
   if (target.expr.kind == NodeKind::kComp && IsReservedCall(target.expr.text)) {
     Value* o = Ast(ctx, NodeKind::kRuntimeRef, 2);
     ctx.tree.Append(o, "n", ctx.tree.String(name));
@@ -427,7 +427,7 @@ const Value* ResolveRef(const std::string& name, MaterializeContext& ctx, bool v
       ctx.reported_depth = true;
       Push(ctx, "", "", "nesting-too-deep",
            "references nest more than " + std::to_string(kMaxReferenceDepth) +
-               " statements deep; \"" + name + "\" was left unresolved");
+               " statements deep; \"" + std::string(name) + "\" was left unresolved");
     }
     return unresolved();
   }
@@ -566,7 +566,7 @@ const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Sc
 
 const Value* MaterializeComponent(const Node& node, MaterializeContext& ctx) {
   TreeBuilder& t = ctx.tree;
-  const std::string& name = node.text;
+  const std::string_view name = node.text;
   if (IsBuiltin(name)) {
     if (const Value* lazy = MaterializeLazy(node, ctx, Scope{})) return lazy;
     Value* args = t.Array(node.kids.size());
@@ -578,7 +578,8 @@ const Value* MaterializeComponent(const Node& node, MaterializeContext& ctx) {
   }
   if (IsReservedCall(name)) {
     Push(ctx, name, "", "inline-reserved",
-         name + "() must be declared as a top-level statement, not used inline as a value");
+         std::string(name) +
+             "() must be declared as a top-level statement, not used inline as a value");
     return TreeBuilder::Null();
   }
   const Component* def = ctx.library->Find(name);
@@ -601,8 +602,8 @@ const Value* MaterializeComponent(const Node& node, MaterializeContext& ctx) {
   if (node.kids.size() > def->params.size()) {
     const size_t declared = def->params.size(), got = node.kids.size();
     Push(ctx, name, "", "excess-args",
-         name + " takes " + std::to_string(declared) + " arg(s), got " + std::to_string(got) +
-             " (" + std::to_string(got - declared) + " excess dropped)");
+         std::string(name) + " takes " + std::to_string(declared) + " arg(s), got " +
+             std::to_string(got) + " (" + std::to_string(got - declared) + " excess dropped)");
   }
   std::vector<const Param*> missing;
   for (const Param& p : def->params) {

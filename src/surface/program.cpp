@@ -11,16 +11,20 @@ namespace affordance::surface {
 namespace internal {
 namespace {
 
-void CollectStateRefs(const Node& node, std::vector<std::string>* out,
-                      std::unordered_set<std::string>* seen) {
+// The most tokens a thread keeps buffered between parses (about 2.5 MB; a bigger program's
+// buffer is released after its parse).
+constexpr size_t kKeptTokens = size_t{1} << 16;
+
+void CollectStateRefs(const Node& node, std::vector<std::string_view>* out,
+                      std::unordered_set<std::string_view>* seen) {
   // walkAST() order: the node, then its children left to right.
   if (node.kind == NodeKind::kStateRef && seen->insert(node.text).second) out->push_back(node.text);
   for (const Node& k : node.kids) CollectStateRefs(k, out, seen);
 }
 
-std::vector<std::string> StateRefs(const Node& node) {
-  std::vector<std::string> out;
-  std::unordered_set<std::string> seen;
+std::vector<std::string_view> StateRefs(const Node& node) {
+  std::vector<std::string_view> out;
+  std::unordered_set<std::string_view> seen;
   CollectStateRefs(node, &out, &seen);
   return out;
 }
@@ -37,8 +41,8 @@ bool IsComponentStatement(const Statement& s) {
          !IsBuiltin(s.expr.text) && !IsReservedCall(s.expr.text);
 }
 
-std::string PickEntry(const StatementTable& table, const std::string& first_id,
-                      const std::string& root_name) {
+std::string_view PickEntry(const StatementTable& table, std::string_view first_id,
+                           const std::string& root_name) {
   if (table.Has("root")) return "root";
   if (!root_name.empty() && table.Has(root_name)) return root_name;
   if (!root_name.empty()) {
@@ -58,40 +62,52 @@ const Value* ArgOrNull(const Node& call, size_t i, TreeBuilder& tree) {
 
 }  // namespace
 
-bool StatementTable::Set(Statement stmt) {
-  auto it = index_.find(stmt.id);
-  if (it != index_.end()) {
-    items_[it->second] = std::move(stmt);
+bool StatementTable::Set(const Statement& stmt) {
+  auto [it, fresh] = index_.try_emplace(stmt.id, items_.size());
+  if (!fresh) {
+    items_[it->second] = stmt;
     return true;
   }
-  index_.emplace(stmt.id, items_.size());
-  items_.push_back(std::move(stmt));
+  items_.push_back(stmt);
   return false;
 }
 
-const Statement* StatementTable::Get(const std::string& id) const {
+const Statement* StatementTable::Get(std::string_view id) const {
   auto it = index_.find(id);
   return it == index_.end() ? nullptr : &items_[it->second];
 }
 
-Statement ParseStatement(const RawStatement& raw, std::vector<LangError>* errors) {
-  ParsedExpression parsed = ParseExpression(raw.tokens);
+size_t StatementTable::IndexOf(std::string_view id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? npos : it->second;
+}
+
+Arena& StatementTable::arena() {
+  // Shared with a copy of the table: that copy keeps reading it, so grow a fresh one instead.
+  if (arenas_.empty() || arenas_.back().use_count() > 1) {
+    arenas_.push_back(std::make_shared<Arena>());
+  }
+  return *arenas_.back();
+}
+
+Statement ParseStatement(const RawStatement& raw, Arena& arena, std::vector<LangError>* errors) {
+  ParsedExpression parsed = ParseExpression(raw.tokens, arena);
   if (parsed.too_deep) {
     errors->push_back(LangError{"nesting-too-deep", "", "",
-                                "the expression of \"" + raw.id + "\" nests deeper than " +
-                                    std::to_string(kMaxExpressionDepth) +
+                                "the expression of \"" + std::string(raw.id) +
+                                    "\" nests deeper than " + std::to_string(kMaxExpressionDepth) +
                                     " levels; the rest of the statement was ignored",
-                                raw.id});
+                                std::string(raw.id)});
   } else if (parsed.consumed < raw.tokens.size()) {
     errors->push_back(LangError{"trailing-tokens", "", "",
-                                "statement \"" + raw.id +
+                                "statement \"" + std::string(raw.id) +
                                     "\" has text after its expression that was ignored; put "
                                     "each statement on its own line",
-                                raw.id});
+                                std::string(raw.id)});
   }
   Statement s;
   s.id = raw.id;
-  s.expr = std::move(parsed.node);
+  s.expr = parsed.node;
   if (s.expr.kind == NodeKind::kComp && s.expr.text == "Query") {
     s.kind = Statement::Kind::kQuery;
   } else if (s.expr.kind == NodeKind::kComp && s.expr.text == "Mutation") {
@@ -110,10 +126,11 @@ void ReportSkipped(const std::vector<SkippedLine>& skipped, std::vector<LangErro
   }
 }
 
-LangError DuplicateError(const std::string& id) {
-  return LangError{"duplicate-statement", "", "",
-                   "\"" + id + "\" is defined more than once; the last complete definition wins",
-                   id};
+LangError DuplicateError(std::string_view id) {
+  return LangError{
+      "duplicate-statement", "", "",
+      "\"" + std::string(id) + "\" is defined more than once; the last complete definition wins",
+      std::string(id)};
 }
 
 ParseResult EmptyResult(bool incomplete, const std::vector<LangError>& extra) {
@@ -123,10 +140,10 @@ ParseResult EmptyResult(bool incomplete, const std::vector<LangError>& extra) {
   return r;
 }
 
-ParseResult BuildResult(const StatementTable& table, const std::string& first_id, bool incomplete,
+ParseResult BuildResult(const StatementTable& table, std::string_view first_id, bool incomplete,
                         size_t statement_count, const Library& library,
                         const std::vector<LangError>& extra) {
-  const std::string entry = PickEntry(table, first_id, library.root());
+  const std::string_view entry = PickEntry(table, first_id, library.root());
   const Statement* entry_stmt = table.Get(entry);
   if (!entry_stmt) return EmptyResult(incomplete, extra);
 
@@ -134,15 +151,14 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
   MaterializeContext ctx(*arena);
   TreeBuilder& tree = ctx.tree;
   ctx.library = &library;
+  ctx.table = &table;
   ctx.partial = incomplete;
   ctx.current_statement = entry_stmt->id;
-  ctx.syms.reserve(table.size());
-  std::vector<std::string_view> unreached_order;
-  for (const Statement& s : table.ordered()) {
-    ctx.syms.emplace(s.id, &s);
-    if (s.id == entry || s.kind != Statement::Kind::kValue) continue;
-    unreached_order.push_back(s.id);
-    ctx.unreached.insert(s.id);
+  // Value statements other than the entry are orphaned unless a reference reaches them.
+  ctx.unreached.assign(table.size(), 0);
+  for (size_t i = 0; i < table.size(); ++i) {
+    const Statement& s = table.ordered()[i];
+    ctx.unreached[i] = s.id != entry && s.kind == Statement::Kind::kValue;
   }
 
   ParseResult r;
@@ -171,8 +187,7 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
         q.defaults = ArgOrNull(s.expr, 2, tree);
         q.refresh = ArgOrNull(s.expr, 3, tree);
         if (s.expr.kids.size() > 1) {
-          for (const std::string& dep : StateRefs(s.expr.kids[1]))
-            q.deps.push_back(arena->Copy(dep));
+          for (std::string_view dep : StateRefs(s.expr.kids[1])) q.deps.push_back(arena->Copy(dep));
         }
         r.query_statements.push_back(std::move(q));
         break;
@@ -190,7 +205,7 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
     }
   }
   for (const Statement& s : table.ordered()) {
-    ForEachStateRef(s.expr, [&](const std::string& dep) {
+    ForEachStateRef(s.expr, [&](std::string_view dep) {
       if (declared.count(dep)) return;
       const std::string_view name = arena->Copy(dep);
       declared.insert(name);
@@ -198,8 +213,8 @@ ParseResult BuildResult(const StatementTable& table, const std::string& first_id
     });
   }
 
-  for (std::string_view id : unreached_order) {
-    if (ctx.unreached.count(id)) r.orphaned.emplace_back(id);
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (ctx.unreached[i]) r.orphaned.emplace_back(table.ordered()[i].id);
   }
   r.incomplete = incomplete;
   r.unresolved = std::move(ctx.unresolved);
@@ -277,20 +292,29 @@ Json ParseResult::ToJson() const {
 ParseResult Parse(std::string_view text, const Library& library) {
   using namespace internal;
   std::vector<LangError> extra;
-  const std::string clean = Preprocess(text);
+  std::string clean = Preprocess(text);
   if (clean.empty()) return EmptyResult(true, extra);
-  AutoClosed closed = AutoClose(clean);
+  const AutoClosed closed = AutoClose(std::move(clean));
   std::vector<SkippedLine> skipped;
-  Arena strings;  // decoded string literals the tokens point to
-  std::vector<RawStatement> raws =
-      SplitStatements(Tokenize(closed.text, strings), closed.text, &skipped);
-  ReportSkipped(skipped, &extra);
-  if (raws.empty()) return EmptyResult(closed.incomplete, extra);
   StatementTable table;
-  for (const RawStatement& raw : raws) {
-    if (table.Set(ParseStatement(raw, &extra))) extra.push_back(DuplicateError(raw.id));
+  // Decoded string literals, the expression trees and their texts: one arena, freed at once.
+  Arena& arena = table.arena();
+  // The token buffer is reused by the next parse on this thread (it is only read here).
+  thread_local std::vector<Token> tokens;
+  Tokenize(closed.text, arena, &tokens);
+  const std::vector<RawStatement> raws = SplitStatements(tokens, closed.text, &skipped);
+  ReportSkipped(skipped, &extra);
+  ParseResult result;
+  if (raws.empty()) {
+    result = EmptyResult(closed.incomplete, extra);
+  } else {
+    for (const RawStatement& raw : raws) {
+      if (table.Set(ParseStatement(raw, arena, &extra))) extra.push_back(DuplicateError(raw.id));
+    }
+    result = BuildResult(table, raws.front().id, closed.incomplete, table.size(), library, extra);
   }
-  return BuildResult(table, raws.front().id, closed.incomplete, table.size(), library, extra);
+  if (tokens.capacity() > kKeptTokens) std::vector<Token>().swap(tokens);
+  return result;
 }
 
 }  // namespace affordance::surface

@@ -3,6 +3,8 @@
 #include "surface/internal/json_text.h"
 #include "surface/syntax.h"
 
+#include <array>
+
 namespace affordance::surface {
 namespace {
 
@@ -40,11 +42,25 @@ size_t FindFence(std::string_view in, size_t i) {
   return std::string_view::npos;
 }
 
+// Two memchr scans (string_view::find_first_of would call memchr once per character).
+bool MayHaveComment(std::string_view input) {
+  return input.find('/') != std::string_view::npos || input.find('#') != std::string_view::npos;
+}
+
+bool MayHaveFence(std::string_view input) { return input.find("```") != std::string_view::npos; }
+
+// The characters AutoClose() must look at outside strings.
+constexpr std::array<bool, 256> kAutoCloseSyntax = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : std::string_view("\"'()[]{}")) t[c] = true;
+  return t;
+}();
+
 }  // namespace
 
 std::string StripFences(std::string_view input) {
   // No ``` anywhere means no fence outside strings either.
-  if (input.find("```") == std::string_view::npos) return std::string(input);
+  if (!MayHaveFence(input)) return std::string(input);
   std::vector<std::string_view> blocks;
   size_t i = 0;
   while (i < input.size()) {
@@ -77,7 +93,7 @@ std::string StripFences(std::string_view input) {
 
 std::string StripComments(std::string_view input) {
   // Without '/' or '#' no line has a comment and every line is kept as it is.
-  if (input.find_first_of("/#") == std::string_view::npos) return std::string(input);
+  if (!MayHaveComment(input)) return std::string(input);
   std::string out;
   out.reserve(input.size());
   char in_str = 0;
@@ -115,31 +131,76 @@ std::string StripComments(std::string_view input) {
 }
 
 std::string Preprocess(std::string_view input) {
-  std::string fenced = StripFences(internal::JsTrim(input));
-  std::string clean = StripComments(fenced);
+  // Each pass runs only when its syntax occurs, so a plain program is copied once.
+  std::string_view text = internal::JsTrim(input);
+  std::string fenced;
+  if (MayHaveFence(text)) {
+    fenced = StripFences(text);
+    text = fenced;
+  }
+  if (!MayHaveComment(text)) return std::string(internal::JsTrim(text));
+  std::string clean = StripComments(text);
   return std::string(internal::JsTrim(clean));
 }
 
-AutoClosed AutoClose(std::string_view input) {
+AutoClosed AutoClose(std::string_view input) { return AutoClose(std::string(input)); }
+
+AutoClosed AutoClose(std::string&& input) {
+  // The quote and bracket scan of internal::QuoteTracker, skipping runs of plain characters.
   std::string stack;
-  internal::QuoteTracker quotes;
-  for (char c : input) {
-    if (quotes.Consume(c)) continue;
-    if (c == '(' || c == '[' || c == '{') {
-      stack += c;
-    } else if (!stack.empty() &&
-               ((c == ')' && stack.back() == '(') || (c == ']' && stack.back() == '[') ||
-                (c == '}' && stack.back() == '{'))) {
-      stack.pop_back();
+  char in_str = 0;   // the open quote character
+  bool esc = false;  // the text ends with a backslash inside a string
+  const char* p = input.data();
+  const char* const end = p + input.size();
+  while (p < end) {
+    if (in_str) {
+      while (p < end && *p != '\\' && *p != in_str) ++p;
+      if (p == end) break;
+      if (*p == '\\') {
+        if (p + 1 == end) {
+          esc = true;
+          break;
+        }
+        p += 2;
+        continue;
+      }
+      in_str = 0;
+      ++p;
+      continue;
+    }
+    while (p < end && !kAutoCloseSyntax[static_cast<unsigned char>(*p)]) ++p;
+    if (p == end) break;
+    const char c = *p++;
+    switch (c) {
+      case '"':
+      case '\'':
+        in_str = c;
+        break;
+      case '(':
+      case '[':
+      case '{':
+        stack += c;
+        break;
+      case ')':
+        if (!stack.empty() && stack.back() == '(') stack.pop_back();
+        break;
+      case ']':
+        if (!stack.empty() && stack.back() == '[') stack.pop_back();
+        break;
+      case '}':
+        if (!stack.empty() && stack.back() == '{') stack.pop_back();
+        break;
+      default:  // a backslash outside strings is plain text
+        break;
     }
   }
   AutoClosed out;
-  out.incomplete = quotes.in_str != 0 || !stack.empty();
-  out.text.assign(input);
+  out.incomplete = in_str != 0 || !stack.empty();
+  out.text = std::move(input);
   if (!out.incomplete) return out;
-  if (quotes.in_str) {
-    if (quotes.esc) out.text += '\\';
-    out.text += quotes.in_str;
+  if (in_str) {
+    if (esc) out.text += '\\';
+    out.text += in_str;
   }
   for (size_t j = stack.size(); j-- > 0;) {
     out.text += stack[j] == '(' ? ')' : stack[j] == '[' ? ']' : '}';
@@ -147,11 +208,12 @@ AutoClosed AutoClose(std::string_view input) {
   return out;
 }
 
-std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std::string_view text,
+std::vector<RawStatement> SplitStatements(std::vector<Token>& tokens, std::string_view text,
                                           std::vector<SkippedLine>* skipped) {
-  std::vector<Token> scratch;  // the statement being read; copied out at its exact size
+  // Tokens are read at `pos` and a statement's expression tokens are moved down to `w` (w <= pos
+  // always, so every token at or after `pos` is still the lexer's).
   std::vector<RawStatement> out;
-  size_t pos = 0;
+  size_t pos = 0, w = 0;
   const size_t n = tokens.size();
   auto skip_line = [&](size_t from) {
     while (pos < n && tokens[pos].t != Tok::kNewline && tokens[pos].t != Tok::kEof) pos++;
@@ -174,7 +236,6 @@ std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std:
       continue;
     }
     RawStatement stmt;
-    scratch.clear();
     stmt.id = tok.text;
     stmt.id_type = tok.t;
     stmt.begin = tok.pos;
@@ -184,6 +245,7 @@ std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std:
       continue;
     }
     pos++;
+    const size_t first = w;
     int depth = 0, ternary = 0;
     while (pos < n && tokens[pos].t != Tok::kEof) {
       const Tok tt = tokens[pos].t;
@@ -210,11 +272,10 @@ std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std:
       } else if (tt == Tok::kColon && depth == 0 && ternary > 0) {
         ternary--;
       }
-      scratch.push_back(tokens[pos++]);
+      tokens[w++] = tokens[pos++];
     }
     stmt.end = pos < n ? tokens[pos].pos : text.size();
-    stmt.tokens.assign(scratch.begin(), scratch.end());
-    if (stmt.tokens.empty()) {
+    if (w == first) {
       if (skipped) {
         std::string_view line = internal::JsTrim(
             text.substr(stmt.begin, (stmt.end > stmt.begin ? stmt.end : stmt.begin) - stmt.begin));
@@ -222,7 +283,8 @@ std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std:
       }
       continue;
     }
-    out.push_back(std::move(stmt));
+    stmt.tokens = std::span<const Token>(tokens.data() + first, w - first);
+    out.push_back(stmt);
   }
   return out;
 }

@@ -130,15 +130,17 @@ void StreamParser::Clean() {
 }
 
 void StreamParser::AddCompleted(std::string_view text) {
-  std::string t(internal::JsTrim(text));
-  if (t.empty()) return;
-  Arena strings;  // decoded string literals the tokens point to
-  std::vector<Token> tokens = Tokenize(t, strings);
+  const std::string_view trimmed = internal::JsTrim(text);
+  if (trimmed.empty()) return;
+  // The statement text, its decoded strings and its tree are kept in the table's arena.
+  Arena& arena = completed_.arena();
+  const std::string_view t = arena.Copy(trimmed);
+  std::vector<Token> tokens = Tokenize(t, arena);
   std::vector<SkippedLine> skipped;
   std::vector<RawStatement> raws = SplitStatements(tokens, t, &skipped);
   internal::ReportSkipped(skipped, &findings_);
   for (const RawStatement& raw : raws) {
-    if (completed_.Set(internal::ParseStatement(raw, &findings_))) {
+    if (completed_.Set(internal::ParseStatement(raw, arena, &findings_))) {
       findings_.push_back(internal::DuplicateError(raw.id));
     }
     completed_count_++;
@@ -194,9 +196,9 @@ ParseResult StreamParser::Result() const {
   }
   AutoClosed closed = AutoClose(tail);
   std::vector<SkippedLine> skipped;
-  Arena strings;  // decoded string literals the tokens point to
-  std::vector<RawStatement> raws =
-      SplitStatements(Tokenize(closed.text, strings), closed.text, &skipped);
+  Arena scratch;  // decoded string literals and the pending statements' trees
+  std::vector<Token> tokens = Tokenize(closed.text, scratch);
+  std::vector<RawStatement> raws = SplitStatements(tokens, closed.text, &skipped);
   std::vector<LangError> findings = findings_;
   internal::ReportSkipped(skipped, &findings);
   if (raws.empty()) {
@@ -207,11 +209,11 @@ ParseResult StreamParser::Result() const {
   StatementTable all = completed_;
   for (const RawStatement& raw : raws) {
     if (completed_.Has(raw.id)) continue;  // a pending statement never replaces a completed one
-    if (all.Set(internal::ParseStatement(raw, &findings))) {
+    if (all.Set(internal::ParseStatement(raw, scratch, &findings))) {
       findings.push_back(internal::DuplicateError(raw.id));
     }
   }
-  const std::string first = first_id_.empty() ? raws.front().id : first_id_;
+  const std::string_view first = first_id_.empty() ? raws.front().id : first_id_;
   return internal::BuildResult(all, first, closed.incomplete, completed_count_ + raws.size(),
                                *library_, findings);
 }

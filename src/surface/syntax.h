@@ -7,6 +7,7 @@
 
 #include "surface/ast.h"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,12 +32,16 @@ struct AutoClosed {
 };
 // autoClose(): closes an unterminated string and any open brackets.
 AutoClosed AutoClose(std::string_view input);
+// The same, taking over `input` (no copy of the text when nothing needs closing).
+AutoClosed AutoClose(std::string&& input);
 
+// A statement found by SplitStatements(). Its views point into the split text and the token
+// vector given to SplitStatements(), which must outlive it.
 struct RawStatement {
-  std::string id;                // "name", "Type" or "$state"
+  std::string_view id;  // "name", "Type" or "$state"
   Tok id_type = Tok::kIdent;
-  std::vector<Token> tokens;     // expression tokens, newlines inside brackets removed
-  size_t begin = 0, end = 0;     // byte range of the statement in the split text
+  std::span<const Token> tokens;  // expression tokens, newlines inside brackets removed
+  size_t begin = 0, end = 0;      // byte range of the statement in the split text
 };
 
 // A line that is not `name = expression` (or whose expression is empty).
@@ -46,17 +51,20 @@ struct SkippedLine {
 
 // split(): statements at bracket depth 0, a line starting with `?` (or `:` inside a ternary)
 // continuing the previous one. Lines that are not statements go to *skipped when given.
-std::vector<RawStatement> SplitStatements(const std::vector<Token>& tokens, std::string_view text,
+// `tokens` (from Tokenize(text)) is compacted in place: each statement's expression tokens end up
+// contiguous, and the returned statements view them.
+std::vector<RawStatement> SplitStatements(std::vector<Token>& tokens, std::string_view text,
                                           std::vector<SkippedLine>* skipped);
 
 struct ParsedExpression {
   Node node;
-  size_t consumed = 0;     // tokens read; fewer than given means trailing tokens were ignored
-  bool too_deep = false;   // nesting exceeded kMaxExpressionDepth
+  size_t consumed = 0;    // tokens read; fewer than given means trailing tokens were ignored
+  bool too_deep = false;  // nesting exceeded kMaxExpressionDepth
 };
 // parseExpression(): the Pratt parser (ternary < || < && < ==,!= < comparisons < +,- < *,/,% <
-// unary < member/index).
-ParsedExpression ParseExpression(const std::vector<Token>& tokens);
+// unary < member/index). The tree is allocated in `arena`; its texts view the token texts (so
+// the lexed source and the arena given to Tokenize() must outlive it too) or `arena`.
+ParsedExpression ParseExpression(std::span<const Token> tokens, Arena& arena);
 
 // isBuiltin(): data builtins, @Each and the action steps (Action, Run, ToAssistant, OpenUrl,
 // Set, Reset).

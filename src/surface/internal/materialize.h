@@ -33,14 +33,14 @@ struct MaterializeContext {
   explicit MaterializeContext(Arena& arena) : tree(arena) {}
 
   TreeBuilder tree;
-  std::unordered_map<std::string_view, const Statement*> syms;
+  const StatementTable* table = nullptr;  // the statements references resolve to
   const Library* library = nullptr;
   std::vector<LangError> errors;
   std::vector<std::string> unresolved;
   std::vector<std::string_view> visited;  // the reference chain being expanded
   bool partial = false;
   std::string_view current_statement;
-  std::unordered_set<std::string_view> unreached;
+  std::vector<uint8_t> unreached;  // per statement of `table`: not referenced yet
   size_t budget = kMaxMaterializedNodes;
   bool reported_budget = false;
   bool reported_depth = false;

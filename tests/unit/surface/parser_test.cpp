@@ -196,6 +196,65 @@ TEST(SurfaceSyntax, NumbersPrintLikeJavaScript) {
   EXPECT_EQ(JsNumberString(-1.5e-3), "-0.0015");
 }
 
+TEST(SurfaceSyntax, BuiltinNamesAreExactlyLangCores) {
+  for (std::string_view name :
+       {"Count",  "First",  "Last",        "Sum",     "Avg",   "Min",  "Max",
+        "Sort",   "Filter", "Round",       "Abs",     "Floor", "Ceil", "Each",
+        "Action", "Run",    "ToAssistant", "OpenUrl", "Set",   "Reset"}) {
+    EXPECT_TRUE(IsBuiltin(name)) << name;
+  }
+  for (std::string_view name : {"", "Sets", "set", "Se", "Stack", "Query", "Mutation", "Each ",
+                                "ToAssistanT", "OpenURL", "Filters", "Actio", "Resets"}) {
+    EXPECT_FALSE(IsBuiltin(name)) << name;
+  }
+}
+
+// The parse-phase tree lives in an arena and views the source: statements split across lines
+// keep only their expression tokens, and object keys and member names come out as written.
+TEST(SurfaceSyntax, StatementTreesViewTheirTokensAndArena) {
+  const std::string text = "a = Stack([x,\n  y])\n\nb = {k: 1, \"s t\": $v, 2: p.$q.3}\nc =\n";
+  Arena arena;
+  std::vector<Token> tokens = Tokenize(text, arena);
+  std::vector<SkippedLine> skipped;
+  const std::vector<RawStatement> raws = SplitStatements(tokens, text, &skipped);
+  ASSERT_EQ(raws.size(), 2u);
+  ASSERT_EQ(skipped.size(), 1u);  // "c =" has no expression
+  EXPECT_EQ(skipped[0].text, "c =");
+  EXPECT_EQ(raws[0].id, "a");
+  EXPECT_EQ(raws[1].id, "b");
+  for (const Token& t : raws[0].tokens) EXPECT_NE(t.t, Tok::kNewline);
+  EXPECT_EQ(raws[0].tokens.size(), 8u);  // Stack ( [ x , y ] )
+
+  const ParsedExpression a = ParseExpression(raws[0].tokens, arena);
+  EXPECT_EQ(a.consumed, raws[0].tokens.size());
+  ASSERT_EQ(a.node.kind, NodeKind::kComp);
+  EXPECT_EQ(a.node.text, "Stack");
+  ASSERT_EQ(a.node.kids.size(), 1u);
+  const Node& list = a.node.kids[0];
+  ASSERT_EQ(list.kind, NodeKind::kArr);
+  ASSERT_EQ(list.kids.size(), 2u);
+  EXPECT_EQ(list.kids[0].text, "x");
+  EXPECT_EQ(list.kids[1].text, "y");
+  EXPECT_EQ(a.node.height, 3u);
+
+  const ParsedExpression b = ParseExpression(raws[1].tokens, arena);
+  ASSERT_EQ(b.node.kind, NodeKind::kObj);
+  ASSERT_EQ(b.node.keys.size(), 3u);
+  ASSERT_EQ(b.node.kids.size(), 3u);
+  EXPECT_EQ(b.node.keys[0], "k");
+  EXPECT_EQ(b.node.keys[1], "s t");
+  EXPECT_EQ(b.node.keys[2], "2");
+  EXPECT_EQ(b.node.kids[0].num, 1);
+  EXPECT_EQ(b.node.kids[1].kind, NodeKind::kStateRef);
+  EXPECT_EQ(b.node.kids[1].text, "$v");
+  const Node& member = b.node.kids[2];  // p.$q.3: fields "q" then "3"
+  ASSERT_EQ(member.kind, NodeKind::kMember);
+  EXPECT_EQ(member.text, "3");
+  ASSERT_EQ(member.kids.size(), 1u);
+  EXPECT_EQ(member.kids[0].text, "q");
+  EXPECT_EQ(member.kids[0].kids[0].text, "p");
+}
+
 TEST(SurfaceEdit, PatchReplacesAppendsDeletesAndCollects) {
   Result<std::string> m = MergeProgram(
       "root = Stack([a, b])\n$s = 1\na = TextContent(\"a\")\nb = Card([c])\nc = TextContent(\"c\")",

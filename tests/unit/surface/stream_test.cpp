@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 namespace affordance::surface {
 namespace {
 
@@ -47,6 +49,28 @@ TEST(SurfaceStream, PartialTailShowsWhileStreaming) {
   EXPECT_TRUE(r.incomplete);
   ASSERT_EQ(r.root->Prop("children")->size(), 2u);
   EXPECT_EQ(r.root->Prop("children")->at(1).Prop("text")->string(), "sec");
+}
+
+// Copies share the statements parsed so far; each then grows on its own, and either outlives
+// the other.
+TEST(SurfaceStream, CopiesContinueIndependently) {
+  const std::string head = "root = Stack([a, b])\na = TextContent(\"shared\")\n";
+  const std::string left = "b = TextContent(\"left\")\nc = 1\n";
+  const std::string right = "b = Button(\"right\")\n";
+  auto original = std::make_unique<StreamParser>(Library::Default());
+  original->Push(head);
+  StreamParser copy = *original;
+  original->Push(left);
+  copy.Push(right);
+  ParseResult from_original = original->Result();
+  original.reset();
+  EXPECT_EQ(from_original.ToJson(), Parse(head + left, Library::Default()).ToJson());
+  EXPECT_EQ(copy.Result().ToJson(), Parse(head + right, Library::Default()).ToJson());
+  EXPECT_EQ(copy.completed_statements(), 2u);  // "b = ..." waits for the next line
+  StreamParser again = copy;                   // copy of a copy, after the first copy grew
+  again.Push("d = 2\n");
+  EXPECT_EQ(copy.Result().ToJson(), Parse(head + right, Library::Default()).ToJson());
+  EXPECT_EQ(again.Result().ToJson(), Parse(head + right + "d = 2\n", Library::Default()).ToJson());
 }
 
 TEST(SurfaceStream, ResetForgetsEverything) {
