@@ -288,41 +288,33 @@ Result<std::vector<Node>> View::Impl::RenderWith(JSValueConst props) {
   return nodes;
 }
 
+namespace {
+// Drops the entries of `map` that the render of `generation` did not use, after `drop(entry)`.
+template <typename Map, typename Drop>
+void DropUnused(Map& map, uint64_t generation, Drop drop) {
+  for (auto it = map.begin(); it != map.end();) {
+    if (it->second.used == generation) {
+      ++it;
+    } else {
+      drop(it->second);
+      it = map.erase(it);
+    }
+  }
+}
+}  // namespace
+
 void View::Impl::Sweep() {
-  for (auto it = converted_.begin(); it != converted_.end();) {
-    if (it->second.used == generation_) {
-      ++it;
-    } else {
-      JS_FreeValue(ctx_, it->second.array);
-      it = converted_.erase(it);
-    }
-  }
-  for (auto it = children_by_path_.begin(); it != children_by_path_.end();) {
-    if (it->second.used == generation_) {
-      ++it;
-    } else {
-      JS_FreeValue(ctx_, it->second.array);
-      it = children_by_path_.erase(it);
-    }
-  }
-  for (auto it = text_rows_.begin(); it != text_rows_.end();) {
-    if (it->second.used == generation_) {
-      ++it;
-    } else {
-      text_rows_by_id_.erase(it->second.id);
-      FreeTextRows(it->second);
-      it = text_rows_.erase(it);
-    }
-  }
-  for (auto it = chat_tools_sites_.begin(); it != chat_tools_sites_.end();) {
-    if (it->second.used == generation_) {
-      ++it;
-    } else {
-      blocks_.erase(it->second.id);
-      FreeSite(it->second);
-      it = chat_tools_sites_.erase(it);
-    }
-  }
+  DropUnused(converted_, generation_, [&](ConvertedNode& e) { JS_FreeValue(ctx_, e.array); });
+  DropUnused(children_by_path_, generation_,
+             [&](ConvertedChildren& e) { JS_FreeValue(ctx_, e.array); });
+  DropUnused(text_rows_, generation_, [&](TextRows& rows) {
+    text_rows_by_id_.erase(rows.id);
+    FreeTextRows(rows);
+  });
+  DropUnused(chat_tools_sites_, generation_, [&](ChatToolsSite& site) {
+    blocks_.erase(site.id);
+    FreeSite(site);
+  });
 }
 
 void View::Impl::FreeSite(ChatToolsSite& site) {

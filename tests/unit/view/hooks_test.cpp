@@ -9,6 +9,7 @@ namespace {
 
 using testing::FindLabel;
 using testing::HandlerOf;
+using testing::FindBlock;
 using testing::MustLoad;
 using testing::Text;
 using json = nlohmann::json;
@@ -171,14 +172,6 @@ struct RecordingLayout {
     };
   }
 };
-
-const Node* FindBlock(const std::vector<Node>& nodes) {
-  for (const Node& n : nodes) {
-    if (n.kind == Node::Kind::kBlock) return &n;
-    if (const Node* b = FindBlock(n.children)) return b;
-  }
-  return nullptr;
-}
 
 TEST(ViewChatTools, AppBuiltBeforeTheWrapperKeepsStateAcrossWrappers) {
   auto view = MustLoad("wrappers.tsx", "Chat");

@@ -7,6 +7,7 @@
 namespace affordance::view {
 namespace {
 
+using testing::BlockNodes;
 using testing::HandlerOf;
 using testing::MustLoad;
 using testing::Text;
@@ -211,36 +212,25 @@ struct EchoLayout {
   }
 };
 
-// The block nodes in `nodes` (at any depth), in order.
-void Blocks(const std::vector<Node>& nodes, std::vector<const Node*>* out) {
-  for (const Node& n : nodes) {
-    if (n.kind == Node::Kind::kBlock) out->push_back(&n);
-    Blocks(n.children.vec(), out);
-  }
-}
-std::string BlockText(const std::vector<Node>& tree) {
-  std::vector<const Node*> blocks;
-  Blocks(tree, &blocks);
-  std::string out;
-  for (const Node* b : blocks) out += Text(*static_cast<const std::vector<Node>*>(b->block.get()));
-  return out;
-}
-const std::vector<Node>& BlockNodes(const std::vector<Node>& tree) {
-  std::vector<const Node*> blocks;
-  Blocks(tree, &blocks);
-  EXPECT_EQ(blocks.size(), 1u);
-  static const std::vector<Node> kNone;
-  return blocks.empty() ? kNone : *static_cast<const std::vector<Node>*>(blocks[0]->block.get());
+// The text of the (single) block in `tree`.
+std::string BlockText(const std::vector<Node>& tree) { return Text(BlockNodes(tree)); }
+
+// `entry` of reuse.tsx with `echo` as its hook, rendered once with question "q".
+std::unique_ptr<View> LoadEchoing(const char* entry, EchoLayout& echo, Result<std::vector<Node>>* tree) {
+  auto view = MustLoad("reuse.tsx", entry);
+  if (!view) return nullptr;
+  view->SetChatToolsHook(echo.Hook());
+  *tree = view->Render({{"question", "q"}});
+  return view;
 }
 
 TEST(ViewReuse, AnActionInsideAWrapperReRunsTheAppAloneAndTheBlockShowsTheNewState) {
   // Wrapper (props unchanged) placed its block inside a <box>: the app changes, its tools do not,
   // so the wrapper is not called again, and its kept <box> takes the new block.
-  auto view = MustLoad("reuse.tsx", "Wrapped");
-  ASSERT_TRUE(view);
   EchoLayout echo;
-  view->SetChatToolsHook(echo.Hook());
-  auto tree = view->Render({{"question", "q"}});
+  Result<std::vector<Node>> tree = std::vector<Node>{};
+  auto view = LoadEchoing("Wrapped", echo, &tree);
+  ASSERT_TRUE(view);
   ASSERT_TRUE(tree.ok()) << tree.error().ToString();
   EXPECT_EQ(Text(*tree), "q tools=1");
   EXPECT_EQ(BlockText(*tree), "count=0");
@@ -267,11 +257,10 @@ TEST(ViewReuse, AnActionInsideAWrapperReRunsTheAppAloneAndTheBlockShowsTheNewSta
 }
 
 TEST(ViewReuse, WhenAnActionChangesTheAppsToolsTheWrapperRunsAgainWithThem) {
-  auto view = MustLoad("reuse.tsx", "WrappedGrowing");
-  ASSERT_TRUE(view);
   EchoLayout echo;
-  view->SetChatToolsHook(echo.Hook());
-  auto tree = view->Render({{"question", "q"}});
+  Result<std::vector<Node>> tree = std::vector<Node>{};
+  auto view = LoadEchoing("WrappedGrowing", echo, &tree);
+  ASSERT_TRUE(view);
   ASSERT_TRUE(tree.ok()) << tree.error().ToString();
   EXPECT_EQ(Text(*tree), "q tools=1");
   tree = view->Act(HandlerOf(BlockNodes(*tree), "inc"), json::object());

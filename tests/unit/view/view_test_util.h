@@ -72,4 +72,21 @@ inline HandlerId HandlerOf(const std::vector<Node>& nodes, const std::string& la
   return 0;
 }
 
+// The first block node in `nodes` (at any depth), or nullptr.
+inline const Node* FindBlock(const std::vector<Node>& nodes) {
+  for (const Node& n : nodes) {
+    if (n.kind == Node::Kind::kBlock) return &n;
+    if (const Node* b = FindBlock(n.children)) return b;
+  }
+  return nullptr;
+}
+
+// The nodes a test hook put in the first block of `tree` (hooks in these tests make a block of
+// the laid-out children as they are); empty when there is none.
+inline const std::vector<Node>& BlockNodes(const std::vector<Node>& tree) {
+  static const std::vector<Node> kNone;
+  const Node* b = FindBlock(tree);
+  return b == nullptr ? kNone : *static_cast<const std::vector<Node>*>(b->block.get());
+}
+
 }  // namespace affordance::view::testing
