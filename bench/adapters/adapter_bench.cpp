@@ -32,10 +32,8 @@ const char* kModel = "Qwen__Qwen3-4B-Instruct-2507";
 // cost with the least interference from other work on a shared machine, the median the usual one.
 constexpr int kRepetitions = 5;
 double MinOf(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
-benchmark::internal::Benchmark* Repeated(benchmark::internal::Benchmark* b) {
-  return b->Repetitions(kRepetitions)
-      ->ComputeStatistics("min", MinOf)
-      ->DisplayAggregatesOnly(true);
+void Repeated(benchmark::internal::Benchmark* b) {
+  b->Repetitions(kRepetitions)->ComputeStatistics("min", MinOf)->DisplayAggregatesOnly(true);
 }
 
 nlohmann::json State() {
@@ -83,7 +81,7 @@ void BM_NativeCold(benchmark::State& state) {
     benchmark::DoNotOptimize(b);
   }
 }
-BENCHMARK(BM_NativeCold)->Unit(benchmark::kMicrosecond)->Apply([](auto* b) { Repeated(b); });
+BENCHMARK(BM_NativeCold)->Unit(benchmark::kMicrosecond)->Apply(Repeated);
 
 void BM_WrappedCold(benchmark::State& state) {
   auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat", /*reuse_components=*/false);
@@ -94,7 +92,7 @@ void BM_WrappedCold(benchmark::State& state) {
     benchmark::DoNotOptimize(b);
   }
 }
-BENCHMARK(BM_WrappedCold)->Unit(benchmark::kMicrosecond)->Apply([](auto* b) { Repeated(b); });
+BENCHMARK(BM_WrappedCold)->Unit(benchmark::kMicrosecond)->Apply(Repeated);
 
 void BM_WrappedWarm(benchmark::State& state) {
   auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
@@ -110,7 +108,7 @@ void BM_WrappedWarm(benchmark::State& state) {
   state.counters["proj_hit%"] = 100.0 * p.hits / std::max<uint64_t>(1, p.hits + p.misses);
   ReportStages(*r, state);
 }
-BENCHMARK(BM_WrappedWarm)->Unit(benchmark::kMicrosecond)->Apply([](auto* b) { Repeated(b); });
+BENCHMARK(BM_WrappedWarm)->Unit(benchmark::kMicrosecond)->Apply(Repeated);
 
 // A new question per render: the root and the wrapper are called again and lay out the app, whose
 // own output is replayed (its props did not change).
@@ -133,7 +131,7 @@ void BM_WrappedWarmNewQuestion(benchmark::State& state) {
   state.counters["replayed"] = static_cast<double>(s.components_replayed);
   ReportStages(*r, state);
 }
-BENCHMARK(BM_WrappedWarmNewQuestion)->Unit(benchmark::kMicrosecond)->Apply([](auto* b) { Repeated(b); });
+BENCHMARK(BM_WrappedWarmNewQuestion)->Unit(benchmark::kMicrosecond)->Apply(Repeated);
 
 void BM_ActAndReRender(benchmark::State& state) {
   auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
@@ -167,7 +165,7 @@ void BM_ActAndReRender(benchmark::State& state) {
   state.counters["called"] = static_cast<double>(s.components_called);
   state.counters["rows_reused"] = static_cast<double>(s.children_reused);
 }
-BENCHMARK(BM_ActAndReRender)->Unit(benchmark::kMicrosecond)->Apply([](auto* b) { Repeated(b); });
+BENCHMARK(BM_ActAndReRender)->Unit(benchmark::kMicrosecond)->Apply(Repeated);
 
 void BM_LoadAndFirstRender(benchmark::State& state) {
   const auto props = State();
@@ -178,7 +176,7 @@ void BM_LoadAndFirstRender(benchmark::State& state) {
     benchmark::DoNotOptimize(b);
   }
 }
-BENCHMARK(BM_LoadAndFirstRender)->Unit(benchmark::kMillisecond)->Apply([](auto* b) { Repeated(b); });
+BENCHMARK(BM_LoadAndFirstRender)->Unit(benchmark::kMillisecond)->Apply(Repeated);
 
 // Keeps CPU ns per iteration for the ratios printed after the table: per benchmark, its "median"
 // and "min" over the repetitions (a single run counts as both).

@@ -80,19 +80,30 @@ std::vector<Capability> CapabilityRegistry::OfDoor(std::string_view door) const 
   return out;
 }
 
+Capability MakeCapability(std::string door, std::string name, std::string object,
+                          std::string action, Access access, Mode mode, std::string description,
+                          nlohmann::json params, nlohmann::json result, std::string grant,
+                          std::string receipt, std::string proof) {
+  return Capability{.door = std::move(door),
+                    .name = std::move(name),
+                    .object = std::move(object),
+                    .action = std::move(action),
+                    .access = access,
+                    .mode = mode,
+                    .grant = std::move(grant),
+                    .receipt = std::move(receipt),
+                    .params = std::move(params),
+                    .result = std::move(result),
+                    .proof = std::move(proof),
+                    .description = std::move(description)};
+}
+
 Capability UserCapability(std::string door, std::string name, std::string object,
                           std::string action, Mode mode, std::string description,
                           std::string grant) {
-  Capability c;
-  c.door = std::move(door);
-  c.name = std::move(name);
-  c.object = std::move(object);
-  c.action = std::move(action);
-  c.access = Access::kUser;
-  c.mode = mode;
-  c.grant = std::move(grant);
-  c.description = std::move(description);
-  return c;
+  return MakeCapability(std::move(door), std::move(name), std::move(object), std::move(action),
+                        Access::kUser, mode, std::move(description), nlohmann::json::object(),
+                        nlohmann::json::object(), std::move(grant));
 }
 
 bool DeclareCapability(Capability capability) {

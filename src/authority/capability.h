@@ -73,6 +73,14 @@ class CapabilityRegistry {
   std::vector<Capability> capabilities_;
 };
 
+// A capability in one expression: every field, the description before the optional schemas,
+// grant, receipt and proof (the doors' declaration helpers forward to it).
+Capability MakeCapability(std::string door, std::string name, std::string object,
+                          std::string action, Access access, Mode mode, std::string description,
+                          nlohmann::json params = nlohmann::json::object(),
+                          nlohmann::json result = nlohmann::json::object(), std::string grant = "",
+                          std::string receipt = "", std::string proof = "");
+
 // A capability of the local user (access kUser) in one expression: door, name, object, action,
 // mode, description and the grant it needs ("" none); the other fields keep their defaults.
 Capability UserCapability(std::string door, std::string name, std::string object,

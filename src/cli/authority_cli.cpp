@@ -17,6 +17,14 @@ void AddGovernOptions(CLI::App& app, GovernOptions& o) {
   app.add_flag("--json", o.json, "Print JSON");
 }
 
+CLI::App* AddGovernVerb(CLI::App& parent, const char* name, const char* what, GovernOptions& o,
+                        std::shared_ptr<std::string> verb) {
+  CLI::App* c = parent.add_subcommand(name, what);
+  AddGovernOptions(*c, o);
+  c->callback([verb = std::move(verb), name] { *verb = name; });
+  return c;
+}
+
 Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o) {
   SessionOptions so;
   so.data = o.data;

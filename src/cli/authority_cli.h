@@ -25,6 +25,10 @@ struct GovernOptions {
 // Adds --data, --connectors and --json to a (sub)command.
 void AddGovernOptions(CLI::App& app, GovernOptions& o);
 
+// Adds the verb `name` to `parent` with the governance options; choosing it sets *verb to `name`.
+CLI::App* AddGovernVerb(CLI::App& parent, const char* name, const char* what, GovernOptions& o,
+                        std::shared_ptr<std::string> verb);
+
 struct Governance {
   std::unique_ptr<store::Store> store;
   std::unique_ptr<connect::ConnectorRoad> road;  // null when no manifests are configured

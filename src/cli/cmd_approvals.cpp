@@ -112,18 +112,11 @@ int Run(const Options& o, const std::string& verb) {
 const bool declared = [] {
   auto declare = [](std::string name, std::string action, authority::Mode mode, std::string receipt,
                     std::string proof, std::string description) {
-    authority::Capability c;
-    c.door = "cli";
-    c.name = std::move(name);
-    c.object = "approval";
-    c.action = std::move(action);
-    c.access = authority::Access::kUser;
-    c.mode = mode;
-    c.grant = mode == authority::Mode::kRead ? "" : "connector:<slug>:write";
-    c.receipt = std::move(receipt);
-    c.proof = std::move(proof);
-    c.description = std::move(description);
-    authority::DeclareCapability(c);
+    authority::DeclareCapability(authority::MakeCapability(
+        "cli", std::move(name), "approval", std::move(action), authority::Access::kUser, mode,
+        std::move(description), nlohmann::json::object(), nlohmann::json::object(),
+        mode == authority::Mode::kRead ? "" : "connector:<slug>:write", std::move(receipt),
+        std::move(proof)));
   };
   declare("approvals", "decide", authority::Mode::kApprovedExecution,
           "approval decision; receipt rc_... when executed",
@@ -139,10 +132,7 @@ const bool registered = RegisterCommand(
        auto verb = std::make_shared<std::string>();
        sub.require_subcommand(1);
        auto add = [&](const char* name, const char* what) {
-         CLI::App* c = sub.add_subcommand(name, what);
-         AddGovernOptions(*c, o->g);
-         c->callback([verb, name] { *verb = name; });
-         return c;
+         return AddGovernVerb(sub, name, what, o->g, verb);
        };
        CLI::App* list = add("list", "Approval requests, newest first");
        list->add_option("--status", o->status, "Only this status (pending, approved, ...)");

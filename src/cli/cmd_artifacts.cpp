@@ -153,21 +153,12 @@ int Run(const Options& o, const std::string& verb) {
   return kExitOk;
 }
 
-const bool declared = [] {
-  authority::Capability c;
-  c.door = "cli";
-  c.name = "artifacts";
-  c.object = "artifact";
-  c.action = "read";
-  c.access = authority::Access::kUser;
-  c.mode = authority::Mode::kRead;
-  c.grant = "connector:<slug>:read (query)";
-  c.receipt = "source-binding receipt (query)";
-  c.proof = "the receipt compares the live operation with the artifact's stored binding";
-  c.description = "saved ComposeUI artifacts: list, show (id or app slug), versions, query";
-  authority::DeclareCapability(c);
-  return true;
-}();
+const bool declared = authority::DeclareCapability(authority::MakeCapability(
+    "cli", "artifacts", "artifact", "read", authority::Access::kUser, authority::Mode::kRead,
+    "saved ComposeUI artifacts: list, show (id or app slug), versions, query",
+    nlohmann::json::object(), nlohmann::json::object(), "connector:<slug>:read (query)",
+    "source-binding receipt (query)",
+    "the receipt compares the live operation with the artifact's stored binding"));
 
 const bool registered = RegisterCommand(
     {"artifacts", "Saved ComposeUI artifacts: list, show, versions, query",
@@ -176,10 +167,7 @@ const bool registered = RegisterCommand(
        auto verb = std::make_shared<std::string>();
        sub.require_subcommand(1);
        auto add = [&](const char* name, const char* what) {
-         CLI::App* c = sub.add_subcommand(name, what);
-         AddGovernOptions(*c, o->g);
-         c->callback([verb, name] { *verb = name; });
-         return c;
+         return AddGovernVerb(sub, name, what, o->g, verb);
        };
        add("list", "Artifacts, newest first");
        CLI::App* show = add("show", "One artifact (id or live app slug) at its head or --version");

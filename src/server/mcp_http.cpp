@@ -14,19 +14,12 @@ using nlohmann::json;
 const bool declared = [] {
   auto http = [](std::string name, std::string action, authority::Mode mode, std::string desc,
                  std::string proof) {
-    authority::Capability c;
-    c.door = "http";
-    c.name = std::move(name);
-    c.object = "mcp";
-    c.action = std::move(action);
-    c.access = authority::Access::kUser;
-    c.mode = mode;
-    c.params = {{"type", "object"},
-                {"description", "one JSON-RPC 2.0 message (MCP Streamable HTTP)"}};
-    c.result = {{"type", "object"}, {"description", "one JSON-RPC 2.0 response, or 202"}};
-    c.proof = std::move(proof);
-    c.description = std::move(desc);
-    return c;
+    return authority::MakeCapability(
+        "http", std::move(name), "mcp", std::move(action), authority::Access::kUser, mode,
+        std::move(desc),
+        {{"type", "object"}, {"description", "one JSON-RPC 2.0 message (MCP Streamable HTTP)"}},
+        {{"type", "object"}, {"description", "one JSON-RPC 2.0 response, or 202"}}, "", "",
+        std::move(proof));
   };
   authority::DeclareCapability(
       http("POST /mcp", "call", authority::Mode::kLocalState,

@@ -69,20 +69,10 @@ json GrantSchema() {
 Capability Mcp(std::string name, std::string object, std::string action, Access access, Mode mode,
                std::string description, json params, json result, std::string grant = "",
                std::string receipt = "", std::string proof = "") {
-  Capability c;
-  c.door = "mcp";
-  c.name = std::move(name);
-  c.object = std::move(object);
-  c.action = std::move(action);
-  c.access = access;
-  c.mode = mode;
-  c.grant = std::move(grant);
-  c.receipt = std::move(receipt);
-  c.params = std::move(params);
-  c.result = std::move(result);
-  c.proof = std::move(proof);
-  c.description = std::move(description);
-  return c;
+  return authority::MakeCapability("mcp", std::move(name), std::move(object), std::move(action),
+                                   access, mode, std::move(description), std::move(params),
+                                   std::move(result), std::move(grant), std::move(receipt),
+                                   std::move(proof));
 }
 
 const json kConnector = Str("connector slug (list_connectors names them)", 1);

@@ -18,20 +18,10 @@ inline authority::Capability Http(std::string name, std::string object, std::str
                                   nlohmann::json result = nlohmann::json::object(),
                                   std::string proof = "", std::string grant = "",
                                   std::string receipt = "") {
-  authority::Capability c;
-  c.door = "http";
-  c.name = std::move(name);
-  c.object = std::move(object);
-  c.action = std::move(action);
-  c.access = access;
-  c.mode = mode;
-  c.grant = std::move(grant);
-  c.receipt = std::move(receipt);
-  c.params = std::move(params);
-  c.result = std::move(result);
-  c.proof = std::move(proof);
-  c.description = std::move(description);
-  return c;
+  return authority::MakeCapability("http", std::move(name), std::move(object), std::move(action),
+                                   access, mode, std::move(description), std::move(params),
+                                   std::move(result), std::move(grant), std::move(receipt),
+                                   std::move(proof));
 }
 
 // A JSON Schema object with these properties.
