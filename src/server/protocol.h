@@ -61,10 +61,13 @@ std::string SseEvent(const nlohmann::ordered_json& chunk);
 // `data: [DONE]\n\n`
 std::string_view SseDone();
 
-// The response headers of a UI message stream, in the reference's order.
+// The response headers of a UI message stream, in the reference's order, except `connection`:
+// the reference sends keep-alive, but this server closes the connection after a stream, and a
+// client told keep-alive may send its next request on the closing socket ("fetch failed"). Browsers
+// ignore the header on fetch; Node's fetch and proxies honour it.
 inline constexpr std::pair<std::string_view, std::string_view> kStreamHeaders[] = {
     {"content-type", "text/event-stream"}, {"cache-control", "no-cache"},
-    {"connection", "keep-alive"},          {"x-vercel-ai-ui-message-stream", "v1"},
+    {"connection", "close"},               {"x-vercel-ai-ui-message-stream", "v1"},
     {"x-accel-buffering", "no"},
 };
 

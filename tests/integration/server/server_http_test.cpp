@@ -42,7 +42,7 @@ TEST(ServerHttp, ChatStreamsTheUiMessageStreamAndPersistsTheTurn) {
   EXPECT_EQ(r.Header("cache-control"), "no-cache");
   EXPECT_EQ(r.Header("x-vercel-ai-ui-message-stream"), "v1");
   EXPECT_EQ(r.Header("x-accel-buffering"), "no");
-  EXPECT_EQ(r.Header("connection"), "keep-alive");
+  EXPECT_EQ(r.Header("connection"), "close");  // the connection closes after the stream
   bool done = false;
   auto chunks = Chunks(r.body, &done);
   EXPECT_TRUE(done);
