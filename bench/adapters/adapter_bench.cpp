@@ -184,10 +184,9 @@ class Capture : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const auto& r : runs) {
-      const double ns =
-          r.GetAdjustedCPUTime() * (r.time_unit == benchmark::kMicrosecond   ? 1e3
-                                    : r.time_unit == benchmark::kMillisecond ? 1e6
-                                                                             : 1.0);
+      const double ns = r.GetAdjustedCPUTime() * (r.time_unit == benchmark::kMicrosecond   ? 1e3
+                                                  : r.time_unit == benchmark::kMillisecond ? 1e6
+                                                                                           : 1.0);
       const std::string name = r.run_name.function_name;
       if (r.run_type == Run::RT_Iteration && r.repetitions <= 1) {
         cpu_ns[name]["median"] = ns;

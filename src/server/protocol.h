@@ -66,9 +66,8 @@ std::string_view SseDone();
 // client told keep-alive may send its next request on the closing socket ("fetch failed"). Browsers
 // ignore the header on fetch; Node's fetch and proxies honour it.
 inline constexpr std::pair<std::string_view, std::string_view> kStreamHeaders[] = {
-    {"content-type", "text/event-stream"}, {"cache-control", "no-cache"},
-    {"connection", "close"},               {"x-vercel-ai-ui-message-stream", "v1"},
-    {"x-accel-buffering", "no"},
+    {"content-type", "text/event-stream"},   {"cache-control", "no-cache"}, {"connection", "close"},
+    {"x-vercel-ai-ui-message-stream", "v1"}, {"x-accel-buffering", "no"},
 };
 
 // `{"error": {"code", "message", "detail"?}}`: the body of every error response.

@@ -76,8 +76,8 @@ JSValue HostChatTools(JSContext* ctx, JSValueConst, int argc, JSValueConst* argv
     std::vector<int64_t> inner(impl->dep_log_.begin() + static_cast<ptrdiff_t>(log_start),
                                impl->dep_log_.end());
     const uint64_t made = impl->layout_clock_;
-    Result<ChatTools> tools = impl->chat_tools_hook_(*children, *options,
-                                                     site.last.block ? &site.last : nullptr);
+    Result<ChatTools> tools =
+        impl->chat_tools_hook_(*children, *options, site.last.block ? &site.last : nullptr);
     if (!tools.ok()) return ThrowCoded(ctx, tools.error());
     if (tools->same_tools && site.last.block == nullptr) {
       return ThrowCoded(ctx, MakeError("view.chat_tools_hook",
@@ -448,8 +448,7 @@ Result<Node> View::Impl::ToNode(JSValueConst v) {
   const size_t log_start = dep_log_.size();
   Result<Node> converted = ConvertElement(v);
   if (!converted.ok()) return converted;
-  std::vector<int64_t> deps(dep_log_.begin() + static_cast<ptrdiff_t>(log_start),
-                              dep_log_.end());
+  std::vector<int64_t> deps(dep_log_.begin() + static_cast<ptrdiff_t>(log_start), dep_log_.end());
   hit = converted_.find(key);  // ConvertElement may have inserted
   if (hit != converted_.end()) {
     hit->second.node = *converted;
@@ -531,9 +530,9 @@ bool View::Impl::SameItems(JSValueConst a, JSValueConst b) {
 }
 
 Result<NodeList> View::Impl::ChildrenAt(const std::string& path, JSValueConst array) {
-  if (auto it = children_by_path_.find(path);
-      it != children_by_path_.end() && DepsCurrent(it->second.deps, it->second.made) &&
-      SameItems(it->second.array, array)) {
+  if (auto it = children_by_path_.find(path); it != children_by_path_.end() &&
+                                              DepsCurrent(it->second.deps, it->second.made) &&
+                                              SameItems(it->second.array, array)) {
     ConvertedChildren& kept = it->second;
     kept.used = generation_;
     ++children_reused_;

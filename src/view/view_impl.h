@@ -160,8 +160,8 @@ class View::Impl {
   struct ConvertedNode {
     JSValue array;
     Node node;
-    std::vector<int64_t> deps;    // asChatTools trees and text rows inside it (dep_log_)
-    uint64_t made = 0;            // layout_clock_ when converted
+    std::vector<int64_t> deps;  // asChatTools trees and text rows inside it (dep_log_)
+    uint64_t made = 0;          // layout_clock_ when converted
     uint64_t used = 0;
   };
   std::unordered_map<void*, ConvertedNode> converted_;
@@ -173,8 +173,8 @@ class View::Impl {
   struct ConvertedChildren {
     JSValue array = JS_UNDEFINED;
     NodeList children;
-    std::vector<int64_t> deps;    // asChatTools trees and text rows among them
-    uint64_t made = 0;            // layout_clock_ when converted
+    std::vector<int64_t> deps;  // asChatTools trees and text rows among them
+    uint64_t made = 0;          // layout_clock_ when converted
     uint64_t used = 0;
   };
   std::unordered_map<std::string, ConvertedChildren> children_by_path_;
@@ -192,11 +192,11 @@ class View::Impl {
     nlohmann::ordered_json options;
     ChatTools last;  // the block and tools of its last layout
     JsValue tools_js;
-    int64_t id = 0;               // its block id in host nodes
-    uint64_t changed = 0;         // layout_clock_ when its block last changed
-    std::vector<int64_t> deps;    // inner asChatTools trees (and text rows) among its items
-    uint64_t made = 0;            // layout_clock_ when its items were converted
-    uint64_t used = 0;     // called, or its block rendered, in this generation
+    int64_t id = 0;             // its block id in host nodes
+    uint64_t changed = 0;       // layout_clock_ when its block last changed
+    std::vector<int64_t> deps;  // inner asChatTools trees (and text rows) among its items
+    uint64_t made = 0;          // layout_clock_ when its items were converted
+    uint64_t used = 0;          // called, or its block rendered, in this generation
   };
   std::unordered_map<std::string, ChatToolsSite> chat_tools_sites_;
   std::unordered_map<int64_t, ChatToolsSite*> blocks_;  // sites by block id

@@ -216,7 +216,8 @@ struct EchoLayout {
 std::string BlockText(const std::vector<Node>& tree) { return Text(BlockNodes(tree)); }
 
 // `entry` of reuse.tsx with `echo` as its hook, rendered once with question "q".
-std::unique_ptr<View> LoadEchoing(const char* entry, EchoLayout& echo, Result<std::vector<Node>>* tree) {
+std::unique_ptr<View> LoadEchoing(const char* entry, EchoLayout& echo,
+                                  Result<std::vector<Node>>* tree) {
   auto view = MustLoad("reuse.tsx", entry);
   if (!view) return nullptr;
   view->SetChatToolsHook(echo.Hook());
@@ -315,13 +316,13 @@ TEST(ViewReuse, AHookGivenItsPreviousResultCanKeepTheToolsAndMustHaveOneToDoSo) 
 
   auto fresh = MustLoad("reuse.tsx", "WrappedGrowing");
   ASSERT_TRUE(fresh);
-  fresh->SetChatToolsHook([&](const std::vector<Node>& children, const json&,
-                              const ChatTools*) -> Result<ChatTools> {
-    ChatTools out;  // same_tools on the first layout: nothing to keep
-    out.block = std::make_shared<const std::vector<Node>>(children);
-    out.same_tools = true;
-    return out;
-  });
+  fresh->SetChatToolsHook(
+      [&](const std::vector<Node>& children, const json&, const ChatTools*) -> Result<ChatTools> {
+        ChatTools out;  // same_tools on the first layout: nothing to keep
+        out.block = std::make_shared<const std::vector<Node>>(children);
+        out.same_tools = true;
+        return out;
+      });
   auto bad = fresh->Render({{"question", "q"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, "view.chat_tools_hook") << bad.error().ToString();
