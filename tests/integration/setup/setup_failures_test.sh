@@ -2,7 +2,8 @@
 # scripts/setup under bad conditions, on a copy of the tracked tree with an empty cache:
 #  1. no network and nothing cached: fails, naming what it could not fetch;
 #  2. a checksum mismatch: fails loudly, removes the bad file, leaves no half-extracted tree;
-#  3. a second run after the failure recovers;
+#  3. a second run after the failure recovers, with our QuickJS patch applied; a patch that does
+#     not apply fails loudly;
 #  4. npm packages unreachable: fails naming the npm step.
 # Loopback port 9 (discard) stands in for an unreachable archive and registry.
 set -uo pipefail
@@ -45,6 +46,21 @@ cp "$REAL_CACHE/sources/quickjs/$ORIG" "$WORK/cache/sources/quickjs/"
 AFFORDANCE_CACHE="$WORK/cache" "$TREE/scripts/setup" --only quickjs >/dev/null 2>&1 ||
   fail "setup did not recover after the failure"
 [ -f "$TREE/third_party/quickjs/quickjs.c" ] || fail "recovered run did not extract QuickJS"
+grep -q "CASE(OP_to_string)" "$TREE/third_party/quickjs/quickjs.c" ||
+  fail "the extracted QuickJS does not have scripts/quickjs-hot-paths.patch applied"
+
+# 3b. A patch that does not apply to the pinned sources fails loudly; the right one recovers.
+PATCH="$TREE/scripts/quickjs-hot-paths.patch"
+cp "$PATCH" "$WORK/good.patch"
+sed -i 's/^ DEF(      to_object, 1, 1, 1, none)$/ DEF(      to_nothing, 1, 1, 1, none)/' "$PATCH"
+out=$(AFFORDANCE_CACHE="$WORK/cache" "$TREE/scripts/setup" --only quickjs 2>&1) &&
+  fail "setup accepted a patch that does not apply"
+grep -q "could not apply quickjs-hot-paths.patch" <<<"$out" || fail "patch failure not named: $out"
+cp "$WORK/good.patch" "$PATCH"
+AFFORDANCE_CACHE="$WORK/cache" "$TREE/scripts/setup" --only quickjs >/dev/null 2>&1 ||
+  fail "setup did not recover with the right patch"
+grep -q "CASE(OP_to_string)" "$TREE/third_party/quickjs/quickjs.c" ||
+  fail "recovered run did not apply the patch"
 
 # 4. npm registry unreachable and no npm cache.
 out=$(npm_config_registry=http://127.0.0.1:9/ npm_config_cache="$WORK/npm-cache" \
@@ -52,4 +68,4 @@ out=$(npm_config_registry=http://127.0.0.1:9/ npm_config_cache="$WORK/npm-cache"
       "$TREE/scripts/setup" --only tools 2>&1) && fail "npm step succeeded without a registry"
 grep -q "npm ci failed in tools/" <<<"$out" || fail "npm failure not named: $out"
 
-echo "setup failure modes: 4 passed, 0 failed"
+echo "setup failure modes: 5 passed, 0 failed"

@@ -1,0 +1,235 @@
+// The QuickJS hot paths we patch (scripts/quickjs-hot-paths.patch): template literals built with
+// string additions and a to_string opcode, direct element reads of arrays in every/some/map/...,
+// and map appending its results in place. Each case is JavaScript whose observable result must be
+// what the specification says; most would also catch the unpatched engine's shortcuts going
+// wrong (evaluation order, species, holes, getters, proxies, frozen arrays).
+#include <gtest/gtest.h>
+#include <quickjs.h>
+
+#include <string>
+
+namespace {
+
+class Engine {
+ public:
+  Engine() : rt_(JS_NewRuntime()), ctx_(JS_NewContext(rt_)) {}
+  ~Engine() {
+    JS_FreeContext(ctx_);
+    JS_FreeRuntime(rt_);
+  }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // The script's completion value as a string; "throws Name: message" for an exception. Each
+  // script is a block of its own (its declarations do not meet the next script's).
+  std::string Eval(const std::string& script) {
+    const std::string block = "{\n" + script + "\n}";
+    JSValue v = JS_Eval(ctx_, block.data(), block.size(), "<test>", JS_EVAL_TYPE_GLOBAL);
+    std::string out;
+    if (JS_IsException(v)) {
+      JSValue e = JS_GetException(ctx_);
+      out = "throws " + Str(e);
+      JS_FreeValue(ctx_, e);
+    } else {
+      out = Str(v);
+    }
+    JS_FreeValue(ctx_, v);
+    return out;
+  }
+
+  JSRuntime* runtime() { return rt_; }
+
+ private:
+  std::string Str(JSValueConst v) {
+    const char* s = JS_ToCString(ctx_, v);
+    std::string out = s ? s : "<unprintable>";
+    JS_FreeCString(ctx_, s);
+    return out;
+  }
+  JSRuntime* rt_;
+  JSContext* ctx_;
+};
+
+TEST(EngineTemplates, ConvertEachKindOfValueLikeString) {
+  Engine e;
+  EXPECT_EQ(e.Eval("`${1}|${'a'}|${true}|${null}|${undefined}|${1.5}|${-0}|${10n}|${[1, [2]]}`"),
+            "1|a|true|null|undefined|1.5|0|10|1,2");
+  EXPECT_EQ(e.Eval("`${{}}`"), "[object Object]");
+  EXPECT_EQ(e.Eval("`${2 ** 31}${0.1 + 0.2}${1e21}`"), "21474836480.300000000000000041e+21");
+}
+
+TEST(EngineTemplates, EmptyPartsAndNestingKeepTheText) {
+  Engine e;
+  EXPECT_EQ(e.Eval("JSON.stringify([``, `${''}`, `a${''}b`, `${'x'}`, `${1}${2}`, `a`])"),
+            R"(["","","ab","x","12","a"])");
+  EXPECT_EQ(e.Eval("`<${`(${`[${1}]`})`}>`"), "<([1])>");
+  EXPECT_EQ(e.Eval("`line1\\n${'x'}\\u0041\\x42`"), "line1\nxAB");
+  EXPECT_EQ(e.Eval("typeof `${1}`"), "string");
+}
+
+TEST(EngineTemplates, EachSubstitutionIsConvertedBeforeTheNextIsEvaluated) {
+  Engine e;
+  // The specification converts a substitution with ToString right after evaluating it.
+  EXPECT_EQ(e.Eval(R"(
+    const log = [];
+    const o = (name) => ({ toString() { log.push("str " + name); return name; },
+                           valueOf() { log.push("val " + name); return 0; } });
+    const s = `${(log.push("eval a"), o("A"))}-${(log.push("eval b"), o("B"))}`;
+    s + " " + log.join(","))"),
+            "A-B eval a,str A,eval b,str B");
+}
+
+TEST(EngineTemplates, ObjectsUseToStringNotValueOf) {
+  Engine e;
+  EXPECT_EQ(e.Eval("`${{ valueOf() { return 1; }, toString() { return 't'; } }}`"), "t");
+  EXPECT_EQ(e.Eval("`${{ [Symbol.toPrimitive](hint) { return hint; } }}`"), "string");
+  EXPECT_EQ(e.Eval("`${new Date(0).getTime()}`"), "0");
+}
+
+TEST(EngineTemplates, BadSubstitutionsThrowAndTheRuntimeGoesOn) {
+  Engine e;
+  EXPECT_EQ(e.Eval("`a${Symbol('x')}`"), "throws TypeError: cannot convert symbol to string");
+  EXPECT_EQ(e.Eval("`${{ toString() { throw new RangeError('nope'); } }}`"),
+            "throws RangeError: nope");
+  EXPECT_EQ(e.Eval("`${Object.create(null)}`").rfind("throws TypeError", 0), 0u);
+  EXPECT_EQ(e.Eval(R"(
+    let after = "not reached";
+    try { `${(() => { throw new Error("inner"); })()}${after = "reached"}`; } catch (err) {}
+    after)"),
+            "not reached");
+  EXPECT_EQ(e.Eval("`still ${'fine'}`"), "still fine");
+}
+
+TEST(EngineTemplates, DoNotDependOnStringPrototypeConcat) {
+  Engine e;
+  EXPECT_EQ(e.Eval(R"(
+    String.prototype.concat = function () { return "hijacked"; };
+    `${1}${2}`)"),
+            "12");
+}
+
+TEST(EngineTemplates, TaggedTemplatesStillGetStringsRawAndValues) {
+  Engine e;
+  EXPECT_EQ(e.Eval(R"(
+    function tag(strings, ...values) {
+      return JSON.stringify([strings, strings.raw, values, Object.isFrozen(strings)]);
+    }
+    tag`a${1}\n${'x'}c`)"),
+            R"([["a","\n","c"],["a","\\n","c"],[1,"x"],true])");
+  EXPECT_EQ(e.Eval("(function (s) { return s.length; })`${1}${2}${3}`"), "4");
+}
+
+TEST(EngineTemplates, ManySubstitutionsAndLongAccumulations) {
+  Engine e;
+  EXPECT_EQ(e.Eval(R"(
+    let src = "`";
+    const want = [];
+    for (let i = 0; i < 300; i++) { src += "<${" + i + "}>"; want.push("<" + i + ">"); }
+    eval(src + "`") === want.join(""))"),
+            "true");
+  EXPECT_EQ(e.Eval("let s = ''; for (let i = 0; i < 5000; i++) s = `${s}${i % 10}`; "
+                   "s.length + ':' + s.slice(0, 12)"),
+            "5000:012345678901");
+}
+
+TEST(EngineArrays, MapOverFastArraysGivesARealArray) {
+  Engine e;
+  EXPECT_EQ(e.Eval("const r = [1, 2, 3].map((x, i, a) => x * 10 + i + a.length); "
+                   "JSON.stringify(r) + Array.isArray(r) + r.length"),
+            "[13,24,35]true3");
+  EXPECT_EQ(e.Eval("[].map((x) => x).length"), "0");
+  EXPECT_EQ(e.Eval("const big = Array.from({ length: 100000 }, (_, i) => i); "
+                   "const m = big.map((x) => x + 1); m.length + ':' + m[0] + ':' + m[99999]"),
+            "100000:1:100000");
+}
+
+TEST(EngineArrays, FrozenArraysAreReadLikeAnyOther) {
+  Engine e;
+  EXPECT_EQ(e.Eval("const f = Object.freeze([1, 2, 3]); "
+                   "JSON.stringify([f.map((x) => `${x}\\n`), f.filter((x) => x > 1), "
+                   "f.every((x) => x > 0), f.some((x) => x > 2), f.indexOf(3)])"),
+            R"([["1\n","2\n","3\n"],[2,3],true,true,2])");
+  EXPECT_EQ(e.Eval("const g = Object.freeze([1, , 3]); "
+                   "const r = g.map((x) => x); r.length + ':' + (1 in r) + ':' + r[2]"),
+            "3:false:3");
+}
+
+TEST(EngineArrays, HolesGettersAndInheritedElementsKeepTheirMeaning) {
+  Engine e;
+  EXPECT_EQ(e.Eval("const r = [1, , 3].map((x) => x * 2); r.length + ':' + (1 in r) + ':' + r[2]"),
+            "3:false:6");
+  EXPECT_EQ(e.Eval(R"(
+    const a = [1, 2, 3];
+    let reads = 0;
+    Object.defineProperty(a, 1, { get() { reads++; return 42; } });
+    JSON.stringify(a.map((x) => x)) + reads)"),
+            "[1,42,3]1");
+  EXPECT_EQ(e.Eval(R"(
+    Array.prototype[1] = "inherited";
+    const r = [0, , 2].map((x) => x);
+    delete Array.prototype[1];
+    JSON.stringify(r))"),
+            R"([0,"inherited",2])");
+}
+
+TEST(EngineArrays, CallbacksThatChangeTheArrayAreSeenAsSpecified) {
+  Engine e;
+  // Growth is not visited (the length is read once); elements removed before their turn are
+  // holes in the result.
+  EXPECT_EQ(e.Eval("const a = [1, 2, 3]; JSON.stringify(a.map((x) => { a.push(9); return x; })) "
+                   "+ a.length"),
+            "[1,2,3]6");
+  EXPECT_EQ(e.Eval("const b = [1, 2, 3, 4]; const r = b.map((x) => { b.pop(); return x; }); "
+                   "r.length + ':' + r[0] + r[1] + ':' + (2 in r) + (3 in r)"),
+            "4:12:falsefalse");
+  EXPECT_EQ(e.Eval("const c = [1, 2, 3]; JSON.stringify(c.map((x, i) => { c[i + 1] = 0; "
+                   "return x; }))"),
+            "[1,0,0]");
+}
+
+TEST(EngineArrays, SpeciesAndProxiesTakeTheGeneralPath) {
+  Engine e;
+  EXPECT_EQ(e.Eval("class Mine extends Array {} "
+                   "const r = Mine.from([1, 2]).map((x) => x + 1); "
+                   "(r instanceof Mine) + JSON.stringify(r)"),
+            "true[2,3]");
+  // A species whose result already has elements: they are overwritten by index.
+  EXPECT_EQ(e.Eval("const a = [1, 2]; a.constructor = { [Symbol.species]: function (n) { "
+                   "return [7, 7, 7]; } }; JSON.stringify(a.map((x) => x * 2))"),
+            "[2,4,7]");
+  // A species result that cannot take new elements makes map throw.
+  EXPECT_EQ(e.Eval("const a = [1]; a.constructor = { [Symbol.species]: function (n) { "
+                   "return Object.preventExtensions([]); } }; a.map((x) => x)")
+                .rfind("throws TypeError", 0),
+            0u);
+  EXPECT_EQ(e.Eval("const a = [1, 2]; a.constructor = { [Symbol.species]: function (n) { "
+                   "const r = []; Object.defineProperty(r, 'length', { writable: false }); "
+                   "return r; } }; a.map((x) => x)")
+                .rfind("throws TypeError", 0),
+            0u);
+  EXPECT_EQ(e.Eval("const p = new Proxy([1, 2, 3], { get(t, k, r) { "
+                   "return k === '1' ? 20 : Reflect.get(t, k, r); } }); "
+                   "JSON.stringify(Array.prototype.map.call(p, (x) => x))"),
+            "[1,20,3]");
+  EXPECT_EQ(e.Eval("const t = Uint8Array.of(1, 200).map((x) => x * 2); "
+                   "t.constructor.name + ':' + t.join(',')"),
+            "Uint8Array:2,144");
+  EXPECT_EQ(e.Eval("JSON.stringify(Array.prototype.map.call({ length: 2, 0: 'a', 1: 'b' }, "
+                   "(x) => x + x))"),
+            R"(["aa","bb"])");
+}
+
+TEST(EngineArrays, AMapPastTheMemoryLimitThrowsAndTheRuntimeGoesOn) {
+  Engine e;
+  EXPECT_EQ(e.Eval("globalThis.big = Array.from({ length: 60000 }, (_, i) => i); big.length"),
+            "60000");
+  JS_SetMemoryLimit(e.runtime(), 4 << 20);
+  EXPECT_EQ(e.Eval("const keep = []; for (let i = 0; i < 100; i++) keep.push(big.map((x) => x));"
+                   " keep.length")
+                .rfind("throws InternalError: out of memory", 0),
+            0u);
+  JS_SetMemoryLimit(e.runtime(), static_cast<size_t>(-1));
+  EXPECT_EQ(e.Eval("big.map((x) => x).length"), "60000");
+}
+
+}  // namespace
