@@ -1,8 +1,10 @@
 // The QuickJS hot paths we patch (scripts/quickjs-hot-paths.patch): template literals built with
 // string additions and a to_string opcode, direct element reads of arrays in every/some/map/...,
-// and map appending its results in place. Each case is JavaScript whose observable result must be
-// what the specification says; most would also catch the unpatched engine's shortcuts going
-// wrong (evaluation order, species, holes, getters, proxies, frozen arrays).
+// map appending its results in place, and fields of object literals defined directly. Each case
+// is JavaScript whose observable result must be what the specification says; most would also
+// catch a shortcut going wrong (evaluation order, species, holes, getters, proxies, frozen arrays,
+// inherited setters). Two fail on the unpatched engine, whose templates did not follow the
+// specification's order and called String.prototype.concat.
 #include <gtest/gtest.h>
 #include <quickjs.h>
 
@@ -130,6 +132,35 @@ TEST(EngineTemplates, ManySubstitutionsAndLongAccumulations) {
   EXPECT_EQ(e.Eval("let s = ''; for (let i = 0; i < 5000; i++) s = `${s}${i % 10}`; "
                    "s.length + ':' + s.slice(0, 12)"),
             "5000:012345678901");
+}
+
+TEST(EngineObjects, LiteralsAndClassFieldsDefineTheirPropertiesInOrder) {
+  Engine e;
+  EXPECT_EQ(e.Eval("JSON.stringify({ b: 1, a: 2, 1: 'one', c: undefined, a2: { x: [1] } })"),
+            R"({"1":"one","b":1,"a":2,"a2":{"x":[1]}})");
+  // A repeated name keeps its first place and takes the last value; an accessor then a value.
+  EXPECT_EQ(e.Eval("const o = { a: 1, b: 2, a: 3, get g() { return 'getter'; }, g: 'value' }; "
+                   "JSON.stringify(o) + typeof Object.getOwnPropertyDescriptor(o, 'g').get"),
+            R"({"a":3,"b":2,"g":"value"}undefined)");
+  // Defining never calls an inherited setter.
+  EXPECT_EQ(e.Eval(R"(
+    let called = false;
+    Object.defineProperty(Object.prototype, "trap", { set(v) { called = true; }, configurable: true });
+    const o = { trap: 1 };
+    delete Object.prototype.trap;
+    called + ":" + Object.getOwnPropertyDescriptor(o, "trap").value)"),
+            "false:1");
+  EXPECT_EQ(e.Eval("const d = Object.getOwnPropertyDescriptor({ v: 1 }, 'v'); "
+                   "[d.writable, d.enumerable, d.configurable].join()"),
+            "true,true,true");
+  EXPECT_EQ(e.Eval("class P { x = 1; y = this.x + 1; } JSON.stringify(new P())"), R"({"x":1,"y":2})");
+  EXPECT_EQ(e.Eval("class L extends Array { tag = 't'; } const l = new L(); l.push(1); "
+                   "l.tag + l.length + Array.isArray(l)"),
+            "t1true");
+  EXPECT_EQ(e.Eval("class Base { constructor() { return Object.preventExtensions({}); } } "
+                   "class Field extends Base { x = 1; } new Field()")
+                .rfind("throws TypeError", 0),
+            0u);
 }
 
 TEST(EngineArrays, MapOverFastArraysGivesARealArray) {
