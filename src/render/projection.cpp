@@ -61,6 +61,43 @@ nlohmann::ordered_json EmptyObjectSchema() {
   return {{"type", "object"}, {"properties", nlohmann::ordered_json::object()}};
 }
 
+nlohmann::ordered_json BuildSignatureSchema(const view::HandlerSignature& signature) {
+  switch (signature.kind) {
+    case view::HandlerSignature::Kind::kNoParams:
+      return EmptyObjectSchema();
+    case view::HandlerSignature::Kind::kDestructured: {
+      nlohmann::ordered_json schema = EmptyObjectSchema();
+      nlohmann::ordered_json required = nlohmann::ordered_json::array();
+      for (const auto& field : signature.fields) {
+        schema["properties"][field.name] = nlohmann::ordered_json::object();
+        if (!field.optional) required.push_back(field.name);
+      }
+      if (!required.empty()) schema["required"] = std::move(required);
+      return schema;
+    }
+    case view::HandlerSignature::Kind::kSingle:
+    case view::HandlerSignature::Kind::kOther:
+      return nlohmann::ordered_json{{"type", "object"}};
+  }
+  return EmptyObjectSchema();
+}
+
+// The schema of a signature, built once per thread: every layout that projects an action asks
+// for it again (an act re-projects the app), and building JSON costs more than copying it.
+// Bounded: emptied past 4,096 signatures.
+const nlohmann::ordered_json& SignatureSchema(const view::HandlerSignature& signature) {
+  thread_local std::unordered_map<std::string, nlohmann::ordered_json> schemas;
+  std::string key(1, static_cast<char>('0' + static_cast<int>(signature.kind)));
+  for (const auto& field : signature.fields) {
+    key += std::to_string(field.name.size());
+    key += field.optional ? '?' : ':';
+    key += field.name;
+  }
+  if (auto it = schemas.find(key); it != schemas.end()) return it->second;
+  if (schemas.size() >= 4096) schemas.clear();
+  return schemas.emplace(std::move(key), BuildSignatureSchema(signature)).first->second;
+}
+
 }  // namespace
 
 bool IsModelCallable(std::string_view event) {
@@ -132,24 +169,7 @@ Result<nlohmann::ordered_json> ParametersFor(const view::HandlerSignature& signa
     }
     return *args_schema;
   }
-  switch (signature.kind) {
-    case view::HandlerSignature::Kind::kNoParams:
-      return EmptyObjectSchema();
-    case view::HandlerSignature::Kind::kDestructured: {
-      nlohmann::ordered_json schema = EmptyObjectSchema();
-      nlohmann::ordered_json required = nlohmann::ordered_json::array();
-      for (const auto& field : signature.fields) {
-        schema["properties"][field.name] = nlohmann::ordered_json::object();
-        if (!field.optional) required.push_back(field.name);
-      }
-      if (!required.empty()) schema["required"] = std::move(required);
-      return schema;
-    }
-    case view::HandlerSignature::Kind::kSingle:
-    case view::HandlerSignature::Kind::kOther:
-      return nlohmann::ordered_json{{"type", "object"}};
-  }
-  return EmptyObjectSchema();
+  return SignatureSchema(signature);
 }
 
 Status Project(const std::vector<VisibleAction>& actions, bool callable, Block& block) {
