@@ -228,14 +228,25 @@
 
   // True when the last committed output of an unchanged `inst` can be replayed as it is: every
   // component under it is unchanged too, none depends on render order, and its paths are free.
+  // The cheap checks come first, so a changed component below ends the walk before any path is
+  // looked up (an act changes one component deep in the tree).
   function replayable(inst) {
     const m = inst.memo;
-    if (m.unstable) return false;
-    for (let i = 0; i < m.paths.length; i++) if (usedPaths.has(m.paths[i])) return false;
-    for (let i = 0; i < m.kids.length; i++) {
-      const kid = m.kids[i];
-      if (instances.get(kid.path) !== kid || !unchanged(kid) || !replayable(kid)) return false;
+    return !m.unstable && kidsReplayable(m.kids, 0) && pathsFree(m.paths, 0);
+  }
+
+  // True when the components kids[from..] are the mounted ones, unchanged and replayable.
+  function kidsReplayable(kids, from) {
+    for (let i = from; i < kids.length; i++) {
+      const kid = kids[i];
+      if (instances.get(kid.path) !== kid || !unchanged(kid)) return false;
     }
+    for (let i = from; i < kids.length; i++) if (!replayable(kids[i])) return false;
+    return true;
+  }
+
+  function pathsFree(paths, from) {
+    for (let i = from; i < paths.length; i++) if (usedPaths.has(paths[i])) return false;
     return true;
   }
 
@@ -289,13 +300,7 @@
   // True when the part of `m` (a memo) that is the component's own output, not what its
   // asChatTools calls reconciled, can be replayed as it is.
   function ownReplayable(m) {
-    if (m.unstable) return false;
-    for (let i = m.ownPaths; i < m.paths.length; i++) if (usedPaths.has(m.paths[i])) return false;
-    for (let i = m.ownKids; i < m.kids.length; i++) {
-      const kid = m.kids[i];
-      if (instances.get(kid.path) !== kid || !unchanged(kid) || !replayable(kid)) return false;
-    }
-    return true;
+    return !m.unstable && kidsReplayable(m.kids, m.ownKids) && pathsFree(m.paths, m.ownPaths);
   }
 
   // Replays the component's own output of `m` into `rec` (which holds the new projections).
