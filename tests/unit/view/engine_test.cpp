@@ -263,4 +263,100 @@ TEST(EngineArrays, AMapPastTheMemoryLimitThrowsAndTheRuntimeGoesOn) {
   EXPECT_EQ(e.Eval("big.map((x) => x).length"), "60000");
 }
 
+// Seeded random programs, each checked against a plain-JavaScript reference that takes none of
+// the patched paths (String() and +, `in` and [], Object.defineProperty). Deterministic.
+constexpr const char* kRandom = R"js(
+  let seed = 0x2545f491;
+  const rnd = (n) => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return (seed >>> 0) % n; };
+  const texts = ["", "a", "\\n", "${", "`", "é", "日本", "😀", "\\\\", "x y", "'\"", "\\u0041"];
+)js";
+
+TEST(EngineProperty, RandomTemplatesEqualTheirStringConcatenation) {
+  Engine e;
+  const std::string script = std::string(kRandom) + R"js(
+    const values = ["0", "-1", "2 ** 40", "1.5e-7", "NaN", "-0", "12n", "true", "null", "undefined",
+                    "'s'", "[1, [2, 3]]", "({})", "({ toString() { return 'T'; } })",
+                    "({ valueOf() { return 7; }, toString() { return 'V'; } })", "`in${1}ner`",
+                    "'😀'.repeat(3)", "String.fromCharCode(0xd800)"];
+    let failures = [];
+    for (let c = 0; c < 3000 && failures.length < 5; c++) {
+      const parts = 1 + rnd(5);
+      let tpl = "`", ref = "''";
+      for (let i = 0; i < parts; i++) {
+        const t = texts[rnd(texts.length)];
+        tpl += t.replace(/`/g, "\\`").replace(/\$\{/g, "\\${");
+        ref += " + " + JSON.stringify(eval("`" + t.replace(/`/g, "\\`").replace(/\$\{/g, "\\${") + "`"));
+        if (rnd(4) > 0) {
+          const v = values[rnd(values.length)];
+          tpl += "${" + v + "}";
+          ref += " + String(" + v + ")";
+        }
+      }
+      tpl += "`";
+      const got = eval(tpl), want = eval(ref);
+      if (got !== want) failures.push(tpl + " gave " + JSON.stringify(got) + ", expected " + JSON.stringify(want));
+    }
+    failures.length === 0 ? "ok" : failures.join("\n"))js";
+  EXPECT_EQ(e.Eval(script), "ok");
+}
+
+TEST(EngineProperty, RandomMapsMatchASpecificationReference) {
+  Engine e;
+  const std::string script = std::string(kRandom) + R"js(
+    // Array.prototype.map as the specification writes it, for arrays (species: Array).
+    function refMap(O, f) {
+      const len = O.length, A = new Array(len);
+      for (let k = 0; k < len; k++) {
+        if (k in O) {
+          Object.defineProperty(A, k, { value: f(O[k], k, O), writable: true, enumerable: true,
+                                        configurable: true });
+        }
+      }
+      return A;
+    }
+    function describe(a) {
+      const out = [];
+      for (let k = 0; k < a.length; k++) out.push(k in a ? JSON.stringify(a[k]) : "hole");
+      return a.length + ":" + out.join(",");
+    }
+    function makeArray() {
+      const n = rnd(12);
+      const a = [];
+      for (let i = 0; i < n; i++) a.push(rnd(3) === 0 ? "s" + i : i);
+      if (n > 0 && rnd(4) === 0) delete a[rnd(n)];
+      if (n > 0 && rnd(5) === 0) {
+        const k = rnd(n);
+        Object.defineProperty(a, k, { get() { return "got" + k; }, configurable: true, enumerable: true });
+      }
+      if (rnd(4) === 0) Object.freeze(a);
+      return a;
+    }
+    // A callback that records what it saw and may change the array while map runs.
+    function makeCallback(log) {
+      const action = rnd(6);
+      return function (x, k, o) {
+        log.push(k + "=" + JSON.stringify(x));
+        if (!Object.isFrozen(o)) {
+          if (action === 1) o.push("pushed");
+          else if (action === 2) o.pop();
+          else if (action === 3 && o.length > k + 1) o[k + 1] = "set";
+          else if (action === 4 && o.length > k + 1) delete o[k + 1];
+        }
+        return typeof x === "number" ? `${x}\n` : [x];
+      };
+    }
+    let failures = [];
+    for (let c = 0; c < 3000 && failures.length < 5; c++) {
+      const saved = seed;
+      const a1 = makeArray(), log1 = [];
+      const got = describe(a1.map(makeCallback(log1))) + " | " + log1.join(" ") + " | " + describe(a1);
+      seed = saved;
+      const a2 = makeArray(), log2 = [];
+      const want = describe(refMap(a2, makeCallback(log2))) + " | " + log2.join(" ") + " | " + describe(a2);
+      if (got !== want) failures.push("case " + c + ": " + got + "  expected  " + want);
+    }
+    failures.length === 0 ? "ok" : failures.join("\n"))js";
+  EXPECT_EQ(e.Eval(script), "ok");
+}
+
 }  // namespace
