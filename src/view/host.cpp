@@ -352,18 +352,36 @@ void View::Impl::FreeTextRows(TextRows& rows) {
 }
 
 int64_t View::Impl::TextRowsOf(const std::string& path, JSValueConst array) {
-  JsValue l(ctx_, JS_GetProperty(ctx_, array, atom_length_));
-  int64_t len = 0;
-  if (JS_ToInt64(ctx_, &len, l.get()) < 0) return -1;
+  // A plain array (what a component builds) is read in place, and no code runs while it is;
+  // anything else (a frozen array, a proxy) is read once through the property functions.
+  JSValue* items = nullptr;
+  uint32_t fast_len = 0;
+  std::vector<JsValue> read;
+  int64_t len = fast_len;
+  if (JS_GetFastArray(ctx_, array, &items, &fast_len)) {
+    len = fast_len;
+  } else {
+    JsValue l(ctx_, JS_GetProperty(ctx_, array, atom_length_));
+    if (JS_ToInt64(ctx_, &len, l.get()) < 0) return -1;
+    read.reserve(static_cast<size_t>(len));
+    for (int64_t i = 0; i < len; ++i) {
+      read.emplace_back(ctx_, JS_GetPropertyUint32(ctx_, array, static_cast<uint32_t>(i)));
+      if (read.back().IsException()) return -1;
+    }
+  }
+  auto item = [&](int64_t i) -> JSValueConst {
+    return items != nullptr ? items[i] : read[static_cast<size_t>(i)].get();
+  };
   auto found = text_rows_.find(path);
   bool same = found != text_rows_.end() && found->second.items.size() == static_cast<size_t>(len);
   for (int64_t i = 0; i < len; ++i) {
-    JSValue v = JS_GetPropertyUint32(ctx_, array, static_cast<uint32_t>(i));
-    if (JS_IsException(v)) return -1;
-    const bool text = JS_IsString(v);
-    if (text && same) same = JS_StrictEq(ctx_, v, found->second.items[static_cast<size_t>(i)]);
-    JS_FreeValue(ctx_, v);
-    if (!text) return 0;
+    JSValueConst v = item(i);
+    if (!JS_IsString(v)) return 0;
+    if (same) {
+      JSValueConst kept = found->second.items[static_cast<size_t>(i)];
+      const int flat = JS_FlatStringsEqual(v, kept);
+      same = flat < 0 ? static_cast<bool>(JS_StrictEq(ctx_, v, kept)) : flat == 1;
+    }
   }
   if (same) {
     found->second.used = generation_;
@@ -375,8 +393,8 @@ int64_t View::Impl::TextRowsOf(const std::string& path, JSValueConst array) {
   std::vector<Node> nodes(static_cast<size_t>(len));
   rows.items.reserve(static_cast<size_t>(len));
   for (int64_t i = 0; i < len; ++i) {
-    JSValue v = JS_GetPropertyUint32(ctx_, array, static_cast<uint32_t>(i));
-    rows.items.push_back(v);  // a string: checked above, and nothing ran since
+    JSValue v = JS_DupValue(ctx_, item(i));
+    rows.items.push_back(v);
     size_t n = 0;
     const char* chars = JS_ToCStringLen(ctx_, &n, v);
     if (chars == nullptr) {

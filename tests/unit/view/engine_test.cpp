@@ -40,6 +40,12 @@ class Engine {
   }
 
   JSRuntime* runtime() { return rt_; }
+  JSContext* context() { return ctx_; }
+
+  // The completion value itself (the caller frees it).
+  JSValue Value(const std::string& script) {
+    return JS_Eval(ctx_, script.data(), script.size(), "<test>", JS_EVAL_TYPE_GLOBAL);
+  }
 
  private:
   std::string Str(JSValueConst v) {
@@ -261,6 +267,53 @@ TEST(EngineArrays, AMapPastTheMemoryLimitThrowsAndTheRuntimeGoesOn) {
             0u);
   JS_SetMemoryLimit(e.runtime(), static_cast<size_t>(-1));
   EXPECT_EQ(e.Eval("big.map((x) => x).length"), "60000");
+}
+
+TEST(EngineApi, FastArraysAreSeenOnlyWhenPlain) {
+  Engine e;
+  struct Case {
+    const char* script;
+    int fast;
+    uint32_t count;
+  };
+  for (const Case& c : {Case{"[1, 'a', {}]", 1, 3}, Case{"[]", 1, 0},
+                        Case{"Object.freeze(['a', 'b'])", 0, 0}, Case{"[1, , 3]", 0, 0},
+                        Case{"new Proxy([1, 2], {})", 0, 0}, Case{"({ length: 1, 0: 'x' })", 0, 0},
+                        Case{"'abc'", 0, 0}, Case{"new Uint8Array(4)", 0, 0}}) {
+    JSValue v = e.Value(c.script);
+    ASSERT_FALSE(JS_IsException(v)) << c.script;
+    JSValue* values = nullptr;
+    uint32_t count = 0;
+    EXPECT_EQ(JS_GetFastArray(e.context(), v, &values, &count), c.fast) << c.script;
+    if (c.fast) {
+      EXPECT_EQ(count, c.count) << c.script;
+    }
+    JS_FreeValue(e.context(), v);
+  }
+}
+
+TEST(EngineApi, FlatStringsCompareByCharactersAndOthersAskForStrictEquality) {
+  Engine e;
+  struct Case {
+    const char* a;
+    const char* b;
+    int want;
+  };
+  for (const Case& c : {Case{"'row 1'", "'row ' + 1", 1}, Case{"'row 1'", "'row 2'", 0},
+                        Case{"''", "''", 1}, Case{"'ab'", "'abc'", 0},
+                        Case{"'日本'", "'日' + '本'", 1}, Case{"'\u00e9'", "'é'", 1},
+                        Case{"'\u00e9\u4e00'.slice(0, 1)", "'\u00e9'", 1},
+                        Case{"'x'.repeat(20000)", "'x'.repeat(20000) + 'y'", -1},
+                        Case{"1", "1", -1}, Case{"'1'", "1", -1}}) {
+    JSValue a = e.Value(c.a);
+    JSValue b = e.Value(c.b);
+    EXPECT_EQ(JS_FlatStringsEqual(a, b), c.want) << c.a << " vs " << c.b;
+    if (c.want >= 0) {
+      EXPECT_EQ(JS_StrictEq(e.context(), a, b), c.want == 1) << c.a << " vs " << c.b;
+    }
+    JS_FreeValue(e.context(), a);
+    JS_FreeValue(e.context(), b);
+  }
 }
 
 // Seeded random programs, each checked against a plain-JavaScript reference that takes none of

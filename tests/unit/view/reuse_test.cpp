@@ -459,6 +459,27 @@ TEST(ViewReuse, RowsThatAreOneArrayOfStringsAreKeptByContentNotCopied) {
   EXPECT_EQ(Text(RowsOf(*tree)).substr(0, 12), "r0\nr1\nr2\nthr");
 }
 
+TEST(ViewReuse, RowsOfAFrozenPropArrayAreKeptAndAProxysRowsAreReadOnce) {
+  auto view = MustLoad("rows.tsx", "PropRows");
+  ASSERT_TRUE(view);
+  json rows = json::array();
+  for (int i = 0; i < 12; ++i) rows.push_back("p" + std::to_string(i));
+  // Props are frozen arrays (not plain ones): kept by content all the same.
+  auto tree = view->Render({{"rows", rows}, {"proxy", false}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  ASSERT_EQ(RowsOf(*tree).size(), 12u);
+  const std::vector<Node>* first = &RowsOf(*tree).vec();
+  tree = view->Act(HandlerOf(*tree, "rows", "onScroll"), {{"offset", 2}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(&RowsOf(*tree).vec(), first);
+  // Through a proxy every element is read once, in order, and what was read is what shows.
+  tree = view->Render({{"rows", rows}, {"proxy", true}});
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  ASSERT_EQ(RowsOf(*tree).size(), 12u);
+  EXPECT_EQ(RowsOf(*tree)[0].text, "p0:1");
+  EXPECT_EQ(RowsOf(*tree)[11].text, "p11:12");
+}
+
 TEST(ViewReuse, RowsChangedInPlaceAfterTheRenderShowAsTheyWereWhenRendered) {
   auto view = MustLoad("rows.tsx", "MutatedRows");
   ASSERT_TRUE(view);

@@ -37,3 +37,23 @@ export function MutatedRows({ n }: { n: number }) {
   });
   return <scroll label="rows" onScroll={() => setTick((t) => t + 1)}>{rows.current}</scroll>;
 }
+
+// Rows that are not a plain array: the frozen prop array itself, or a proxy over a copy whose reads of
+// elements are numbered (each element must be read once per render).
+export function PropRows({ rows, proxy }: { rows: string[]; proxy: boolean }) {
+  const [offset, setOffset] = useState(0);
+  let reads = 0;
+  const shown = proxy
+    ? new Proxy([...rows], {
+        get(target, key, receiver) {
+          const v = Reflect.get(target, key, receiver);
+          return typeof key === "string" && /^[0-9]+$/.test(key) ? v + ":" + ++reads : v;
+        },
+      })
+    : rows;
+  return (
+    <scroll label="rows" offset={offset} onScroll={({ offset }: { offset: number }) => setOffset(offset)}>
+      {shown}
+    </scroll>
+  );
+}
