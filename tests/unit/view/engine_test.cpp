@@ -1,9 +1,10 @@
 // The QuickJS hot paths we patch (scripts/quickjs-hot-paths.patch): template literals built with
 // string additions and a to_string opcode, direct element reads of arrays in every/some/map/...,
-// map appending its results in place, and fields of object literals defined directly. Each case
-// is JavaScript whose observable result must be what the specification says; most would also
-// catch a shortcut going wrong (evaluation order, species, holes, getters, proxies, frozen arrays,
-// inherited setters). Two fail on the unpatched engine, whose templates did not follow the
+// map appending its results in place, fields of object literals defined directly, recent
+// integer-to-string conversions shared, and two host functions. Each case is JavaScript whose
+// observable result must be what the specification says; most would also catch a shortcut going
+// wrong (evaluation order, species, holes, getters, proxies, frozen arrays, inherited setters,
+// shared strings). Two fail on the unpatched engine, whose templates did not follow the
 // specification's order and called String.prototype.concat.
 #include <gtest/gtest.h>
 #include <quickjs.h>
@@ -167,6 +168,24 @@ TEST(EngineObjects, LiteralsAndClassFieldsDefineTheirPropertiesInOrder) {
                    "class Field extends Base { x = 1; } new Field()")
                 .rfind("throws TypeError", 0),
             0u);
+}
+
+TEST(EngineStrings, IntegersConvertTheSameWhenTheirStringsAreShared) {
+  Engine e;
+  // Values that share a slot of the conversion cache (1024 apart), negatives and the extremes.
+  EXPECT_EQ(e.Eval("[5, 1029, 5, -1019, 2147483647, -2147483648, 0, -0, 1029].map(String).join()"),
+                   "5,1029,5,-1019,2147483647,-2147483648,0,0,1029");
+  // A shared string is never appended to in place: the next conversion is still the number.
+  EXPECT_EQ(e.Eval("let s = `${7}`; for (let i = 0; i < 100; i++) s += 'x'; "
+                   "s.length + ':' + String(7) + ':' + `${7}` + ':' + (7).toString()"),
+            "101:7:7:7");
+  // One that became a property key stays a string of the number.
+  EXPECT_EQ(e.Eval("const o = {}; o[String(1234)] = 1; o[`${99999}`] = 2; "
+                   "Object.keys(o).join() + ':' + String(1234) + String(99999)"),
+            "1234,99999:123499999");
+  EXPECT_EQ(e.Eval("let all = true; for (let i = -3000; i < 3000; i++) "
+                   "if (`${i}` !== '' + i || Number(String(i)) !== i) all = false; all"),
+            "true");
 }
 
 TEST(EngineArrays, MapOverFastArraysGivesARealArray) {
