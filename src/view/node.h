@@ -15,6 +15,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,57 @@ class NodeList {
   std::shared_ptr<const std::vector<Node>> nodes_;
 };
 
+// An element's props: a JSON object shared by the copies of a node and copied only when one of
+// them is changed (nodes are copied out of the view's conversion cache on every render). Reads as
+// the JSON it holds; an empty object until set.
+class Props {
+ public:
+  using Json = nlohmann::ordered_json;
+  Props() = default;
+  Props(Json json) : json_(std::make_shared<Json>(std::move(json))) {}  // NOLINT: implicit
+  Props(std::initializer_list<nlohmann::detail::json_ref<Json>> init) : Props(Json(init)) {}
+  template <class Other, std::enable_if_t<nlohmann::detail::is_basic_json<Other>::value &&
+                                              !std::is_same_v<Other, Json>,
+                                          int> = 0>
+  Props(const Other& other) : Props(Json(other)) {}  // NOLINT: implicit, from nlohmann::json
+
+  const Json& json() const { return json_ ? *json_ : EmptyObject(); }
+  operator const Json&() const { return json(); }  // NOLINT: reads as its JSON
+  // The JSON to change: this node's own copy from now on.
+  Json& mutable_json() {
+    if (!json_) {
+      json_ = std::make_shared<Json>(Json::object());
+    } else if (json_.use_count() > 1) {
+      json_ = std::make_shared<Json>(*json_);
+    }
+    return *json_;
+  }
+
+  Json::const_iterator find(const std::string& key) const { return json().find(key); }
+  Json::const_iterator begin() const { return json().begin(); }
+  Json::const_iterator end() const { return json().end(); }
+  bool contains(const std::string& key) const { return json().contains(key); }
+  template <class T>
+  auto value(const std::string& key, T&& fallback) const {
+    return json().value(key, std::forward<T>(fallback));
+  }
+  size_t size() const { return json().size(); }
+  bool empty() const { return json().empty(); }
+  std::string dump(int indent = -1) const { return json().dump(indent); }
+  const Json& operator[](const std::string& key) const { return json()[key]; }
+  Json& operator[](const std::string& key) { return mutable_json()[key]; }
+  friend bool operator==(const Props& a, const Props& b) { return a.json() == b.json(); }
+  friend bool operator==(const Props& a, const Json& b) { return a.json() == b; }
+  friend std::ostream& operator<<(std::ostream& os, const Props& p) { return os << p.json(); }
+
+ private:
+  static const Json& EmptyObject() {
+    static const Json kEmpty = Json::object();
+    return kEmpty;
+  }
+  std::shared_ptr<Json> json_;
+};
+
 struct Node {
   enum class Kind { kText, kElement, kBlock };
   Kind kind = Kind::kText;
@@ -82,7 +134,7 @@ struct Node {
   // kElement: intrinsic type, plain props (every prop except children, key and function-valued
   // props, converted to JSON), handlers (function-valued on* props, in prop order), children.
   std::string type;
-  nlohmann::ordered_json props = nlohmann::ordered_json::object();
+  Props props;
   std::vector<Handler> handlers;
   NodeList children;
   // The element's component path, e.g. "NotebookChat/Qwen3App/box[0]"; unique within a render.
