@@ -1,5 +1,6 @@
 # QuickJS 2025-04-26 (Bellard), built as a static library from the sources scripts/setup fetched
-# (Debian trixie source package, sha256-verified). No quickjs-libc: views get no std/os modules.
+# (Debian trixie source package, sha256-verified) and patched (scripts/quickjs-hot-paths.patch;
+# docs/RUNTIME.md "The engine"). No quickjs-libc: views get no std/os modules.
 # -O3: the interpreter is the view hot path (act + re-render, docs/BENCHMARKS.md "adapters"),
 # about 4% faster there than -O2.
 set(QUICKJS_DIR "${AFFORDANCE_THIRD_PARTY}/quickjs")
