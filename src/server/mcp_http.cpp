@@ -83,26 +83,42 @@ std::map<std::string, Handler> McpHttp::Handlers() {
 
 size_t McpHttp::sessions() const {
   std::lock_guard lock(mu_);
-  return sessions_.size();
+  const int64_t now = Now();
+  return static_cast<size_t>(std::count_if(sessions_.begin(), sessions_.end(), [&](const auto& e) {
+    return !Idle(*e.second, now);
+  }));
+}
+
+int64_t McpHttp::Now() const { return options_.now_ms ? options_.now_ms() : store::NowMs(); }
+
+bool McpHttp::Idle(const mcp::Session& s, int64_t now) const {
+  return options_.idle_timeout_ms > 0 && now - s.last_used_ms() > options_.idle_timeout_ms;
 }
 
 std::shared_ptr<mcp::Session> McpHttp::Find(const std::string& id) {
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
-  it->second->Touch(store::NowMs());
+  const int64_t now = Now();
+  if (Idle(*it->second, now)) {  // ended while unused (a call still running keeps its session)
+    sessions_.erase(it);
+    return nullptr;
+  }
+  it->second->Touch(now);
   return it->second;
 }
 
 void McpHttp::Add(std::shared_ptr<mcp::Session> session) {
   std::lock_guard lock(mu_);
+  const int64_t now = Now();
+  std::erase_if(sessions_, [&](const auto& entry) { return Idle(*entry.second, now); });
   while (sessions_.size() >= std::max<size_t>(1, options_.max_sessions)) {
     auto oldest = std::min_element(sessions_.begin(), sessions_.end(), [](auto& a, auto& b) {
       return a.second->last_used_ms() < b.second->last_used_ms();
     });
     sessions_.erase(oldest);
   }
-  session->Touch(store::NowMs());
+  session->Touch(now);
   sessions_[session->id()] = std::move(session);
 }
 

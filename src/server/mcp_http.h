@@ -7,7 +7,8 @@
 //                 existed). `MCP-Protocol-Version` on later requests must be a revision we speak
 //                 (400 otherwise). An `Origin` header must name this server or a loopback host
 //                 (403 otherwise: DNS rebinding). Malformed JSON-RPC is 400 with a JSON-RPC error.
-//   DELETE /mcp   ends the session named by Mcp-Session-Id (200).
+//   DELETE /mcp   ends the session named by Mcp-Session-Id (200). A session unused for
+//                 McpHttpOptions::idle_timeout_ms has ended too.
 //   GET /mcp      405: the server sends no unsolicited messages (a client then only POSTs).
 //
 // The operator session: an `initialize` carrying `affordance-operator-secret: <the trust root>`
@@ -24,6 +25,7 @@
 #include "server/router.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +38,9 @@ inline constexpr std::string_view kOperatorSecretHeader = "affordance-operator-s
 struct McpHttpOptions {
   std::string operator_secret;  // the trust root; "" = no operator session over HTTP
   size_t max_sessions = 1024;   // beyond it the least recently used session ends
+  // A session not used for this long has ended (404: the client initializes again); 0 = never.
+  int64_t idle_timeout_ms = 60 * 60 * 1000;
+  std::function<int64_t()> now_ms;  // the clock (tests); unset = store::NowMs
 };
 
 class McpHttp {
@@ -52,6 +57,8 @@ class McpHttp {
 
  private:
   std::shared_ptr<mcp::Session> Find(const std::string& id);
+  int64_t Now() const;
+  bool Idle(const mcp::Session& s, int64_t now) const;
   void Add(std::shared_ptr<mcp::Session> session);
   HttpResponse Initialize(const HttpRequest& r, const mcp::McpProtocol::Parsed& m);
 

@@ -4,6 +4,7 @@
 // protocol names (shared/reference/mcp.md). The transports are tested end to end with the
 // official TypeScript client (tests/integration/server/mcp_client.test.mjs).
 #include "server/mcp.h"
+#include "server/mcp_http.h"
 #include "server/mcp_tools.h"
 #include "server/operator_root.h"
 #include "store/store.h"
@@ -288,6 +289,75 @@ TEST(McpProtocolCore, AResultThatBreaksItsOutputSchemaIsNeverSent) {
   EXPECT_EQ(r["result"]["isError"], true);
   EXPECT_THAT(r["result"]["content"][0]["text"].get<std::string>(),
               ::testing::HasSubstr("mcp.bad_output"));
+}
+
+// One POST /mcp through McpHttp, its deferred answer awaited.
+HttpResponse PostMcp(McpHttp& http, const json& message, const std::string& session) {
+  HttpRequest r;
+  r.method = "POST";
+  r.path = "/mcp";
+  r.body = message.dump();
+  r.peer_address = "127.0.0.1";
+  r.peer_loopback = true;
+  if (!session.empty()) r.headers.emplace_back("Mcp-Session-Id", session);
+  HttpResponse out = http.Post(r);
+  if (out.deferred) out.deferred([&](HttpResponse answer) { out = std::move(answer); });
+  return out;
+}
+
+std::string SessionIdOf(const HttpResponse& r) {
+  for (const auto& [name, value] : r.headers) {
+    if (name == "mcp-session-id") return value;
+  }
+  return "";
+}
+
+TEST(McpHttpSessions, ASessionUnusedForTheIdleTimeoutHasEndedAndUseKeepsOneAlive) {
+  CapabilityRegistry registry;
+  auto table = mcp::ToolTable::Build(registry, {});
+  ASSERT_TRUE(table.ok()) << table.error().ToString();
+  McpProtocol protocol(std::move(*table), {});
+  int64_t now = 1'000'000;
+  const int64_t minute = 60'000;
+  McpHttp http(protocol, {.idle_timeout_ms = 60 * minute, .now_ms = [&] { return now; }});
+
+  const std::string id = SessionIdOf(PostMcp(http, Init(), ""));
+  ASSERT_FALSE(id.empty());
+  // Used every 50 minutes: alive for hours.
+  for (int i = 0; i < 5; ++i) {
+    now += 50 * minute;
+    HttpResponse pong = PostMcp(http, Request(2 + i, "ping"), id);
+    EXPECT_EQ(pong.status, 200) << pong.body;
+  }
+  EXPECT_EQ(http.sessions(), 1u);
+  // Then unused for longer than the timeout: ended, and the client is told to initialize again.
+  now += 61 * minute;
+  EXPECT_EQ(http.sessions(), 0u);
+  HttpResponse ended = PostMcp(http, Request(9, "ping"), id);
+  EXPECT_EQ(ended.status, 404);
+  EXPECT_EQ(json::parse(ended.body)["error"]["data"]["code"], "mcp.unknown_session");
+  const std::string again = SessionIdOf(PostMcp(http, Init(), ""));
+  EXPECT_FALSE(again.empty());
+  EXPECT_NE(again, id);
+  EXPECT_EQ(PostMcp(http, Request(10, "ping"), again).status, 200);
+}
+
+TEST(McpHttpSessions, IdleSessionsAreDroppedWhenOthersStartAndZeroMeansNever) {
+  CapabilityRegistry registry;
+  auto table = mcp::ToolTable::Build(registry, {});
+  ASSERT_TRUE(table.ok());
+  McpProtocol protocol(std::move(*table), {});
+  int64_t now = 0;
+  McpHttp timed(protocol, {.idle_timeout_ms = 1000, .now_ms = [&] { return now; }});
+  for (int i = 0; i < 3; ++i) ASSERT_FALSE(SessionIdOf(PostMcp(timed, Init(), "")).empty());
+  now += 5000;
+  ASSERT_FALSE(SessionIdOf(PostMcp(timed, Init(), "")).empty());
+  EXPECT_EQ(timed.sessions(), 1u);  // the three idle ones went when the fourth started
+
+  McpHttp forever(protocol, {.idle_timeout_ms = 0, .now_ms = [&] { return now; }});
+  const std::string id = SessionIdOf(PostMcp(forever, Init(), ""));
+  now += 365LL * 24 * 3600 * 1000;
+  EXPECT_EQ(PostMcp(forever, Request(2, "ping"), id).status, 200);
 }
 
 TEST(McpTrustRoot, CreatedOnceMode0600AndRefusedWhenOthersCanReadIt) {
