@@ -121,7 +121,7 @@ int Run(const McpOptions& o) {
     }
     inflight.Begin();
     protocol.Handle(m, session, [&out, &inflight](json response) {
-      out.Write(response);
+      if (!response.is_null()) out.Write(response);  // null: a cancelled call, nothing owed
       inflight.End();
     });
   };

@@ -44,6 +44,55 @@ int64_t Session::last_used_ms() const {
   return last_used_ms_;
 }
 
+void CallControl::OnCancel(std::function<void()> stop) {
+  {
+    std::lock_guard lock(mu_);
+    if (!cancelled_) {
+      stops_.push_back(std::move(stop));
+      return;
+    }
+  }
+  stop();
+}
+
+void CallControl::Cancel() {
+  std::vector<std::function<void()>> stops;
+  {
+    std::lock_guard lock(mu_);
+    if (cancelled_) return;
+    cancelled_ = true;
+    stops.swap(stops_);
+  }
+  for (auto& stop : stops) stop();
+}
+
+bool CallControl::cancelled() const {
+  std::lock_guard lock(mu_);
+  return cancelled_;
+}
+
+bool Session::Track(const std::string& request_id, std::shared_ptr<CallControl> control) {
+  std::lock_guard lock(mu_);
+  return running_.emplace(request_id, std::move(control)).second;
+}
+
+void Session::Untrack(const std::string& request_id) {
+  std::lock_guard lock(mu_);
+  running_.erase(request_id);
+}
+
+bool Session::CancelRequest(const std::string& request_id) {
+  std::shared_ptr<CallControl> control;
+  {
+    std::lock_guard lock(mu_);
+    auto it = running_.find(request_id);
+    if (it == running_.end()) return false;
+    control = it->second;
+  }
+  control->Cancel();  // outside the lock: a stop may answer, which untracks
+  return true;
+}
+
 void Session::Touch(int64_t now_ms) {
   std::lock_guard lock(mu_);
   last_used_ms_ = now_ms;
@@ -294,8 +343,20 @@ void McpProtocol::CallTool(const json& id, const json& params,
                      {{"code", "mcp.bad_arguments"}}));
   }
   ToolCall call{tool->capability.name, std::move(args), session};
+  const std::string request_id = id.dump();
+  if (!session->Track(request_id, call.control)) {
+    return reply(ErrorMessage(id, kInvalidRequest,
+                              "a call with this request id is still running in this session: "
+                              "request ids must be unique",
+                              {{"code", "mcp.duplicate_request_id"}}));
+  }
   const json output_schema = tool->capability.result;
-  auto respond = [id, reply, output_schema, name = call.name](ToolResult r) {
+  auto respond = [id, reply, output_schema, name = call.name, session, request_id,
+                  control = call.control](ToolResult r) {
+    session->Untrack(request_id);
+    // A cancelled call's answer is not owed (null: nothing to send); over HTTP its POST still
+    // needs a response.
+    if (control->cancelled() && session->transport() != "http") return reply(json());
     // A result that does not match the declared output schema is our bug: say so, never send it.
     if (!r.error) {
       if (Status s = connect::ValidateArgs(output_schema, r.structured); !s) {
@@ -320,7 +381,17 @@ void McpProtocol::Handle(const Parsed& m, const std::shared_ptr<Session>& sessio
     return;
   }
   if (m.kind == Kind::kResponse) return;
-  if (m.kind == Kind::kNotification) return;  // initialized, cancelled, ...: nothing is owed
+  if (m.kind == Kind::kNotification) {  // nothing is owed
+    if (m.method == "notifications/cancelled") {
+      // Cancels a running tools/call of this session; an unknown or finished id is ignored, as
+      // the specification says (the call may have answered already).
+      auto p = m.message.find("params");
+      if (p != m.message.end() && p->is_object()) {
+        if (auto r = p->find("requestId"); r != p->end()) session->CancelRequest(r->dump());
+      }
+    }
+    return;
+  }
   static const json kEmpty = json::object();
   auto p = m.message.find("params");
   const json& params = p == m.message.end() ? kEmpty : *p;

@@ -51,6 +51,23 @@ inline constexpr std::string_view kLatestVersion = "2025-11-25";
 bool SupportedVersion(std::string_view version);
 const std::vector<std::string>& SupportedVersions();
 
+// One running tools/call, which the client may cancel (notifications/cancelled). A tool that can
+// stop early says how with OnCancel; it still answers (reply) as usual, and the answer to a
+// cancelled call is not sent over stdio (the client no longer waits for it; over HTTP the POST
+// still needs its response, which the client ignores).
+class CallControl {
+ public:
+  // Runs `stop` when the call is cancelled, at once when it already was. Any thread.
+  void OnCancel(std::function<void()> stop);
+  void Cancel();
+  bool cancelled() const;
+
+ private:
+  mutable std::mutex mu_;
+  bool cancelled_ = false;
+  std::vector<std::function<void()>> stops_;
+};
+
 // One client session (a stdio process, or one Mcp-Session-Id over HTTP).
 class Session {
  public:
@@ -69,6 +86,13 @@ class Session {
   // Records a successful initialize; false when the session was already initialized.
   bool MarkInitialized(const std::string& version, const std::string& client_name);
 
+  // The running tools/call requests, by JSON-RPC id (its JSON text). Track is false when a call
+  // with that id is running already (ids must be unique among a session's requests).
+  bool Track(const std::string& request_id, std::shared_ptr<CallControl> control);
+  void Untrack(const std::string& request_id);
+  // Cancels the running request `request_id`; false when none is running under that id.
+  bool CancelRequest(const std::string& request_id);
+
  private:
   const std::string id_;
   const bool operator_;
@@ -78,6 +102,7 @@ class Session {
   std::string version_;
   std::string client_;
   int64_t last_used_ms_ = 0;
+  std::map<std::string, std::shared_ptr<CallControl>> running_;
 };
 
 // What a tool function answers: structured content (matching the tool's output schema), or an
@@ -96,6 +121,7 @@ struct ToolCall {
   std::string name;
   nlohmann::json arguments = nlohmann::json::object();  // validated against the input schema
   std::shared_ptr<Session> session;
+  std::shared_ptr<CallControl> control = std::make_shared<CallControl>();
 };
 
 using ToolReply = std::function<void(ToolResult)>;
@@ -157,7 +183,9 @@ class McpProtocol {
   static Parsed Parse(std::string_view text);
 
   // Handles one parsed message for `session`. `reply` is called exactly once for a request (with
-  // the response) and never for a notification or a response (nothing is owed).
+  // the response, or null for a tools/call the client cancelled over a transport other than HTTP:
+  // nothing is sent) and never for a notification or a response (nothing is owed).
+  // notifications/cancelled cancels the session's running tools/call of that request id.
   using Reply = std::function<void(nlohmann::json response)>;
   void Handle(const Parsed& message, const std::shared_ptr<Session>& session, Reply reply) const;
 

@@ -209,7 +209,10 @@ HttpResponse McpHttp::Post(const HttpRequest& r) {
         400, mcp::ErrorMessage(m.id, mcp::kInvalidRequest, "unsupported MCP-Protocol-Version: " + v,
                                {{"supported", mcp::SupportedVersions()}}));
   }
-  if (m.kind != mcp::McpProtocol::Kind::kRequest) return Accepted();
+  if (m.kind != mcp::McpProtocol::Kind::kRequest) {
+    protocol_.Handle(m, session, [](json) {});  // notifications/cancelled, ...: nothing is owed
+    return Accepted();
+  }
   HttpResponse deferred;
   deferred.deferred = [this, m, session](std::function<void(HttpResponse)> send) {
     protocol_.Handle(m, session, [send](json response) { send(JsonRpc(200, response)); });

@@ -415,6 +415,10 @@ void ProductTools::Ask(const mcp::ToolCall& c, mcp::ToolReply reply) {
   auto turn = o_.hub->Submit(thread, text);
   if (!turn) return reply(ToolResult::Fail(turn.error()));
   (*turn)->Subscribe(std::make_shared<AskCollector>(thread, std::move(reply)));
+  // The client's notifications/cancelled stops the turn (persisted as cancelled, like an abort).
+  c.control->OnCancel([weak = std::weak_ptr<ActiveTurn>(*turn)] {
+    if (auto t = weak.lock()) t->Cancel();
+  });
 }
 
 ToolResult ProductTools::ReadConnector(const mcp::ToolCall& c) {

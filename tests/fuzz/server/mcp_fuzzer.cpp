@@ -1,7 +1,9 @@
 // Fuzzes McpProtocol::Parse + Handle (docs/MCP.md): any bytes as one message to an initialized
-// (or not) normal or operator session. Properties: nothing throws or crashes; a request gets
-// exactly one reply, a JSON-RPC 2.0 response with the request's id and exactly one of result /
-// error; a notification or a response gets none; what is sent always serializes.
+// (or not) normal or operator session, optionally while another call runs. Properties: nothing
+// throws or crashes; a request gets exactly one reply, a JSON-RPC 2.0 response with the request's
+// id and exactly one of result / error, or null (nothing sent) when the call was cancelled; a
+// notification or a response gets none; what is sent always serializes; a running call answers
+// exactly once whatever the message was (it may cancel it).
 #include "server/mcp.h"
 
 #include <nlohmann/json.hpp>
@@ -43,6 +45,11 @@ const McpProtocol& Protocol() {
     op.access = Access::kOperator;
     if (!registry.Declare(echo).ok() || !registry.Declare(op).ok()) std::abort();
     auto fn = [](const ToolCall& c, ToolReply reply) {
+      if (c.arguments.value("n", 0) == 7) {  // runs until cancelled
+        return c.control->OnCancel([reply] {
+          reply(ToolResult::Fail(affordance::MakeError("fuzz.cancelled", "cancelled")));
+        });
+      }
       if (c.arguments.value("n", 0) == 13) {
         return reply(ToolResult::Fail(affordance::MakeError("fuzz.unlucky", "thirteen")));
       }
@@ -69,6 +76,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
     p.Handle(init, session, [](json) {});
   }
+  auto cancel = [&](const json& id) {
+    p.Handle(McpProtocol::Parse(json{{"jsonrpc", "2.0"},
+                                     {"method", "notifications/cancelled"},
+                                     {"params", {{"requestId", id}}}}
+                                    .dump()),
+             session, [](json) { std::abort(); });
+  };
+  int running_replies = 0;
+  if ((flags & 6) == 6) {  // a call that runs until cancelled
+    p.Handle(McpProtocol::Parse(
+                 R"({"jsonrpc":"2.0","id":"running","method":"tools/call","params":{"name":"echo","arguments":{"n":7}}})"),
+             session, [&](json r) {
+               ++running_replies;
+               if (!r.is_null()) std::abort();
+             });
+    if (running_replies != 0) std::abort();
+  }
   auto parsed = McpProtocol::Parse(text);
   int replies = 0;
   json reply;
@@ -77,6 +101,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     reply = std::move(r);
   });
   using Kind = McpProtocol::Kind;
+  if ((flags & 6) == 6) {
+    cancel("running");  // ignored when the message cancelled it already
+    if (running_replies != 1) std::abort();
+  }
+  if (parsed.kind == Kind::kRequest && replies == 0) {  // a call that runs until cancelled
+    cancel(parsed.id);
+    if (replies != 1 || !reply.is_null()) std::abort();
+    return 0;
+  }
   if (parsed.kind == Kind::kRequest) {
     if (replies != 1) std::abort();
     if (reply.value("jsonrpc", "") != "2.0" || reply["id"] != parsed.id) std::abort();

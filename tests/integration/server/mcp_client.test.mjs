@@ -39,8 +39,8 @@ const session = [...common, '--provider', 'replay', '--script', script('full.jso
 
 const declared = JSON.parse(execFileSync(binary, ['capabilities', '--json'])).capabilities.filter((c) => c.door === 'mcp');
 
-async function startServe(extra = []) {
-  const child = spawn(binary, ['serve', '--port', '0', '--json', ...session, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServe(extra = [], args = session) {
+  const child = spawn(binary, ['serve', '--port', '0', '--json', ...args, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((ok, fail) => {
     createInterface({ input: child.stdout }).once('line', ok);
     child.once('exit', (code) => fail(new Error(`affordance serve exited with ${code}`)));
@@ -59,8 +59,8 @@ async function startServe(extra = []) {
   };
 }
 
-async function stdioClient(extra = []) {
-  const transport = new StdioClientTransport({ command: binary, args: ['mcp', ...session, ...extra], env: process.env, stderr: 'ignore' });
+async function stdioClient(extra = [], args = session) {
+  const transport = new StdioClientTransport({ command: binary, args: ['mcp', ...args, ...extra], env: process.env, stderr: 'ignore' });
   const client = new Client({ name: 'mcp-test-stdio', version: '1.0.0' });
   await client.connect(transport);
   return client;
@@ -321,6 +321,57 @@ test('a request from a non-loopback address never gets the operator session', as
   } finally {
     await remote.stop();
   }
+});
+
+// A slow answer (slow.json: ~40 ms per token, several seconds in all), cancelled by the client.
+const slowSession = [...common, '--provider', 'replay', '--script', script('slow.json')];
+async function askAndCancel(client, message) {
+  const controller = new AbortController();
+  const asked = client.callTool({ name: 'ask', arguments: { message } }, undefined, { signal: controller.signal, timeout: 60000 });
+  await new Promise((ok) => setTimeout(ok, 700));  // the turn is streaming by now
+  const started = Date.now();
+  controller.abort(new Error('the user stopped it'));
+  await assert.rejects(asked, /stopped it/);
+  return started;
+}
+
+test('Streamable HTTP: notifications/cancelled stops a running ask; its turn is persisted as cancelled', async () => {
+  const slow = await startServe([], slowSession);
+  try {
+    const { client } = await httpClient(`${slow.base}/mcp`);
+    const started = await askAndCancel(client, 'cancel me over http');
+    // The turn ends as cancelled long before its answer would have (seconds more).
+    let status = '';
+    let thread = null;
+    while (Date.now() - started < 3000) {
+      const threads = await (await fetch(`${slow.base}/api/threads`)).json();
+      thread = (threads.threads ?? threads).find((t) => /cancel me over http/.test(JSON.stringify(t)));
+      if (thread) {
+        const full = JSON.stringify(await (await fetch(`${slow.base}/api/threads/${thread.id}`)).json());
+        const m = full.match(/"status":"(cancelled|complete|completed|answered|[a-z_]+)"/g) ?? [];
+        if (full.includes('"cancelled"')) { status = 'cancelled'; break; }
+        status = m.join(',');
+      }
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    assert.ok(thread, 'the ask created its thread');
+    assert.equal(status, 'cancelled', `turn status after cancel: ${status}`);
+    // The session goes on.
+    await client.ping();
+    await client.close();
+    assert.ok(slow.alive());
+  } finally {
+    await slow.stop();
+  }
+});
+
+test('stdio: notifications/cancelled stops a running ask, nothing is answered for it, and the session goes on', async () => {
+  const client = await stdioClient([], slowSession);
+  await askAndCancel(client, 'cancel me over stdio');
+  await client.ping();
+  const started = Date.now();
+  await client.close();  // end of input: the server exits without waiting for the cancelled turn's answer
+  assert.ok(Date.now() - started < 5000);
 });
 
 test('Streamable HTTP bad input: the right errors, and the server stays up', async () => {

@@ -47,7 +47,7 @@ json Call(const McpProtocol& p, const std::shared_ptr<Session>& s, const json& m
   return out;
 }
 
-json Request(int id, const std::string& method, json params = json::object()) {
+json Request(json id, const std::string& method, json params = json::object()) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
 }
 
@@ -289,6 +289,91 @@ TEST(McpProtocolCore, AResultThatBreaksItsOutputSchemaIsNeverSent) {
   EXPECT_EQ(r["result"]["isError"], true);
   EXPECT_THAT(r["result"]["content"][0]["text"].get<std::string>(),
               ::testing::HasSubstr("mcp.bad_output"));
+}
+
+// A protocol with one tool, `wait`, that answers only when cancelled (or when `finish` runs).
+struct WaitingTool {
+  std::function<void()> finish;
+  int stops = 0;
+  std::unique_ptr<McpProtocol> protocol;
+
+  WaitingTool() {
+    CapabilityRegistry registry;
+    Capability c;
+    c.door = "mcp";
+    c.name = "wait";
+    c.object = "thing";
+    c.action = "wait";
+    c.params = {{"type", "object"}};
+    c.result = {{"type", "object"}};
+    EXPECT_TRUE(registry.Declare(c).ok());
+    auto table = mcp::ToolTable::Build(
+        registry, {{"wait", [this](const mcp::ToolCall& call, mcp::ToolReply reply) {
+                      finish = [reply] { reply(ToolResult::Ok({{"done", true}})); };
+                      call.control->OnCancel([this, reply] {
+                        ++stops;
+                        reply(ToolResult::Fail(MakeError("test.cancelled", "stopped")));
+                      });
+                    }}});
+    EXPECT_TRUE(table.ok());
+    protocol = std::make_unique<McpProtocol>(std::move(*table), ProductInfo());
+  }
+};
+
+json Notification(const std::string& method, json params) {
+  return {{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
+}
+
+TEST(McpCancellation, ACancelledCallStopsAndOverStdioNothingIsSent) {
+  WaitingTool t;
+  auto s = std::make_shared<Session>("stdio", false, "stdio");
+  Call(*t.protocol, s, Init());
+  int replies = 0;
+  json answer = "unset";
+  auto parsed = McpProtocol::Parse(Request(7, "tools/call", {{"name", "wait"}}).dump());
+  t.protocol->Handle(parsed, s, [&](json r) {
+    ++replies;
+    answer = std::move(r);
+  });
+  EXPECT_EQ(replies, 0);  // still running
+  // The same id again while it runs: refused, and the running call is untouched.
+  json dup = Call(*t.protocol, s, Request(7, "tools/call", {{"name", "wait"}}));
+  EXPECT_EQ(dup["error"]["data"]["code"], "mcp.duplicate_request_id");
+  // Another id, and a malformed notification, change nothing.
+  Call(*t.protocol, s, Notification("notifications/cancelled", {{"requestId", 8}}));
+  Call(*t.protocol, s, Notification("notifications/cancelled", json::array()));
+  EXPECT_EQ(t.stops, 0);
+  Call(*t.protocol, s,
+       Notification("notifications/cancelled", {{"requestId", 7}, {"reason", "user abort"}}));
+  EXPECT_EQ(t.stops, 1);
+  EXPECT_EQ(replies, 1);
+  EXPECT_TRUE(answer.is_null());  // nothing is sent for a cancelled call
+  // Cancelling it again, or after it answered, is ignored.
+  Call(*t.protocol, s, Notification("notifications/cancelled", {{"requestId", 7}}));
+  EXPECT_EQ(t.stops, 1);
+  // The session goes on.
+  EXPECT_EQ(Call(*t.protocol, s, Request(9, "ping"))["result"], json::object());
+}
+
+TEST(McpCancellation, OverHttpTheCancelledCallStillAnswersItsPostAndFinishedCallsAreNotCancelled) {
+  WaitingTool t;
+  auto s = std::make_shared<Session>("h", false, "http");
+  Call(*t.protocol, s, Init());
+  json answer;
+  auto parsed = McpProtocol::Parse(Request("a", "tools/call", {{"name", "wait"}}).dump());
+  t.protocol->Handle(parsed, s, [&](json r) { answer = std::move(r); });
+  Call(*t.protocol, s, Notification("notifications/cancelled", {{"requestId", "a"}}));
+  EXPECT_EQ(t.stops, 1);
+  EXPECT_EQ(answer["id"], "a");
+  EXPECT_EQ(answer["result"]["isError"], true);
+  // A call that answered first is not stopped by a late cancel.
+  json second;
+  parsed = McpProtocol::Parse(Request("b", "tools/call", {{"name", "wait"}}).dump());
+  t.protocol->Handle(parsed, s, [&](json r) { second = std::move(r); });
+  t.finish();
+  EXPECT_EQ(second["result"]["structuredContent"]["done"], true);
+  Call(*t.protocol, s, Notification("notifications/cancelled", {{"requestId", "b"}}));
+  EXPECT_EQ(t.stops, 1);
 }
 
 // One POST /mcp through McpHttp, its deferred answer awaited.
