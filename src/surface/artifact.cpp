@@ -105,6 +105,7 @@ std::vector<QueryHandle> HandlesOf(const connect::ConnectorRoad* road) {
       h.source = m.slug + ":" + connect::ToString(m.source.kind);
       h.served_fields = op.served_fields;
       h.mutation = op.kind == connect::OperationKind::kMutation;
+      h.title = m.title;
       out.push_back(std::move(h));
     }
   }

@@ -54,6 +54,7 @@ struct QueryHandle {
   std::string source;     // the connector's source identity ("calendar:ics")
   std::vector<std::string> served_fields;
   bool mutation = false;
+  std::string title;  // the connector's display title (its manifest's `title`; may be empty)
 };
 
 // One connector read that grounded the turn: a RunConnectorCommand (or <slug>__<op>) result.

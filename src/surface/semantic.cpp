@@ -34,6 +34,9 @@ class BindingChecker {
     for (const auto& e : evidence) {
       if (e.this_turn) turn_sources_.insert(e.connector);
     }
+    for (const auto& h : handles) {
+      if (!h.title.empty()) titles_[h.connector] = h.title;
+    }
     for (const auto& q : parse.query_statements) Bind(q.statement_id, *q.tool, handles, true);
     for (const auto& m : parse.mutation_statements) Bind(m.statement_id, *m.tool, handles, false);
   }
@@ -44,11 +47,14 @@ class BindingChecker {
     if (turn_sources_.size() >= 2 && used_sources_.size() >= 2) {
       std::string visible = Lower(visible_);
       for (const auto& source : used_sources_) {
+        // Shown by its slug ("google_calendar", or spaced) or by its display title.
         std::string spaced = source;
         std::replace(spaced.begin(), spaced.end(), '_', ' ');
         std::replace(spaced.begin(), spaced.end(), '-', ' ');
+        auto title = titles_.find(source);
         if (visible.find(Lower(source)) != std::string::npos ||
-            visible.find(Lower(spaced)) != std::string::npos) {
+            visible.find(Lower(spaced)) != std::string::npos ||
+            (title != titles_.end() && visible.find(Lower(title->second)) != std::string::npos)) {
           continue;
         }
         std::string all;
@@ -246,6 +252,7 @@ class BindingChecker {
   std::map<std::string, const QueryHandle*> queries_;  // statement id -> handle
   std::set<std::string> turn_sources_;                 // connectors read this turn
   std::set<std::string> used_sources_;                 // connectors the program presents
+  std::map<std::string, std::string> titles_;          // connector -> display title
   std::set<std::string> grounded_sources_;
   std::string visible_;
   std::vector<LangError> out_;

@@ -26,7 +26,8 @@ std::vector<QueryHandle> Handles() {
            {"id", "summary", "start", "end", "location", "all_day"},
            false},
           {"calendar_create_event", "calendar", "create_event", "calendar:ics", {}, true},
-          {"crm_deals", "crm", "deals", "crm:sqlite", {"id", "name", "amount"}, false}};
+          {"crm_deals", "crm", "deals", "crm:sqlite", {"id", "name", "amount"}, false,
+           "Acme Sales Pipeline"}};
 }
 
 Evidence CalendarEvidence(bool this_turn = true) {
@@ -256,6 +257,10 @@ TEST_F(Artifacts, UnshownSource) {
   std::snprintf(shown, sizeof shown, both, "Calendar and CRM");
   std::snprintf(unshown, sizeof unshown, both, "This week");
   EXPECT_EQ(Codes(shown, {CalendarEvidence(), CrmEvidence()}), "");
+  // A source may be shown by its display title (crm's is "Acme Sales Pipeline").
+  char titled[512];
+  std::snprintf(titled, sizeof titled, both, "Calendar and the acme sales pipeline");
+  EXPECT_EQ(Codes(titled, {CalendarEvidence(), CrmEvidence()}), "");
   Composed c = Save(unshown, {CalendarEvidence(), CrmEvidence()});
   ASSERT_EQ(c.errors.size(), 2u);
   EXPECT_EQ(c.errors[0].code, "unshown-source");
@@ -292,7 +297,9 @@ TEST_F(Artifacts, InvalidUtf8InAMutationsArgumentsIsAnAnswerNotACrash) {
   EXPECT_THAT(shown, HasSubstr("bad \xEF\xBF\xBD byte"));  // U+FFFD stands in for the byte
   // Saving it gives a verdict (never a throw), and the store stays usable.
   Composed c = Save(program);
-  if (!c.ok()) EXPECT_FALSE(c.error->code.empty());
+  if (!c.ok()) {
+    EXPECT_FALSE(c.error->code.empty());
+  }
   EXPECT_EQ(Codes(kQueryProgram, {CalendarEvidence()}), "");
 }
 
