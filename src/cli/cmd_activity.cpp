@@ -47,20 +47,10 @@ int Run(const Options& o) {
   return kExitOk;
 }
 
-const bool declared = [] {
-  authority::Capability c;
-  c.door = "cli";
-  c.name = "activity";
-  c.object = "activity";
-  c.action = "read";
-  c.access = authority::Access::kUser;
-  c.mode = authority::Mode::kRead;
-  c.params = {{"kind", "string"}, {"subject", "string"}, {"limit", "integer"}};
-  c.result = {{"activity", "array"}};
-  c.description = "the append-only Activity log";
-  authority::DeclareCapability(c);
-  return true;
-}();
+const bool declared = authority::DeclareCapability(authority::MakeCapability(
+    "cli", "activity", "activity", "read", authority::Access::kUser, authority::Mode::kRead,
+    "the append-only Activity log",
+    {{"kind", "string"}, {"subject", "string"}, {"limit", "integer"}}, {{"activity", "array"}}));
 
 const bool registered = RegisterCommand(
     {"activity", "The Activity log: grants, reads, stages, decisions, executions, reconciles",

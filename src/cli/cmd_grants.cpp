@@ -89,26 +89,14 @@ int Revoke(const Options& o) {
   return kExitOk;
 }
 
-const bool declared = [] {
-  authority::Capability c;
-  c.door = "cli";
-  c.name = "grants";
-  c.object = "grant";
-  c.action = "manage";
-  c.access = authority::Access::kUser;
-  c.mode = authority::Mode::kLocalState;
-  c.receipt = "Activity entry (grant | revoke)";
-  c.params = {{"list", "[--all]"},
-              {"grant",
-               "<connector> [--operation OP] --read|--write "
-               "[--expires-in S]"},
-              {"revoke", "<grant id>"}};
-  c.result = {{"grants", "array"}};
-  c.proof = "the grant row and its Activity entry";
-  c.description = "grants: who may read or write which connector";
-  authority::DeclareCapability(c);
-  return true;
-}();
+const bool declared = authority::DeclareCapability(authority::MakeCapability(
+    "cli", "grants", "grant", "manage", authority::Access::kUser, authority::Mode::kLocalState,
+    "grants: who may read or write which connector",
+    {{"list", "[--all]"},
+     {"grant", "<connector> [--operation OP] --read|--write [--expires-in S]"},
+     {"revoke", "<grant id>"}},
+    {{"grants", "array"}}, "", "Activity entry (grant | revoke)",
+    "the grant row and its Activity entry"));
 
 const bool registered = RegisterCommand(
     {"grants", "List, grant and revoke connector grants (reads and writes need one)",

@@ -165,18 +165,11 @@ int Run(const McpOptions& o) {
   return kExitOk;
 }
 
-const bool declared = authority::DeclareCapability([] {
-  authority::Capability c;
-  c.door = "cli";
-  c.name = "mcp";
-  c.object = "mcp";
-  c.action = "serve";
-  c.access = authority::Access::kUser;
-  c.mode = authority::Mode::kLocalState;
-  c.description = "the MCP door over stdio (its tools: door mcp; --operator: the operator session)";
-  c.proof = "each MCP tool's own proof (door mcp)";
-  return c;
-}());
+const bool declared = authority::DeclareCapability(authority::MakeCapability(
+    "cli", "mcp", "mcp", "serve", authority::Access::kUser, authority::Mode::kLocalState,
+    "the MCP door over stdio (its tools: door mcp; --operator: the operator session)",
+    nlohmann::json::object(), nlohmann::json::object(), "", "",
+    "each MCP tool's own proof (door mcp)"));
 
 const bool registered = RegisterCommand(
     {"mcp", "MCP server on stdio: the product's tools for other AIs and tools (docs/MCP.md)",

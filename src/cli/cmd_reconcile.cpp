@@ -44,22 +44,12 @@ int Run(const Options& o) {
   return kExitOk;
 }
 
-const bool declared = [] {
-  authority::Capability c;
-  c.door = "cli";
-  c.name = "reconcile";
-  c.object = "approval";
-  c.action = "reconcile";
-  c.access = authority::Access::kUser;
-  c.mode = authority::Mode::kVerified;
-  c.receipt = "the receipt's outcome and reconcile evidence";
-  c.proof = "idempotency-key lookup at the source, or a fresh read";
-  c.params = {{"id", "approval id (optional)"}};
-  c.result = {{"reconciled", "array"}};
-  c.description = "resolves execution_outcome_unknown without re-running anything";
-  authority::DeclareCapability(c);
-  return true;
-}();
+const bool declared = authority::DeclareCapability(authority::MakeCapability(
+    "cli", "reconcile", "approval", "reconcile", authority::Access::kUser,
+    authority::Mode::kVerified, "resolves execution_outcome_unknown without re-running anything",
+    {{"id", "approval id (optional)"}}, {{"reconciled", "array"}}, "",
+    "the receipt's outcome and reconcile evidence",
+    "idempotency-key lookup at the source, or a fresh read"));
 
 const bool registered =
     RegisterCommand({"reconcile", "Resolve effects whose outcome is unknown (never re-runs them)",

@@ -137,17 +137,9 @@ int Serve(const ServeOptions& o) {
   return kExitOk;
 }
 
-const bool declared = authority::DeclareCapability([] {
-  authority::Capability c;
-  c.door = "cli";
-  c.name = "serve";
-  c.object = "thread";
-  c.action = "serve";
-  c.access = authority::Access::kUser;
-  c.mode = authority::Mode::kLocalState;
-  c.description = "the HTTP server: UI message stream, threads, web UI (its routes: door http)";
-  return c;
-}());
+const bool declared = authority::DeclareCapability(authority::MakeCapability(
+    "cli", "serve", "thread", "serve", authority::Access::kUser, authority::Mode::kLocalState,
+    "the HTTP server: UI message stream, threads, web UI (its routes: door http)"));
 
 const bool registered = RegisterCommand(
     {"serve", "HTTP server: the AI SDK UI message stream on /api/chat and the web UI",

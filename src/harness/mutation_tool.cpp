@@ -11,26 +11,13 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-const bool declared = [] {
-  authority::Capability c;
-  c.door = "tool";
-  c.name = "invoke_mutation";
-  c.object = "mutation";
-  c.action = "stage";
-  c.access = authority::Access::kUser;
-  c.mode = authority::Mode::kStagedWrite;
-  c.grant = "connector:<slug>:write";
-  c.receipt = "approval request (apr_...)";
-  c.params = {{"connector", "string"},
-              {"operation", "string"},
-              {"args", "object"},
-              {"evidence", "string|object"}};
-  c.result = {{"approvalId", "string"}, {"state", "pending"}};
-  c.proof = "a durable approval request; nothing is dispatched";
-  c.description = "stages an exact connector mutation for human approval";
-  authority::DeclareCapability(c);
-  return true;
-}();
+const bool declared = authority::DeclareCapability(authority::MakeCapability(
+    "tool", "invoke_mutation", "mutation", "stage", authority::Access::kUser,
+    authority::Mode::kStagedWrite, "stages an exact connector mutation for human approval",
+    {{"connector", "string"}, {"operation", "string"}, {"args", "object"},
+     {"evidence", "string|object"}},
+    {{"approvalId", "string"}, {"state", "pending"}}, "connector:<slug>:write",
+    "approval request (apr_...)", "a durable approval request; nothing is dispatched"));
 
 class InvokeMutation final : public Tool {
  public:
