@@ -266,17 +266,26 @@ TEST_F(McpProductTest, SuccessfulCallsCarryStructuredContentMatchingTheirSchema)
   EXPECT_EQ(list["result"]["structuredContent"]["connectors"], json::array());
 }
 
-TEST(McpProtocolCore, AResultThatBreaksItsOutputSchemaIsNeverSent) {
-  CapabilityRegistry registry;
+// A tool declaration for protocol tests: door mcp, any object as arguments, `result` its output.
+Capability TestTool(const std::string& name, const std::string& action, json result) {
   Capability c;
   c.door = "mcp";
-  c.name = "liar";
+  c.name = name;
   c.object = "thing";
-  c.action = "read";
+  c.action = action;
   c.params = {{"type", "object"}};
-  c.result = {
-      {"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}, {"required", {"n"}}};
-  ASSERT_TRUE(registry.Declare(c).ok());
+  c.result = std::move(result);
+  return c;
+}
+
+TEST(McpProtocolCore, AResultThatBreaksItsOutputSchemaIsNeverSent) {
+  CapabilityRegistry registry;
+  ASSERT_TRUE(registry
+                  .Declare(TestTool("liar", "read",
+                                    {{"type", "object"},
+                                     {"properties", {{"n", {{"type", "integer"}}}}},
+                                     {"required", {"n"}}}))
+                  .ok());
   auto table =
       mcp::ToolTable::Build(registry, {{"liar", [](const mcp::ToolCall&, mcp::ToolReply reply) {
                                           reply(ToolResult::Ok({{"n", "not a number"}}));
@@ -299,14 +308,7 @@ struct WaitingTool {
 
   WaitingTool() {
     CapabilityRegistry registry;
-    Capability c;
-    c.door = "mcp";
-    c.name = "wait";
-    c.object = "thing";
-    c.action = "wait";
-    c.params = {{"type", "object"}};
-    c.result = {{"type", "object"}};
-    EXPECT_TRUE(registry.Declare(c).ok());
+    EXPECT_TRUE(registry.Declare(TestTool("wait", "wait", {{"type", "object"}})).ok());
     auto table = mcp::ToolTable::Build(
         registry, {{"wait", [this](const mcp::ToolCall& call, mcp::ToolReply reply) {
                       finish = [reply] { reply(ToolResult::Ok({{"done", true}})); };
