@@ -3,6 +3,16 @@
 namespace affordance::formats {
 namespace {
 
+// Parallel tool calls of one message: more than this many is not a real stream.
+constexpr int64_t kMaxToolCallIndex = 4096;
+
+// An integer field of `obj`, or `fallback` when it is missing or not an integer (usage counts are
+// informational: a malformed one is ignored, never a reason to fail the turn).
+int64_t IntOr(const nlohmann::json& obj, const char* key, int64_t fallback) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
+}
+
 std::string MapFinishReason(const std::string& r) {
   if (r == "tool_calls" || r == "function_call") return "tool-calls";
   if (r == "content_filter") return "content-filter";
@@ -33,10 +43,10 @@ Status ChatDeltaMapper::Push(const nlohmann::json& chunk, std::vector<StreamPart
   }
   if (auto u = chunk.find("usage"); u != chunk.end() && u->is_object()) {
     has_usage_ = true;
-    usage_.prompt_tokens = u->value("prompt_tokens", int64_t{0});
-    usage_.generated_tokens = u->value("completion_tokens", int64_t{0});
+    usage_.prompt_tokens = IntOr(*u, "prompt_tokens", 0);
+    usage_.generated_tokens = IntOr(*u, "completion_tokens", 0);
     if (auto d = u->find("prompt_tokens_details"); d != u->end() && d->is_object()) {
-      usage_.cached_prompt_tokens = d->value("cached_tokens", int64_t{0});
+      usage_.cached_prompt_tokens = IntOr(*d, "cached_tokens", 0);
     }
   }
   auto choices = chunk.find("choices");
@@ -61,7 +71,9 @@ Status ChatDeltaMapper::Push(const nlohmann::json& chunk, std::vector<StreamPart
       content_->Push({-1, c->get_ref<const std::string&>(), false}, out);
     }
     if (auto t = d->find("tool_calls"); t != d->end() && t->is_array()) {
-      for (const auto& call : *t) PushToolCall(call, out);
+      for (const auto& call : *t) {
+        if (Status s = PushToolCall(call, out); !s.ok()) return s;
+      }
     }
   }
   if (auto f = choice.find("finish_reason"); f != choice.end() && f->is_string()) {
@@ -70,9 +82,18 @@ Status ChatDeltaMapper::Push(const nlohmann::json& chunk, std::vector<StreamPart
   return {};
 }
 
-void ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<StreamPart>& out) {
-  if (!delta.is_object()) return;
-  int index = delta.value("index", static_cast<int>(calls_.size()));
+Status ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<StreamPart>& out) {
+  if (!delta.is_object()) return {};
+  int index = static_cast<int>(calls_.size());
+  if (auto i = delta.find("index"); i != delta.end()) {
+    if (!i->is_number_integer() || *i < 0 || *i >= kMaxToolCallIndex) {
+      return MakeError("formats.chat_chunk",
+                       "a tool call delta's \"index\" is not a non-negative integer below " +
+                           std::to_string(kMaxToolCallIndex),
+                       i->dump().substr(0, 200));
+    }
+    index = i->get<int>();
+  }
   Call& call = calls_[index];
   if (auto id = delta.find("id"); id != delta.end() && id->is_string() && call.id.empty()) {
     call.id = id->get<std::string>();
@@ -98,6 +119,7 @@ void ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<Stre
     d.delta = std::move(args_piece);
     out.push_back(std::move(d));
   }
+  return {};
 }
 
 void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {

@@ -57,7 +57,8 @@ class ChatDeltaMapper {
     std::string arguments;
     bool started = false;
   };
-  void PushToolCall(const nlohmann::json& delta, std::vector<StreamPart>& out);
+  // Errors: "formats.chat_chunk" when the delta's index is not a small non-negative integer.
+  Status PushToolCall(const nlohmann::json& delta, std::vector<StreamPart>& out);
 
   ChatDeltaOptions options_;
   std::unique_ptr<OutputParser> content_;

@@ -103,6 +103,39 @@ TEST(ChatDeltaMapper, BadChunksAreErrors) {
   ASSERT_FALSE(c);
 }
 
+TEST(ChatDeltaMapper, AToolCallIndexThatIsNotASmallIntegerIsAnErrorNotACrash) {
+  // Found by formats_chat_deltas_fuzzer: {"index": {...}} threw out of the mapper.
+  for (const nlohmann::json& index :
+       {nlohmann::json::object(), nlohmann::json("0"), nlohmann::json(1.5), nlohmann::json(-1),
+        nlohmann::json(4096), nlohmann::json(1e300), nlohmann::json(nullptr)}) {
+    ChatDeltaMapper mapper({});
+    std::vector<StreamPart> out;
+    nlohmann::json chunk = {
+        {"choices",
+         {{{"index", 0},
+           {"delta", {{"tool_calls", {{{"index", index}, {"function", {{"name", "f"}}}}}}}}}}}};
+    auto r = mapper.Push(chunk, out);
+    ASSERT_FALSE(r) << index.dump();
+    EXPECT_EQ(r.error().code, "formats.chat_chunk");
+    EXPECT_EQ(r.error().detail, index.dump());
+    // The mapper is still usable: a good call after it maps as usual.
+    chunk["choices"][0]["delta"]["tool_calls"][0]["index"] = 0;
+    EXPECT_TRUE(mapper.Push(chunk, out).ok());
+  }
+}
+
+TEST(ChatDeltaMapper, UsageCountsOfTheWrongTypeAreIgnored) {
+  ChatDeltaMapper mapper({});
+  std::vector<StreamPart> out;
+  EXPECT_TRUE(mapper.Push({{"choices", nlohmann::json::array()},
+                           {"usage",
+                            {{"prompt_tokens", "12"},
+                             {"completion_tokens", 7},
+                             {"prompt_tokens_details", {{"cached_tokens", {1}}}}}}},
+                          out)
+                  .ok());
+}
+
 TEST(ChatDeltaMapper, ArgumentsBeforeNameAreNotLost) {
   ChatDeltaMapper mapper({"s5-"});
   std::vector<StreamPart> out;
