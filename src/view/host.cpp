@@ -356,11 +356,10 @@ int64_t View::Impl::TextRowsOf(const std::string& path, JSValueConst array) {
   // anything else (a frozen array, a proxy) is read once through the property functions.
   JSValue* items = nullptr;
   uint32_t fast_len = 0;
+  const bool fast = JS_GetFastArray(ctx_, array, &items, &fast_len);
   std::vector<JsValue> read;
   int64_t len = fast_len;
-  if (JS_GetFastArray(ctx_, array, &items, &fast_len)) {
-    len = fast_len;
-  } else {
+  if (!fast) {
     JsValue l(ctx_, JS_GetProperty(ctx_, array, atom_length_));
     if (JS_ToInt64(ctx_, &len, l.get()) < 0) return -1;
     read.reserve(static_cast<size_t>(len));
@@ -370,7 +369,7 @@ int64_t View::Impl::TextRowsOf(const std::string& path, JSValueConst array) {
     }
   }
   auto item = [&](int64_t i) -> JSValueConst {
-    return items != nullptr ? items[i] : read[static_cast<size_t>(i)].get();
+    return fast ? items[i] : read[static_cast<size_t>(i)].get();
   };
   auto found = text_rows_.find(path);
   bool same = found != text_rows_.end() && found->second.items.size() == static_cast<size_t>(len);
