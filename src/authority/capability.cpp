@@ -8,10 +8,10 @@ namespace affordance::authority {
 std::string_view AccessName(Access access) {
   switch (access) {
     case Access::kAnyone: return "anyone";
-    case Access::kUser: return "user";
-    case Access::kOperator: return "operator";
+    case Access::kClient: return "client";
+    case Access::kPerson: return "person";
   }
-  return "user";
+  return "client";
 }
 
 std::string_view ModeName(Mode mode) {
@@ -98,11 +98,11 @@ Capability MakeCapability(std::string door, std::string name, std::string object
                     .description = std::move(description)};
 }
 
-Capability UserCapability(std::string door, std::string name, std::string object,
+Capability ClientCapability(std::string door, std::string name, std::string object,
                           std::string action, Mode mode, std::string description,
                           std::string grant) {
   return MakeCapability(std::move(door), std::move(name), std::move(object), std::move(action),
-                        Access::kUser, mode, std::move(description), nlohmann::json::object(),
+                        Access::kClient, mode, std::move(description), nlohmann::json::object(),
                         nlohmann::json::object(), std::move(grant));
 }
 

@@ -3,8 +3,11 @@
 // touches and how it is governed:
 //
 //   object, action   what the door acts on ("thread", "read"; "approval", "decide")
-//   access           who may use it: kAnyone (any client), kUser (the local user / a normal
-//                    session), kOperator (the operator session minted from the local trust root)
+//   access           the least plane that may use it (docs/SECURITY.md): kAnyone (whoever
+//                    reaches the door: the web UI's static files), kClient (a client: ask, read,
+//                    stage; the remote access token, a normal MCP session, a local process),
+//                    kPerson (the person or the operator: decide — approve, deny, grant, revoke;
+//                    the web UI's person session, the operator MCP session, the CLI)
 //   mode             kRead, kStagedWrite (writes a durable approval request, dispatches nothing),
 //                    kApprovedExecution (runs one approved effect exactly once), kVerified (a
 //                    fresh read proves an effect), kLocalState (changes the product's own data:
@@ -32,7 +35,8 @@
 
 namespace affordance::authority {
 
-enum class Access { kAnyone, kUser, kOperator };
+// Ordered: a plane may use every door of the planes below it.
+enum class Access { kAnyone, kClient, kPerson };
 enum class Mode { kRead, kLocalState, kStagedWrite, kApprovedExecution, kVerified };
 
 std::string_view AccessName(Access access);
@@ -43,7 +47,7 @@ struct Capability {
   std::string name;    // "chat", "RunConnectorCommand", "POST /api/chat", "ask"
   std::string object;
   std::string action;
-  Access access = Access::kUser;
+  Access access = Access::kClient;
   Mode mode = Mode::kRead;
   std::string grant;
   std::string receipt;
@@ -81,9 +85,9 @@ Capability MakeCapability(std::string door, std::string name, std::string object
                           nlohmann::json result = nlohmann::json::object(), std::string grant = "",
                           std::string receipt = "", std::string proof = "");
 
-// A capability of the local user (access kUser) in one expression: door, name, object, action,
+// A capability of a client (access kClient) in one expression: door, name, object, action,
 // mode, description and the grant it needs ("" none); the other fields keep their defaults.
-Capability UserCapability(std::string door, std::string name, std::string object,
+Capability ClientCapability(std::string door, std::string name, std::string object,
                           std::string action, Mode mode, std::string description,
                           std::string grant = "");
 

@@ -48,7 +48,7 @@ int Run(const Options& o) {
 }
 
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
-    "cli", "activity", "activity", "read", authority::Access::kUser, authority::Mode::kRead,
+    "cli", "activity", "activity", "read", authority::Access::kPerson, authority::Mode::kRead,
     "the append-only Activity log",
     {{"kind", "string"}, {"subject", "string"}, {"limit", "integer"}}, {{"activity", "array"}}));
 

@@ -113,7 +113,7 @@ const bool declared = [] {
   auto declare = [](std::string name, std::string action, authority::Mode mode, std::string receipt,
                     std::string proof, std::string description) {
     authority::DeclareCapability(authority::MakeCapability(
-        "cli", std::move(name), "approval", std::move(action), authority::Access::kUser, mode,
+        "cli", std::move(name), "approval", std::move(action), authority::Access::kPerson, mode,
         std::move(description), nlohmann::json::object(), nlohmann::json::object(),
         mode == authority::Mode::kRead ? "" : "connector:<slug>:write", std::move(receipt),
         std::move(proof)));

@@ -154,7 +154,7 @@ int Run(const Options& o, const std::string& verb) {
 }
 
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
-    "cli", "artifacts", "artifact", "read", authority::Access::kUser, authority::Mode::kRead,
+    "cli", "artifacts", "artifact", "read", authority::Access::kPerson, authority::Mode::kRead,
     "saved ComposeUI artifacts: list, show (id or app slug), versions, query",
     nlohmann::json::object(), nlohmann::json::object(), "connector:<slug>:read (query)",
     "source-binding receipt (query)",

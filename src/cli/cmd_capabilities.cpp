@@ -16,33 +16,36 @@ namespace {
 using authority::Access;
 using authority::Mode;
 
-authority::Capability Cli(std::string name, std::string object, std::string action, Mode mode,
-    std::string description, std::string grant = "") {
-  return authority::UserCapability("cli", std::move(name), std::move(object), std::move(action),
-                                   mode, std::move(description), std::move(grant));
+// The CLI is the person at the keyboard: a command that opens the data folder (0700, owned by
+// the person) is declared kPerson, one that reads only its arguments and shipped data kAnyone
+// (docs/SECURITY.md, the CLI door).
+authority::Capability Cli(std::string name, std::string object, std::string action, Access access,
+                          Mode mode, std::string description) {
+  return authority::MakeCapability("cli", std::move(name), std::move(object), std::move(action),
+                                   access, mode, std::move(description));
 }
 
 const bool declared = [] {
-  authority::DeclareCapability(Cli("tokenize", "text", "encode", Mode::kRead, "text to token IDs"));
-  authority::DeclareCapability(Cli("detokenize", "text", "decode", Mode::kRead, "token IDs to text"));
-  authority::DeclareCapability(Cli("render", "view", "render", Mode::kRead,
+  authority::DeclareCapability(Cli("tokenize", "text", "encode", Access::kAnyone, Mode::kRead, "text to token IDs"));
+  authority::DeclareCapability(Cli("detokenize", "text", "decode", Access::kAnyone, Mode::kRead, "token IDs to text"));
+  authority::DeclareCapability(Cli("render", "view", "render", Access::kAnyone, Mode::kRead,
                                    "a view as token IDs, spans and tools"));
-  authority::DeclareCapability(Cli("act", "view", "act", Mode::kRead,
+  authority::DeclareCapability(Cli("act", "view", "act", Access::kAnyone, Mode::kRead,
                                    "dispatch a tool call through a view and re-render (in memory)"));
-  authority::DeclareCapability(Cli("lang", "surface", "validate", Mode::kRead,
+  authority::DeclareCapability(Cli("lang", "surface", "validate", Access::kAnyone, Mode::kRead,
                                    "parse, validate, prompt for OpenUI Lang"));
   // The person at the keyboard reads their own connectors: grants govern the model's reads
   // (RunConnectorCommand, <slug>__<operation>), not this command (docs/AUTHORITY.md).
-  authority::DeclareCapability(Cli("connector", "connector", "read", Mode::kRead,
+  authority::DeclareCapability(Cli("connector", "connector", "read", Access::kPerson, Mode::kRead,
                                    "list, sync (mirror) and read connectors (the local user; "
                                    "not gated by grants)"));
-  authority::DeclareCapability(Cli("chat", "thread", "converse", Mode::kLocalState,
+  authority::DeclareCapability(Cli("chat", "thread", "converse", Access::kPerson, Mode::kLocalState,
                                    "a terminal conversation; writes threads and messages"));
-  authority::DeclareCapability(Cli("run", "thread", "converse", Mode::kLocalState,
+  authority::DeclareCapability(Cli("run", "thread", "converse", Access::kPerson, Mode::kLocalState,
                                    "one harness turn; writes a thread's messages"));
-  authority::DeclareCapability(Cli("prompt", "thread", "read", Mode::kRead,
+  authority::DeclareCapability(Cli("prompt", "thread", "read", Access::kPerson, Mode::kRead,
                                    "prompt audits of stored turns"));
-  authority::DeclareCapability(Cli("capabilities", "capability", "read", Mode::kRead,
+  authority::DeclareCapability(Cli("capabilities", "capability", "read", Access::kAnyone, Mode::kRead,
                                    "this list"));
   return true;
 }();

@@ -90,7 +90,7 @@ int Revoke(const Options& o) {
 }
 
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
-    "cli", "grants", "grant", "manage", authority::Access::kUser, authority::Mode::kLocalState,
+    "cli", "grants", "grant", "manage", authority::Access::kPerson, authority::Mode::kLocalState,
     "grants: who may read or write which connector",
     {{"list", "[--all]"},
      {"grant", "<connector> [--operation OP] --read|--write [--expires-in S]"},

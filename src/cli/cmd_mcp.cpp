@@ -166,7 +166,7 @@ int Run(const McpOptions& o) {
 }
 
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
-    "cli", "mcp", "mcp", "serve", authority::Access::kUser, authority::Mode::kLocalState,
+    "cli", "mcp", "mcp", "serve", authority::Access::kPerson, authority::Mode::kLocalState,
     "the MCP door over stdio (its tools: door mcp; --operator: the operator session)",
     nlohmann::json::object(), nlohmann::json::object(), "", "",
     "each MCP tool's own proof (door mcp)"));

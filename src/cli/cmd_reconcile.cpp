@@ -45,7 +45,7 @@ int Run(const Options& o) {
 }
 
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
-    "cli", "reconcile", "approval", "reconcile", authority::Access::kUser,
+    "cli", "reconcile", "approval", "reconcile", authority::Access::kPerson,
     authority::Mode::kVerified, "resolves execution_outcome_unknown without re-running anything",
     {{"id", "approval id (optional)"}}, {{"reconciled", "array"}}, "",
     "the receipt's outcome and reconcile evidence",

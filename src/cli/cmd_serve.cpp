@@ -2,6 +2,11 @@
 // `chat` and `run`.
 //
 //   affordance serve [--host 127.0.0.1] [--port 3147] [--data DIR] [--workers N] [provider flags]
+//                    [--allow-remote --access-token-file FILE] [--public-host NAME[:PORT]]...
+//                    [--allow-origin ORIGIN]...
+//
+// The access token comes from --access-token-file, else $AFFORDANCE_ACCESS_TOKEN, else (with a
+// warning) --access-token: a command line is readable by every local user in /proc/PID/cmdline.
 //
 // Each worker owns a Frame (a QuickJS runtime), a connector road and a provider; all share one
 // store. With --provider replay every turn gets a fresh provider, so each turn plays the script
@@ -17,6 +22,7 @@
 #include "server/mcp_http.h"
 #include "server/mcp_tools.h"
 #include "server/operator_root.h"
+#include "server/person_session.h"
 #include "server/server.h"
 #include "server/turn_hub.h"
 
@@ -27,6 +33,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace affordance::cli {
@@ -39,7 +46,47 @@ struct ServeOptions {
   server::ServerOptions server;
   int workers = 2;
   std::string web;
+  std::string access_token_file;
+  bool access_token_in_argv = false;
 };
+
+// The token from a file that only its owner may read (like the trust root), else the environment.
+// Errors: "server.token_file" (unreadable or empty), "server.token_file_unsafe" (group or others
+// may read it).
+Status ResolveAccessToken(ServeOptions& o) {
+  if (!o.access_token_file.empty()) {
+    struct stat st {};
+    if (::stat(o.access_token_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      return MakeError("server.token_file", "cannot read the access token file",
+                       o.access_token_file);
+    }
+    if ((st.st_mode & 077) != 0) {
+      return MakeError("server.token_file_unsafe",
+                       "the access token file must be readable by its owner only (chmod 600 it)",
+                       o.access_token_file);
+    }
+    std::ifstream in(o.access_token_file);
+    std::string token;
+    std::getline(in, token);
+    while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+    if (token.empty()) {
+      return MakeError("server.token_file", "the access token file is empty",
+                       o.access_token_file);
+    }
+    o.server.access_token = token;
+    return {};
+  }
+  if (o.access_token_in_argv) {
+    std::cerr << "affordance serve: warning: --access-token on the command line is readable by "
+                 "every local user (/proc/PID/cmdline, ps); use --access-token-file or "
+                 "$AFFORDANCE_ACCESS_TOKEN\n";
+    return {};
+  }
+  if (const char* env = std::getenv("AFFORDANCE_ACCESS_TOKEN"); env && *env) {
+    o.server.access_token = env;
+  }
+  return {};
+}
 
 std::string IsoTime(std::time_t t) {
   char buf[32];
@@ -82,8 +129,9 @@ nlohmann::ordered_json DeployTruth(const ServeOptions& o) {
           {"provider", provider}};
 }
 
-int Serve(const ServeOptions& o) {
+int Serve(ServeOptions& o) {
   const bool json = o.session.json;
+  if (auto s = ResolveAccessToken(o); !s) return ReportError(s.error(), json, kExitUsage);
   if (auto s = server::CheckBind(o.server); !s) return ReportError(s.error(), json, kExitUsage);
   // The shared store, opened (and recovered) once before any worker runs a turn, and the hub.
   auto service = OpenTurnService(o.session, o.workers);
@@ -107,10 +155,18 @@ int Serve(const ServeOptions& o) {
   auto api_road = OpenRoad(o.session);
   if (!api_road) return ReportError(api_road.error(), json, ExitFor(api_road.error()));
 
+  // The person's web sessions are keyed from the same trust root as the operator session.
+  server::PersonSessions sessions(*secret);
+  server::RefusalCounts refusals;
+  o.server.sessions = &sessions;
+  o.server.refusals = &refusals;
+
   server::ApiOptions ao;
   ao.web_root = WebRoot(o.web);
   ao.deploy_truth = DeployTruth(o);
   ao.road = api_road->get();
+  ao.sessions = &sessions;
+  ao.refusals = &refusals;
   server::Api api(*store, *hub, ao);
   auto handlers = api.Handlers();
   handlers.merge(mcp_http.Handlers());
@@ -138,7 +194,7 @@ int Serve(const ServeOptions& o) {
 }
 
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
-    "cli", "serve", "thread", "serve", authority::Access::kUser, authority::Mode::kLocalState,
+    "cli", "serve", "thread", "serve", authority::Access::kPerson, authority::Mode::kLocalState,
     "the HTTP server: UI message stream, threads, web UI (its routes: door http)"));
 
 const bool registered = RegisterCommand(
@@ -151,8 +207,19 @@ const bool registered = RegisterCommand(
        sub.add_option("--port", o->server.port, "Port (0: any free port)")->capture_default_str();
        sub.add_flag("--allow-remote", o->server.allow_remote,
                     "Allow a non-loopback --host (needs --access-token)");
+       sub.add_option("--access-token-file", o->access_token_file,
+                      "File holding the bearer token clients must carry (mode 0600; required with "
+                      "--allow-remote unless $AFFORDANCE_ACCESS_TOKEN is set)");
        sub.add_option("--access-token", o->server.access_token,
-                      "Bearer token every API request must carry (required with --allow-remote)");
+                      "The bearer token itself (unsafe: visible to every local user; prefer "
+                      "--access-token-file or $AFFORDANCE_ACCESS_TOKEN)")
+           ->each([o](const std::string&) { o->access_token_in_argv = true; });
+       sub.add_option("--public-host", o->server.public_hosts,
+                      "A name clients use to reach this server (remote mode, a reverse proxy): "
+                      "NAME or NAME:PORT; repeatable. Requests naming any other host are refused");
+       sub.add_option("--allow-origin", o->server.allowed_origins,
+                      "An origin (https://app.example) whose pages may call this server with "
+                      "CORS, as a client (never as the person); repeatable");
        sub.add_option("--workers", o->workers, "Harness workers (turns run at once)")
            ->capture_default_str();
        sub.add_option("--io-threads", o->server.io_threads, "HTTP I/O threads")

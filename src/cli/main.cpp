@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace affordance::cli {
 namespace {
@@ -29,6 +30,26 @@ const std::vector<Command>& Commands() {
   return commands;
 }
 
+// A secret given on the command line is readable by every local user (/proc/PID/cmdline, ps).
+// Once parsed it is overwritten in place, as mysql does with -p, so it shows only between exec and
+// here; the commands that take one also warn and offer a file or a variable instead.
+void ScrubSecrets(int argc, char** argv) {
+  static const std::string_view kSecretFlags[] = {"--access-token"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    for (std::string_view flag : kSecretFlags) {
+      char* secret = nullptr;
+      if (arg == flag && i + 1 < argc) {
+        secret = argv[i + 1];
+      } else if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag &&
+                 arg[flag.size()] == '=') {
+        secret = argv[i] + flag.size() + 1;
+      }
+      for (; secret != nullptr && *secret != '\0'; ++secret) *secret = '*';
+    }
+  }
+}
+
 }  // namespace affordance::cli
 
 int main(int argc, char** argv) {
@@ -49,6 +70,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  cli::ScrubSecrets(argc, argv);
   for (auto& [sub, run] : runners) {
     if (sub->parsed()) return run();
   }

@@ -12,7 +12,7 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
-    "tool", "invoke_mutation", "mutation", "stage", authority::Access::kUser,
+    "tool", "invoke_mutation", "mutation", "stage", authority::Access::kClient,
     authority::Mode::kStagedWrite, "stages an exact connector mutation for human approval",
     {{"connector", "string"}, {"operation", "string"}, {"args", "object"},
      {"evidence", "string|object"}},

@@ -19,7 +19,7 @@ using authority::Mode;
 
 authority::Capability ToolCapability(std::string name, std::string object, std::string action, Mode mode,
     std::string description, std::string grant = "") {
-  return authority::UserCapability("tool", std::move(name), std::move(object), std::move(action),
+  return authority::ClientCapability("tool", std::move(name), std::move(object), std::move(action),
                                    mode, std::move(description), std::move(grant));
 }
 

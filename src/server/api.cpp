@@ -1,6 +1,9 @@
 #include "server/api.h"
 
+#include "base/json_limits.h"
 #include "server/ui_message.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -22,14 +25,10 @@ HttpResponse Json(int status, const ojson& body) {
 
 Result<ojson> ParseBody(const std::string& body, bool allow_empty = false) {
   if (body.empty() && allow_empty) return ojson::object();
-  try {
-    ojson j = ojson::parse(body);
-    if (!j.is_object())
-      return MakeError("server.bad_json", "the request body must be a JSON object");
-    return j;
-  } catch (const std::exception& e) {
-    return MakeError("server.bad_json", "the request body is not valid JSON", e.what());
-  }
+  auto j = ParseJson<ojson>(body, "server.too_deep", "server.bad_json", "the request body");
+  if (!j) return j.error();
+  if (!j->is_object()) return MakeError("server.bad_json", "the request body must be a JSON object");
+  return j;
 }
 
 ojson ThreadJson(const store::ThreadInfo& t, bool active) {
@@ -104,7 +103,8 @@ std::string Api::ThreadFor(const std::string& chat_id) {
 // assistant's, its tool parts in state `approval-responded` with `approval {id, approved,
 // reason?}`. Each is applied once through the authority (a person decides; the model never can),
 // then the thread continues: the approved effects run before the next model step.
-HttpResponse Api::PostDecisions(const std::string& chat_id, const ojson& message) {
+HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id,
+                                const ojson& message) {
   struct Decision {
     std::string id;
     bool approved = false;
@@ -132,6 +132,24 @@ HttpResponse Api::PostDecisions(const std::string& chat_id, const ojson& message
         "server.no_decision",
         "the last message is the assistant's but carries no approval decision; a new question "
         "is sent as a user message"));
+  }
+  // Deciding is the person's, never a client's (the access token, a process without a session):
+  // the same rule as the operator-only MCP tools, checked once the message is known to carry
+  // decisions and before anything is read or decided.
+  if (r.plane < authority::Access::kPerson) {
+    if (options_.refusals != nullptr) {
+      options_.refusals->Count(r.person_session_invalid ? "server.person_session_expired"
+                                                        : "server.person_only");
+    }
+    return ErrorResponse(
+        r.person_session_invalid
+            ? MakeError("server.person_session_expired",
+                        "the web session has expired or was not made by this server: reload the "
+                        "page to start a new one")
+            : MakeError("server.person_only",
+                        "approving and denying are the person's: use the web UI opened on this "
+                        "machine, `affordance approvals approve|deny`, or an operator MCP "
+                        "session"));
   }
   const std::string thread = ThreadFor(chat_id);
   if (thread.empty()) return ErrorResponse(UnknownThread(chat_id));
@@ -209,7 +227,7 @@ HttpResponse Api::PostChat(const HttpRequest& r) {
     return ErrorResponse(MakeError("server.bad_request", "messages must be a non-empty array"));
   }
   if (last->is_object() && last->value("role", "") == "assistant") {
-    return PostDecisions(chat_id, *last);
+    return PostDecisions(r, chat_id, *last);
   }
   auto text = UserText(*body);
   if (!text) return ErrorResponse(text.error());
@@ -384,14 +402,61 @@ HttpResponse Api::DeployTruth(const HttpRequest&) {
                     {"queued", s.queued},
                     {"active", s.active}};
   truth["workers"] = hub_.workers();
+  if (options_.refusals != nullptr) {
+    ojson refused = ojson::object();
+    for (const auto& [code, n] : options_.refusals->Snapshot()) refused[code] = n;
+    truth["refused"] = std::move(refused);
+  }
   return Json(200, truth);
+}
+
+HttpResponse Api::StartPersonSession(const HttpRequest& r) {
+  auto body = ParseBody(r.body, /*allow_empty=*/true);
+  if (!body) return ErrorResponse(body.error());
+  const auto login = body->find("login");
+  if (login != body->end() && !login->is_string()) {
+    return ErrorResponse(MakeError("server.bad_request", "login must be a string"));
+  }
+  // A CORS origin the operator allowed is a client's page, never the person's.
+  const bool same_user = r.peer_loopback && r.peer_uid && *r.peer_uid == ::geteuid();
+  bool proved = false;
+  if (options_.sessions != nullptr && r.own_origin) {
+    if (login != body->end()) {
+      proved = options_.sessions->Redeem(login->get<std::string>());
+      if (!proved) {
+        return ErrorResponse(MakeError(
+            "server.no_person_proof",
+            "this sign-in code is not valid: it expired, was used already, or was made for "
+            "another server; run `affordance login-link` for a new one"));
+      }
+    } else {
+      proved = same_user || r.plane == authority::Access::kPerson;
+    }
+  }
+  if (!proved) {
+    return ErrorResponse(MakeError(
+        "server.no_person_proof",
+        "this browser could not be told apart from another user's program, so it may ask and "
+        "read but not decide: run `affordance login-link` on the server's machine and open the "
+        "link it prints"));
+  }
+  const std::string token = options_.sessions->Mint();
+  return Json(201, {{"session",
+                     {{"token", token},
+                      {"plane", "person"},
+                      {"expiresAt", options_.sessions->ExpiresAt(token)},
+                      {"header", std::string(kPersonSessionHeader)}}}});
 }
 
 HttpResponse Api::File(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (options_.web_root.empty() || !in) {
+  if (options_.web_root.empty()) {
     return ErrorResponse(
-        MakeError("server.no_web", "the web UI is not built (scripts/setup --only web)", path));
+        MakeError("server.no_web", "the web UI is not built (scripts/setup --only web)"));
+  }
+  if (!in) {  // named by what was asked, never by where the server keeps its files
+    return ErrorResponse(MakeError("server.not_found", "no such file",
+                                   std::filesystem::path(path).filename().string()));
   }
   std::stringstream ss;
   ss << in.rdbuf();

@@ -6,6 +6,8 @@
 
 #include "authority/authority.h"
 #include "connect/road.h"
+#include "server/gate.h"
+#include "server/person_session.h"
 #include "server/router.h"
 #include "server/turn_hub.h"
 #include "store/store.h"
@@ -26,9 +28,14 @@ namespace affordance::server {
 struct ApiOptions {
   std::string web_root;                 // folder with index.html + assets/ ("" = no web UI)
   nlohmann::ordered_json deploy_truth;  // commit, build time, start time, pid, data, provider
-  // Who decides approvals sent by this server's clients: the person the server runs for (it is
-  // loopback-only, or remote with the person's access token).
+  // Who decides approvals sent with a person session (server/gate.h): the person the server runs
+  // for. A client (the access token, a local process without a session) never decides.
   authority::Actor actor = authority::Actor::LocalUser();
+  // Mints the person's web sessions (POST /api/session); null: nobody can hold one.
+  PersonSessions* sessions = nullptr;
+  // The gate's refusals, shown by GET /deploy-truth, and the decisions refused here (null: not
+  // counted, not shown).
+  RefusalCounts* refusals = nullptr;
   // The connectors POST /api/query re-executes through (null: no connectors; the query routes
   // answer server.no_connectors). Reads need the person's read grant, as for the model.
   connect::ConnectorRoad* road = nullptr;
@@ -52,6 +59,9 @@ class Api {
   HttpResponse DeleteThread(const HttpRequest& r);
   HttpResponse AcknowledgeSurface(const HttpRequest& r);
   HttpResponse DeployTruth(const HttpRequest& r);
+  // The person's web session (person_session.h): minted for a loopback peer owned by the server's
+  // OS user, or for a sign-in code from `affordance login-link`.
+  HttpResponse StartPersonSession(const HttpRequest& r);
   // Artifacts and two-time grounding (artifact_api.cpp, docs/SURFACE.md).
   HttpResponse Query(const HttpRequest& r);
   HttpResponse ListArtifacts(const HttpRequest& r);
@@ -65,7 +75,8 @@ class Api {
   // POST /api/chat creates the thread with that id.
   std::string ThreadFor(const std::string& chat_id);
   HttpResponse File(const std::string& path);
-  HttpResponse PostDecisions(const std::string& chat_id, const nlohmann::ordered_json& message);
+  HttpResponse PostDecisions(const HttpRequest& r, const std::string& chat_id,
+                             const nlohmann::ordered_json& message);
 
   store::Store& store_;
   TurnHub& hub_;

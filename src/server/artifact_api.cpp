@@ -3,6 +3,7 @@
 // staging a surface's Mutation() through authority. Their capability declarations are here too,
 // beside the handlers (routes.cpp binds them).
 #include "authority/capability.h"
+#include "base/json_limits.h"
 #include "server/api.h"
 #include "server/internal/declare.h"
 #include "surface/artifact.h"
@@ -27,10 +28,10 @@ HttpResponse JsonResponse(int status, const json& body) {
 }
 
 Result<json> Body(const std::string& body) {
-  json j = json::parse(body.empty() ? "{}" : body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return MakeError("server.bad_json", "the request body must be a JSON object");
-  }
+  auto j = ParseJson(body.empty() ? "{}" : body, "server.too_deep", "server.bad_json",
+                     "the request body");
+  if (!j) return j.error();
+  if (!j->is_object()) return MakeError("server.bad_json", "the request body must be a JSON object");
   return j;
 }
 
@@ -44,7 +45,7 @@ const json kStr = {{"type", "string"}};
 const bool declared = [] {
   using authority::DeclareCapability;
   DeclareCapability(
-      Http("POST /api/query", "surface", "query", Access::kUser, Mode::kRead,
+      Http("POST /api/query", "surface", "query", Access::kClient, Mode::kRead,
            "re-execute a surface's Query() handle; rows with a source-binding receipt (409 on a "
            "mismatch, no rows)",
            Obj({{"artifact", kStr},
@@ -57,17 +58,17 @@ const bool declared = [] {
            "the receipt: preview and live refer to the same handle, operation, args, source and "
            "served fields",
            "connector:<slug>:read", "source-binding receipt"));
-  DeclareCapability(Http("GET /api/artifacts", "artifact", "list", Access::kUser, Mode::kRead,
+  DeclareCapability(Http("GET /api/artifacts", "artifact", "list", Access::kClient, Mode::kRead,
                          "saved ComposeUI artifacts, newest first", json::object(),
                          Obj({{"artifacts", {{"type", "array"}}}})));
   DeclareCapability(
-      Http("GET /api/artifacts/{id}", "artifact", "read", Access::kUser, Mode::kRead,
+      Http("GET /api/artifacts/{id}", "artifact", "read", Access::kClient, Mode::kRead,
            "an artifact by id or live-app slug at its head; a live app with its latest query "
            "runs, re-run after a mirror sync",
            Obj({{"id", kStr}}, {"id"}), Obj({{"artifact", {{"type", "object"}}}}), "",
            "connector:<slug>:read (live apps)"));
   DeclareCapability(Http(
-      "POST /api/artifacts/{id}/mutations/{statement}", "approval", "stage", Access::kUser,
+      "POST /api/artifacts/{id}/mutations/{statement}", "approval", "stage", Access::kClient,
       Mode::kApprovedExecution,
       "stage a surface's Mutation() with the gesture's args (an approval request; nothing runs)",
       Obj({{"id", kStr}, {"statement", kStr}, {"args", {{"type", "object"}}}}, {"id", "statement"}),

@@ -1,5 +1,7 @@
 #include "server/internal/http_session.h"
 
+#include "server/mcp.h"
+#include "server/peer_user.h"
 #include "server/protocol.h"
 #include "server/turn_hub.h"
 
@@ -114,27 +116,41 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Handle(http::request<http::string_body> req) {
     keep_alive_ = req.keep_alive();
     version_ = req.version();
+    cors_.clear();
     HttpRequest r;
     r.method = std::string(req.method_string());
     std::string_view target(req.target().data(), req.target().size());
     r.path = std::string(target.substr(0, target.find('?')));
     r.body = std::move(req.body());
-    auto h = req.find(std::string(kClientVersionHeader));  // field names match case-insensitively
-    auto client = ParseClientVersion(
-        h == req.end() ? "" : std::string_view(h->value().data(), h->value().size()));
-    if (!client) return Respond(ErrorResponse(client.error()));
-    r.client = *client;
+    int hosts = 0;
     for (const auto& field : req) {
       r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+      if (field.name() == http::field::host) ++hosts;
     }
-    beast::error_code peer_ec;
-    auto peer = stream_.socket().remote_endpoint(peer_ec);
-    if (!peer_ec) {
-      auto a = peer.address();
-      r.peer_address = a.to_string();
-      r.peer_loopback = a.is_loopback() ||
-                        (a.is_v6() && a.to_v6().is_v4_mapped() &&
-                         net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).is_loopback());
+    const Gate& gate = *config_->gate;
+    // Before anything else, routing included: a request that names another host (DNS
+    // rebinding) learns nothing, not even which paths exist. Two Host fields are refused too
+    // (RFC 9112 3.2).
+    if (hosts != 1 || !gate.HostAllowed(r.Header("host"))) {
+      gate.Count("server.foreign_host");
+      return Respond(GateError(
+          r.path, MakeError("server.foreign_host",
+                            "this server answers only to its own names (127.0.0.1, localhost, "
+                            "[::1] with its port, and the operator's --public-host names)")));
+    }
+    auto client = ParseClientVersion(r.Header(kClientVersionHeader));
+    if (!client) return Respond(ErrorResponse(client.error()));
+    r.client = *client;
+    Peer(r);
+
+    const std::string origin = r.Header("origin");
+    if (gate.CorsOrigin(origin)) cors_ = origin;
+    if (r.method == "OPTIONS" && !cors_.empty() && r.HasHeader("access-control-request-method")) {
+      HttpResponse preflight;  // a CORS preflight from an origin the operator allowed
+      preflight.status = 204;
+      preflight.content_type.clear();
+      preflight.headers = gate.CorsHeaders(cors_, /*preflight=*/true);
+      return Respond(std::move(preflight));
     }
 
     auto match = config_->router->Find(r.method, r.path);
@@ -145,16 +161,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       }
       return Respond(ErrorResponse(MakeError("server.not_found", "no such route", r.path)));
     }
-    if (!opt().access_token.empty() &&
-        match.route->capability.access != authority::Access::kAnyone) {
-      auto auth = req.find(http::field::authorization);
-      const std::string want = "Bearer " + opt().access_token;
-      if (auth == req.end() ||
-          std::string_view(auth->value().data(), auth->value().size()) != want) {
-        return Respond(ErrorResponse(
-            MakeError("server.unauthorized", "this server needs authorization: Bearer <token>")));
-      }
-    }
+    auto admitted = gate.Admit(r, match.route->capability.access);
+    if (!admitted) return Respond(GateError(r.path, admitted.error()));
+    r.plane = admitted->plane;
+    r.person_session_invalid = admitted->person_session_invalid;
+    r.own_origin = admitted->own_origin;
     r.params = std::move(match.params);
     HttpResponse response;
     try {
@@ -182,11 +193,46 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     Respond(std::move(response));
   }
 
+  // The peer's address, and for a loopback peer the OS user owning its socket (looked up once
+  // per connection: the kernel's table does not change owners).
+  void Peer(HttpRequest& r) {
+    beast::error_code ec;
+    auto peer = stream_.socket().remote_endpoint(ec);
+    if (ec) return;
+    auto a = peer.address();
+    r.peer_address = a.to_string();
+    r.peer_loopback = a.is_loopback() ||
+                      (a.is_v6() && a.to_v6().is_v4_mapped() &&
+                       net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).is_loopback());
+    if (!r.peer_loopback) return;
+    if (!peer_uid_checked_) {
+      peer_uid_checked_ = true;
+      auto local = stream_.socket().local_endpoint(ec);
+      if (!ec) {
+        peer_uid_ = PeerUid({r.peer_address, peer.port()},
+                            {local.address().to_string(), local.port()});
+      }
+    }
+    r.peer_uid = peer_uid_;
+  }
+
+  // A refusal by the gate: the server's JSON error, or on the MCP endpoint a JSON-RPC error with
+  // no id (what the Streamable HTTP transport says a refused request gets), our code in its data.
+  static HttpResponse GateError(const std::string& path, const Error& e) {
+    HttpResponse r = ErrorResponse(e);
+    if (path == "/mcp") {
+      r.body = mcp::ErrorMessage(nullptr, mcp::kInvalidRequest, e.message, {{"code", e.code}})
+                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    return r;
+  }
+
   void Respond(HttpResponse r) {
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(r.status), version_);
     res->set(http::field::server, "affordance");
     if (!r.content_type.empty()) res->set(http::field::content_type, r.content_type);
+    SetCommonHeaders(*res);
     for (auto& [k, v] : r.headers) res->set(k, v);
     res->body() = std::move(r.body);
     res->keep_alive(keep_alive_ && r.status < 400);
@@ -200,6 +246,23 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                       });
   }
 
+  // On every response: no framing by other sites (clickjacking an Approve button), no MIME
+  // sniffing, no Referer with a thread id in it, and no reads by other origins through
+  // no-cors requests (CORP). CORS headers only for an origin the operator allowed.
+  template <class Response>
+  void SetCommonHeaders(Response& res) const {
+    res.set("x-frame-options", "DENY");
+    res.set("content-security-policy", "frame-ancestors 'none'");
+    res.set("x-content-type-options", "nosniff");
+    res.set("referrer-policy", "no-referrer");
+    res.set("cross-origin-resource-policy", "same-origin");
+    if (!cors_.empty()) {
+      for (const auto& [k, v] : config_->gate->CorsHeaders(cors_, /*preflight=*/false)) {
+        res.set(k, v);
+      }
+    }
+  }
+
   void Fail(const Error& e) {
     keep_alive_ = false;
     Respond(ErrorResponse(e));
@@ -211,6 +274,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     turn_ = std::move(turn);
     auto res = std::make_shared<http::response<http::empty_body>>(http::status::ok, version_);
     for (const auto& [k, v] : kStreamHeaders) res->set(std::string(k), std::string(v));
+    SetCommonHeaders(*res);
     res->chunked(true);
     auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*res);
     stream_.expires_after(std::chrono::milliseconds(opt().write_timeout_ms));
@@ -299,6 +363,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = false;
   unsigned version_ = 11;
+  std::string cors_;  // the request's Origin when the operator allowed it, else ""
+  bool peer_uid_checked_ = false;
+  std::optional<uint32_t> peer_uid_;
 
   std::shared_ptr<ActiveTurn> turn_;
   std::shared_ptr<StreamSubscriber> subscriber_;

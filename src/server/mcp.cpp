@@ -1,5 +1,6 @@
 #include "server/mcp.h"
 
+#include "base/json_limits.h"
 #include "connect/schema.h"
 
 #include <algorithm>
@@ -108,7 +109,7 @@ bool Session::MarkInitialized(const std::string& version, const std::string& cli
 }
 
 bool MayUse(const Session& session, authority::Access access) {
-  return access != authority::Access::kOperator || session.operator_session();
+  return access != authority::Access::kPerson || session.operator_session();
 }
 
 // ---- results and tools --------------------------------------------------------------------------
@@ -215,6 +216,12 @@ McpProtocol::McpProtocol(ToolTable tools, ServerInfo info)
 
 McpProtocol::Parsed McpProtocol::Parse(std::string_view text) {
   Parsed p;
+  // Depth first: a message nested past the limit never becomes a value (json_limits.h).
+  if (auto deep = CheckJsonDepth(text, "mcp.too_deep", "the message"); !deep) {
+    p.error = ErrorMessage(nullptr, kInvalidRequest, deep.error().message,
+                           {{"code", deep.error().code}, {"limit", kMaxJsonDepth}});
+    return p;
+  }
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) {
     p.error = ErrorMessage(nullptr, kParseError, "parse error: the message is not valid JSON");

@@ -15,7 +15,7 @@ const bool declared = [] {
   auto http = [](std::string name, std::string action, authority::Mode mode, std::string desc,
                  std::string proof) {
     return authority::MakeCapability(
-        "http", std::move(name), "mcp", std::move(action), authority::Access::kUser, mode,
+        "http", std::move(name), "mcp", std::move(action), authority::Access::kClient, mode,
         std::move(desc),
         {{"type", "object"}, {"description", "one JSON-RPC 2.0 message (MCP Streamable HTTP)"}},
         {{"type", "object"}, {"description", "one JSON-RPC 2.0 response, or 202"}}, "", "",
@@ -51,24 +51,6 @@ HttpResponse Accepted() {
   r.status = 202;
   r.content_type.clear();
   return r;
-}
-
-// An Origin is allowed when it is this server itself (the Host header) or a loopback host.
-bool OriginAllowed(const std::string& origin, const std::string& host) {
-  if (origin.empty()) return true;  // not a browser
-  // Browsers serialize an origin in lower case (RFC 6454); Host is compared as sent.
-  const std::string& o = origin;
-  if (!host.empty() && (o == "http://" + host || o == "https://" + host)) return true;
-  size_t scheme = o.find("://");
-  if (scheme == std::string::npos) return false;
-  std::string rest = o.substr(scheme + 3);
-  std::string hostname;
-  if (!rest.empty() && rest[0] == '[') {
-    hostname = rest.substr(0, rest.find(']') + 1);
-  } else {
-    hostname = rest.substr(0, rest.find(':'));
-  }
-  return hostname == "localhost" || hostname == "[::1]" || hostname.rfind("127.", 0) == 0;
 }
 
 }  // namespace
@@ -157,21 +139,15 @@ HttpResponse McpHttp::Initialize(const HttpRequest& r, const mcp::McpProtocol::P
   return out;
 }
 
+// Host, Origin (an exact match against the server's own origins, never derived from Host),
+// fetch metadata, Content-Type and the access token were checked by the gate (server/gate.h)
+// before this handler runs.
 HttpResponse McpHttp::Post(const HttpRequest& r) {
-  if (!OriginAllowed(r.Header("origin"), r.Header("host"))) {
-    return Refuse(403, mcp::kInvalidRequest, "this Origin may not use the MCP endpoint",
-                  "mcp.bad_origin");
-  }
   const std::string accept = r.Header("accept");
   if (!accept.empty() && accept.find("application/json") == std::string::npos &&
       accept.find("*/*") == std::string::npos) {
     return Refuse(406, mcp::kInvalidRequest, "the client must accept application/json",
                   "mcp.not_acceptable");
-  }
-  const std::string type = r.Header("content-type");
-  if (!type.empty() && type.rfind("application/json", 0) != 0) {
-    return Refuse(415, mcp::kInvalidRequest, "the body must be application/json",
-                  "mcp.bad_content_type");
   }
   auto m = mcp::McpProtocol::Parse(r.body);
   if (m.error) return JsonRpc(400, *m.error);

@@ -5,8 +5,10 @@
 //                 starts a session: its answer carries `Mcp-Session-Id`, which every later
 //                 request must send (400 without it, 404 for a session that ended or never
 //                 existed). `MCP-Protocol-Version` on later requests must be a revision we speak
-//                 (400 otherwise). An `Origin` header must name this server or a loopback host
-//                 (403 otherwise: DNS rebinding). Malformed JSON-RPC is 400 with a JSON-RPC error.
+//                 (400 otherwise). Malformed JSON-RPC is 400 with a JSON-RPC error. Before any of
+//                 it, the server's gate (gate.h) refuses a foreign Host (421), an Origin that is
+//                 not exactly one of the server's own or the operator's (403), a cross-site fetch
+//                 (403) and a body that is not application/json (415), as JSON-RPC errors.
 //   DELETE /mcp   ends the session named by Mcp-Session-Id (200). A session unused for
 //                 McpHttpOptions::idle_timeout_ms has ended too.
 //   GET /mcp      405: the server sends no unsolicited messages (a client then only POSTs).

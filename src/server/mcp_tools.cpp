@@ -81,7 +81,7 @@ const json kAccessEnum = {{"enum", {"read", "write"}}, {"description", "read or 
 const bool declared = [] {
   using authority::DeclareCapability;
   DeclareCapability(Mcp(
-      "ask", "thread", "converse", Access::kUser, Mode::kLocalState,
+      "ask", "thread", "converse", Access::kClient, Mode::kLocalState,
       "Ask affordance in natural language. Runs one harness turn (the model reads governed "
       "connector data, may compose OpenUI surfaces or stage writes) and returns its final text, "
       "the surfaces it composed, the truth state of every tool call and the turn's report. Give "
@@ -102,7 +102,7 @@ const bool declared = [] {
       "connector:<slug>:read for the reads the model makes", "",
       "the turn's messages and parts, persisted by the harness (data-turn)"));
   DeclareCapability(Mcp(
-      "read_connector", "connector", "read", Access::kUser, Mode::kRead,
+      "read_connector", "connector", "read", Access::kClient, Mode::kRead,
       "Read governed connector data (RunConnectorCommand): `request` is words (a string) or "
       "{\"operation\": name, \"args\": {...}}. Needs a read grant (request_grant asks a person "
       "for one). Returns rows with their operation ledger, query handles, freshness and counts.",
@@ -118,12 +118,12 @@ const bool declared = [] {
           {"connector", "status", "rows"}, false),
       "connector:<slug>:read", "Activity entry (read)"));
   DeclareCapability(
-      Mcp("list_connectors", "connector", "list", Access::kUser, Mode::kRead,
+      Mcp("list_connectors", "connector", "list", Access::kClient, Mode::kRead,
           "The configured connectors: their operations (reads, and mutations with risk and args "
           "schema), mirror freshness, credential state, and the grants in force for each.",
           Obj(json::object()), Obj({{"connectors", kObjects}}, {"connectors"}, false)));
   DeclareCapability(
-      Mcp("request_grant", "grant", "request", Access::kUser, Mode::kLocalState,
+      Mcp("request_grant", "grant", "request", Access::kClient, Mode::kLocalState,
           "Ask a person for read or write access to a connector (or one operation). Records the "
           "request in Activity (kind grant_request) and returns the command a person runs to grant "
           "it. It grants nothing: only a person does.",
@@ -140,7 +140,7 @@ const bool declared = [] {
               {"scope", "access", "granted", "grantCommand"}, false),
           "", "Activity entry (grant_request)", "the Activity entry"));
   DeclareCapability(Mcp(
-      "stage_action", "approval", "stage", Access::kUser, Mode::kStagedWrite,
+      "stage_action", "approval", "stage", Access::kClient, Mode::kStagedWrite,
       "Stage an exact write (a connector mutation with schema-valid args). Needs a write grant. "
       "Nothing runs: a durable approval request (status pending) waits for a person to approve "
       "or deny it; show_approval follows it.",
@@ -154,21 +154,21 @@ const bool declared = [] {
       "connector:<slug>:write", "approval request apr_... + Activity entry (stage)",
       "the pending approval row"));
   DeclareCapability(
-      Mcp("list_approvals", "approval", "list", Access::kUser, Mode::kRead,
+      Mcp("list_approvals", "approval", "list", Access::kClient, Mode::kRead,
           "Approval requests, newest first, each with its effect state and latest receipt.",
           Obj({{"status", Str("only this status (pending, approved, denied, executed, ...)", 1)},
                {"thread", Str("only requests staged in this thread", 1)}}),
           Obj({{"approvals", {{"type", "array"}, {"items", ApprovalSchema()}}}}, {"approvals"},
               false)));
   DeclareCapability(
-      Mcp("show_approval", "approval", "read", Access::kUser, Mode::kRead,
+      Mcp("show_approval", "approval", "read", Access::kClient, Mode::kRead,
           "One approval request: the exact effect, who staged and decided it, its receipt "
           "(idempotency key, request, response, outcome, verification) and the weakest true state.",
           Obj({{"id", Str("approval id (apr_...)", 1)}}, {"id"}),
           Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
               {"approval", "message"}, false)));
   DeclareCapability(
-      Mcp("read_activity", "activity", "read", Access::kUser, Mode::kRead,
+      Mcp("read_activity", "activity", "read", Access::kClient, Mode::kRead,
           "The append-only Activity log: grants, grant requests, reads, stages, decisions, "
           "executions, verifications, reconciles.",
           Obj({{"kind", Str("only this kind (grant, read, stage, approve, ...)", 1)},
@@ -177,7 +177,7 @@ const bool declared = [] {
                {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}),
           Obj({{"activity", kObjects}}, {"activity"}, false)));
   DeclareCapability(Mcp(
-      "compose_ui", "surface", "compose", Access::kUser, Mode::kLocalState,
+      "compose_ui", "surface", "compose", Access::kClient, Mode::kLocalState,
       "Validate an OpenUI Lang program and store it as a version of a durable artifact (syntax, "
       "component library, product checks, Query()/Mutation() handles against the configured "
       "connectors). A program that does not validate stores nothing and its problems come back "
@@ -194,7 +194,7 @@ const bool declared = [] {
       Obj({{"artifact", kAnyObject}, {"bindings", kAnyObject}}, {"artifact", "bindings"}, false),
       "", "artifact version (a_..., version N)", "the artifact version row (open_artifact)"));
   DeclareCapability(Mcp(
-      "open_artifact", "artifact", "read", Access::kUser, Mode::kRead,
+      "open_artifact", "artifact", "read", Access::kClient, Mode::kRead,
       "Open a stored artifact (an id, or a live app's slug) at its head or a given version: its "
       "OpenUI Lang body, lineage, bindings (queries, mutations, sources) and whether it is live.",
       Obj({{"id", Str("artifact id (a_...) or live-app slug", 1)},
@@ -203,7 +203,7 @@ const bool declared = [] {
       Obj({{"artifact", kAnyObject}}, {"artifact"}, false)));
   // The operator session only: the human plane.
   DeclareCapability(Mcp(
-      "approve_action", "approval", "decide", Access::kOperator, Mode::kApprovedExecution,
+      "approve_action", "approval", "decide", Access::kPerson, Mode::kApprovedExecution,
       "Operator only: approve one staged effect (once). With execute: true it runs now, exactly "
       "once, and the result carries the receipt; otherwise the thread's next turn runs it.",
       Obj({{"id", Str("approval id (apr_...)", 1)}, {"execute", {{"type", "boolean"}}}}, {"id"}),
@@ -212,14 +212,14 @@ const bool declared = [] {
       "connector:<slug>:write", "approval decision; receipt rc_... when executed",
       "receipt (idempotency key, request, response, outcome) + fresh-read verification"));
   DeclareCapability(Mcp(
-      "deny_action", "approval", "decide", Access::kOperator, Mode::kLocalState,
+      "deny_action", "approval", "decide", Access::kPerson, Mode::kLocalState,
       "Operator only: deny one staged effect (once); nothing runs, the model is told why.",
       Obj({{"id", Str("approval id (apr_...)", 1)}, {"reason", Str("told to the model")}}, {"id"}),
       Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
           {"approval", "message"}, false),
       "", "Activity entry (deny)", "the approval's status denied"));
   DeclareCapability(
-      Mcp("grant", "grant", "grant", Access::kOperator, Mode::kLocalState,
+      Mcp("grant", "grant", "grant", Access::kPerson, Mode::kLocalState,
           "Operator only: grant read or write access to a connector (or one operation), optionally "
           "expiring.",
           Obj({{"connector", kConnector},
@@ -229,7 +229,7 @@ const bool declared = [] {
               {"connector", "access"}),
           Obj({{"grant", GrantSchema()}}, {"grant"}, false), "", "Activity entry (grant)",
           "the grant row and its Activity entry"));
-  DeclareCapability(Mcp("revoke_grant", "grant", "revoke", Access::kOperator, Mode::kLocalState,
+  DeclareCapability(Mcp("revoke_grant", "grant", "revoke", Access::kPerson, Mode::kLocalState,
                         "Operator only: revoke a grant.",
                         Obj({{"id", Str("grant id (g_...)", 1)}}, {"id"}),
                         Obj({{"grant", GrantSchema()}}, {"grant"}, false), "",

@@ -37,6 +37,12 @@ int StatusFor(const std::string& code) {
       {"surface.not_a_mutation", 409},    {"surface.args_required", 400},
       {"authority.no_grant", 403},        {"authority.grant_expired", 403},
       {"authority.bad_args", 400},        {"connect.bad_args", 400},
+      // The gate (server/gate.h) and the person's session (person_session.h).
+      {"server.foreign_host", 421},       {"server.foreign_origin", 403},
+      {"server.cross_site", 403},         {"server.bad_content_type", 415},
+      {"server.foreign_user", 403},       {"server.person_only", 403},
+      {"server.person_session_expired", 401}, {"server.no_person_proof", 403},
+      {"server.too_deep", 400},           {"mcp.too_deep", 400},
   };
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;
@@ -47,6 +53,13 @@ std::string HttpRequest::Header(std::string_view name) const {
     if (boost::beast::iequals(k, boost::beast::string_view(name.data(), name.size()))) return v;  // field names are case-insensitive (RFC 9110)
   }
   return "";
+}
+
+bool HttpRequest::HasHeader(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (boost::beast::iequals(k, boost::beast::string_view(name.data(), name.size()))) return true;
+  }
+  return false;
 }
 
 HttpResponse ErrorResponse(const Error& error) {

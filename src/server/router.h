@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,8 +38,16 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string peer_address;
   bool peer_loopback = false;
+  // For a loopback peer: the OS user owning its socket (server/peer_user.h), when known.
+  std::optional<uint32_t> peer_uid;
+  // Set by the gate (server/gate.h): the request's plane, and whether it carried a person
+  // session that is no longer valid.
+  authority::Access plane = authority::Access::kAnyone;
+  bool person_session_invalid = false;
+  bool own_origin = true;  // no Origin, or one of this server's own (not a CORS origin)
   // The first value of a header field (names compare case-insensitively), "" when absent.
   std::string Header(std::string_view name) const;
+  bool HasHeader(std::string_view name) const;
 };
 
 struct HttpResponse {

@@ -21,49 +21,59 @@ const json kId = {{"type", "string"}};
 const bool declared = [] {
   using authority::DeclareCapability;
   DeclareCapability(Http(
-      "POST /api/chat", "thread", "converse", Access::kUser, Mode::kLocalState,
+      "POST /api/chat", "thread", "converse", Access::kClient, Mode::kLocalState,
       "run a harness turn on the thread (the last message is the user's), or apply a person's "
       "approval decisions and continue it (the last message is the assistant's, its tool parts "
-      "approval-responded); streams its UI message chunks",
+      "approval-responded; deciding needs the person's session: server.person_only otherwise); "
+      "streams its UI message chunks",
       Obj({{"id", kId}, {"messages", {{"type", "array"}}}, {"trigger", kId}, {"messageId", kId}},
           {"id", "messages"}),
       kStream, "the turn's messages are persisted by the harness (data-turn)"));
-  DeclareCapability(Http("GET /api/chat/{id}/stream", "thread", "resume", Access::kUser,
+  DeclareCapability(Http("GET /api/chat/{id}/stream", "thread", "resume", Access::kClient,
                          Mode::kRead, "re-attach to the thread's running turn (204 when none)",
                          Obj({{"id", kId}}, {"id"}), kStream));
   DeclareCapability(Http(
-      "POST /api/chat/{id}/cancel", "thread", "cancel", Access::kUser, Mode::kLocalState,
+      "POST /api/chat/{id}/cancel", "thread", "cancel", Access::kClient, Mode::kLocalState,
       "cancel the thread's running step (the turn ends with abort)", Obj({{"id", kId}}, {"id"}),
       Obj({{"cancelled", {{"type", "boolean"}}}}), "the turn is persisted with status cancelled"));
-  DeclareCapability(Http("GET /api/threads", "thread", "list", Access::kUser, Mode::kRead,
+  DeclareCapability(Http("GET /api/threads", "thread", "list", Access::kClient, Mode::kRead,
                          "threads, newest first", json::object(),
                          Obj({{"threads", {{"type", "array"}}}})));
-  DeclareCapability(Http("POST /api/threads", "thread", "create", Access::kUser, Mode::kLocalState,
+  DeclareCapability(Http("POST /api/threads", "thread", "create", Access::kClient, Mode::kLocalState,
                          "create an empty thread", Obj({{"title", kId}}),
                          Obj({{"thread", {{"type", "object"}}}}), "the thread row"));
   DeclareCapability(
-      Http("GET /api/threads/{id}", "thread", "read", Access::kUser, Mode::kRead,
+      Http("GET /api/threads/{id}", "thread", "read", Access::kClient, Mode::kRead,
            "a thread as UI messages with all parts", Obj({{"id", kId}}, {"id"}),
            Obj({{"thread", {{"type", "object"}}}, {"messages", {{"type", "array"}}}})));
-  DeclareCapability(Http("PATCH /api/threads/{id}", "thread", "rename", Access::kUser,
+  DeclareCapability(Http("PATCH /api/threads/{id}", "thread", "rename", Access::kClient,
                          Mode::kLocalState, "rename a thread",
                          Obj({{"id", kId}, {"title", kId}}, {"id", "title"}),
                          Obj({{"thread", {{"type", "object"}}}}), "the thread row"));
-  DeclareCapability(Http("DELETE /api/threads/{id}", "thread", "delete", Access::kUser,
+  DeclareCapability(Http("DELETE /api/threads/{id}", "thread", "delete", Access::kClient,
                          Mode::kLocalState, "delete a thread with its messages",
                          Obj({{"id", kId}}, {"id"}), Obj({{"deleted", kId}}),
                          "the thread is gone from GET /api/threads"));
   DeclareCapability(Http(
-      "POST /api/threads/{id}/surfaces/{surfaceId}/ack", "surface", "acknowledge", Access::kUser,
+      "POST /api/threads/{id}/surfaces/{surfaceId}/ack", "surface", "acknowledge", Access::kClient,
       Mode::kLocalState, "a client painted / hydrated a live surface: moves its truth state",
       Obj({{"id", kId}, {"surfaceId", kId}, {"state", {{"enum", {"painted", "hydrated"}}}}},
           {"id", "surfaceId", "state"}),
       Obj({{"surfaceId", kId}, {"state", kId}}),
       "the client's acknowledgement, stored as the surface part's state"));
   DeclareCapability(
-      Http("GET /deploy-truth", "server", "read", Access::kUser, Mode::kRead,
+      Http("GET /deploy-truth", "server", "read", Access::kClient, Mode::kRead,
            "which binary this is: commit, build time, start time, pid, data, provider",
            json::object(), Obj({{"commit", kId}, {"pid", {{"type", "integer"}}}})));
+  // Open to anyone who reaches the server by its own name: the proof is in the request (a
+  // loopback peer owned by the server's OS user, or a sign-in code), checked by the handler.
+  DeclareCapability(Http(
+      "POST /api/session", "session", "start", Access::kAnyone, Mode::kLocalState,
+      "start the person's web session: for a loopback browser of the OS user who runs the "
+      "server, or with a sign-in code from `affordance login-link` ({login})",
+      Obj({{"login", kId}}),
+      Obj({{"session", Obj({{"token", kId}, {"plane", kId}, {"expiresAt", {{"type", "integer"}}}})}}),
+      "a session token (HMAC of the trust root), sent back as x-affordance-session"));
   DeclareCapability(Http("GET /", "web", "read", Access::kAnyone, Mode::kRead,
                          "the web UI (static files built from web/)"));
   DeclareCapability(Http("GET /assets/{file}", "web", "read", Access::kAnyone, Mode::kRead,
@@ -88,6 +98,7 @@ std::map<std::string, Handler> Api::Handlers() {
       {"DELETE /api/threads/{id}", bind(&Api::DeleteThread)},
       {"POST /api/threads/{id}/surfaces/{surfaceId}/ack", bind(&Api::AcknowledgeSurface)},
       {"GET /deploy-truth", bind(&Api::DeployTruth)},
+      {"POST /api/session", bind(&Api::StartPersonSession)},
       {"POST /api/query", bind(&Api::Query)},
       {"GET /api/artifacts", bind(&Api::ListArtifacts)},
       {"GET /api/artifacts/{id}", bind(&Api::ReadArtifact)},

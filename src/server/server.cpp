@@ -7,6 +7,8 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -17,7 +19,25 @@ namespace affordance::server {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
+namespace {
+
+GateOptions GateOf(const ServerOptions& o, uint16_t port) {
+  GateOptions g;
+  g.port = port;
+  g.bind_host = o.host;
+  g.public_hosts = o.public_hosts;
+  g.allowed_origins = o.allowed_origins;
+  g.access_token = o.access_token;
+  g.sessions = o.sessions;
+  g.server_uid = static_cast<uint32_t>(::geteuid());
+  g.refusals = o.refusals;
+  return g;
+}
+
+}  // namespace
+
 Status CheckBind(const ServerOptions& options) {
+  if (auto s = CheckGateOptions(GateOf(options, options.port)); !s) return s;
   boost::system::error_code ec;
   auto address = net::ip::make_address(options.host, ec);
   if (ec) return MakeError("server.bad_host", "--host must be an IP address", options.host);
@@ -41,6 +61,7 @@ struct Server::Impl {
   tcp::acceptor acceptor{ioc};
   net::signal_set signals{ioc, SIGINT, SIGTERM};
   Router router;
+  std::unique_ptr<Gate> gate;
   std::shared_ptr<internal::SessionConfig> config;
   std::vector<std::thread> threads;
   std::mutex mu;
@@ -83,6 +104,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, Router rout
                      "cannot listen on " + options.host + ":" + std::to_string(options.port),
                      ec.message());
   }
+  // The gate knows the port only now (port 0 asks the kernel for one).
+  impl->gate = std::make_unique<Gate>(GateOf(options, impl->acceptor.local_endpoint().port()));
+  impl->config->gate = impl->gate.get();
   Impl* raw = impl.get();
   impl->signals.async_wait([raw](boost::system::error_code e, int) {
     if (!e) raw->MarkStopped();
@@ -103,6 +127,8 @@ uint16_t Server::port() const {
 }
 
 const Router& Server::router() const { return impl_->router; }
+
+const Gate& Server::gate() const { return *impl_->gate; }
 
 void Server::Wait() {
   std::unique_lock lock(impl_->mu);

@@ -12,16 +12,20 @@
 // client can re-attach with GET /api/chat/{id}/stream.
 //
 // Access: the server binds loopback (127.0.0.1 / ::1) by default. Any other address needs
-// allow_remote AND a non-empty access_token; then every route whose capability is not kAnyone
-// needs `authorization: Bearer <token>` (401 "server.unauthorized" otherwise).
+// allow_remote AND an access_token of at least 16 characters. Every request passes the gate
+// (server/gate.h, docs/SECURITY.md): the Host must name this server, a foreign Origin or a
+// cross-site fetch is refused, bodies are JSON, and the route's declared plane (anyone, client,
+// person) must be met by the request's credential.
 #pragma once
 
 #include "base/result.h"
+#include "server/gate.h"
 #include "server/router.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace affordance::server {
 
@@ -30,6 +34,10 @@ struct ServerOptions {
   uint16_t port = 3147;  // 0: any free port (see Server::port)
   bool allow_remote = false;
   std::string access_token;
+  std::vector<std::string> public_hosts;     // GateOptions::public_hosts
+  std::vector<std::string> allowed_origins;  // GateOptions::allowed_origins
+  const PersonSessions* sessions = nullptr;  // who may hold a person session (null: nobody)
+  RefusalCounts* refusals = nullptr;         // where the gate counts refusals (null: nowhere)
   int io_threads = 2;
   size_t body_limit = 1 << 20;
   int read_timeout_ms = 15000;
@@ -37,8 +45,8 @@ struct ServerOptions {
   size_t stream_backlog = 8 << 20;
 };
 
-// Checks the bind rules above. Errors: "server.bad_host" (not an IP address),
-// "server.remote_needs_flag", "server.remote_needs_token".
+// Checks the bind rules above and the gate's names. Errors: "server.bad_host" (not an IP
+// address), "server.remote_needs_flag", "server.remote_needs_token", CheckGateOptions'.
 Status CheckBind(const ServerOptions& options);
 
 class Server {
@@ -50,6 +58,7 @@ class Server {
 
   uint16_t port() const;
   const Router& router() const;
+  const Gate& gate() const;
   // Blocks until Stop() or SIGINT/SIGTERM.
   void Wait();
   // Stops accepting and closes every connection; running turns are not touched (the hub owns them).

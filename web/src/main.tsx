@@ -1,7 +1,7 @@
 // The web UI: a thread list and one conversation (useChat over our UI message stream).
 import { useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { api, type Thread } from './api';
+import { api, startSession, type Thread } from './api';
 import { Chat } from './chat';
 import { LiveApp } from './live_app';
 import { Sidebar } from './sidebar';
@@ -98,6 +98,9 @@ function App() {
   );
 }
 
+// The person's session first (a sign-in code in the address is taken out of it), then the UI.
 // /#app=<slug> reopens a live app on its own (live_app.tsx).
-const appSlug = new URLSearchParams(location.hash.slice(1)).get('app');
-createRoot(document.getElementById('root')!).render(appSlug ? <LiveApp slug={appSlug} /> : <App />);
+startSession().finally(() => {
+  const appSlug = new URLSearchParams(location.hash.slice(1)).get('app');
+  createRoot(document.getElementById('root')!).render(appSlug ? <LiveApp slug={appSlug} /> : <App />);
+});

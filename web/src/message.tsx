@@ -3,6 +3,7 @@
 // never infers a state the server did not report.
 import { Fragment, useState } from 'react';
 import { Surface } from './surface';
+import { canDecide } from './api';
 
 type Part = any;
 
@@ -69,11 +70,19 @@ function Tool({ part, truth, onApproval }: { part: Part; truth?: any; onApproval
           )}
         </span>
       </button>
-      {part.state === 'approval-requested' && (
+      {part.state === 'approval-requested' && canDecide() && (
         <div className="approval">
           <span>This write is staged and waits for your decision.</span>
           <button className="primary" onClick={() => onApproval(part.approval?.id, true)}>Approve</button>
           <button onClick={() => onApproval(part.approval?.id, false)}>Deny</button>
+        </div>
+      )}
+      {part.state === 'approval-requested' && !canDecide() && (
+        <div className="approval" role="status">
+          <span>
+            This write is staged and waits for the person's decision. This browser may ask and read but not decide:
+            run <code>affordance login-link</code> on the server's machine and open the link it prints.
+          </span>
         </div>
       )}
       {part.state === 'approval-responded' && (

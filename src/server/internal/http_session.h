@@ -2,6 +2,7 @@
 // message stream (chunked SSE). Private to src/server.
 #pragma once
 
+#include "server/gate.h"
 #include "server/router.h"
 #include "server/server.h"
 
@@ -13,6 +14,7 @@ namespace affordance::server::internal {
 
 struct SessionConfig {
   const Router* router = nullptr;
+  const Gate* gate = nullptr;
   ServerOptions options;
 };
 

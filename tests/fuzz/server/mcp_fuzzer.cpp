@@ -42,7 +42,7 @@ const McpProtocol& Protocol() {
                    {"required", {"echo"}}};
     Capability op = echo;
     op.name = "decide";
-    op.access = Access::kOperator;
+    op.access = Access::kPerson;
     if (!registry.Declare(echo).ok() || !registry.Declare(op).ok()) std::abort();
     auto fn = [](const ToolCall& c, ToolReply reply) {
       if (c.arguments.value("n", 0) == 7) {  // runs until cancelled

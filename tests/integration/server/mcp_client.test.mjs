@@ -102,7 +102,7 @@ const event = { summary: 'MCP review', start: '2026-12-03T15:00:00Z', end: '2026
 // Every tool of a normal session, called through `client`; returns the id of a staged approval.
 async function exerciseNormalSession(client, label) {
   const list = await client.listTools();
-  const expected = declared.filter((c) => c.access !== 'operator').map((c) => c.name).sort();
+  const expected = declared.filter((c) => c.access !== 'person').map((c) => c.name).sort();
   assert.deepEqual(names(list), expected, 'tools/list of a normal session is the registry without operator tools');
   for (const t of list.tools) {
     assert.equal(t.inputSchema.type, 'object', t.name);
@@ -236,7 +236,7 @@ test('the registry declares every MCP tool the issue names', () => {
   for (const n of ['ask', 'read_connector', 'list_connectors', 'request_grant', 'stage_action', 'list_approvals', 'show_approval', 'read_activity', 'compose_ui', 'open_artifact', ...OPERATOR_TOOLS]) {
     assert.ok(all.includes(n), n);
   }
-  for (const n of OPERATOR_TOOLS) assert.equal(declared.find((c) => c.name === n).access, 'operator');
+  for (const n of OPERATOR_TOOLS) assert.equal(declared.find((c) => c.name === n).access, 'person');
 });
 
 test('stdio: a normal session lists and calls every tool; the operator session (--operator) approves and grants', async () => {
@@ -275,7 +275,10 @@ test('a request from a non-loopback address never gets the operator session', as
   }
   // Bound on every address (which needs --allow-remote and an access token): the same server is
   // reached from loopback and from the machine's own external address.
-  const remote = await startServe(['--host', '0.0.0.0', '--allow-remote', '--access-token', TOKEN]);
+  // A wildcard bind names no host: the machine's address is its public host (the gate refuses
+  // any other Host, server/gate.h).
+  const remote = await startServe(['--host', '0.0.0.0', '--allow-remote', '--access-token', TOKEN,
+    '--public-host', address]);
   try {
     const auth = { authorization: `Bearer ${TOKEN}` };
     const external = `http://${address}:${remote.port}/mcp`;

@@ -41,12 +41,23 @@ export async function startServer(binary, scriptName, extra = [], { writable = f
     pid: child.pid,
     info,
     calendar: () => readFileSync(join(connectors, 'calendar.ics'), 'utf8'),
-    async json(method, path, body) {
+    // A JSON request as a client of this machine sends it (the gate wants a JSON content type on
+    // every POST, body or not). `headers` adds to it (e.g. the person's session).
+    async json(method, path, body, headers = {}) {
       const res = await fetch(base + path, {
-        method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined,
+        method,
+        headers: { ...(method === 'GET' ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body ? JSON.stringify(body) : undefined,
       });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null };
+    },
+    // The person's web session header, as the web UI starts it (POST /api/session from this
+    // machine's own OS user): what a decision needs.
+    async person() {
+      const r = await this.json('POST', '/api/session', {});
+      if (r.status !== 201) throw new Error(`no person session: ${JSON.stringify(r.body)}`);
+      return { 'x-affordance-session': r.body.session.token };
     },
     async stop() {
       if (child.exitCode === null) {

@@ -44,6 +44,9 @@ struct WriteRig {
                           dir / "data", "--connectors", connectors});
   }
   int port() const { return server->port(); }
+  // Decisions are the person's: the web UI's session header (a client's request decides
+  // nothing: ServerSecurity.*).
+  std::string Person() const { return PersonHeader(port()); }
   std::string ics() const { return ReadFile(connectors + "/calendar.ics"); }
 
   // The staging turn: returns its chunks.
@@ -97,7 +100,7 @@ TEST(ServerApproval, ReplayApprovedWriteContinuesTheTurnRunsOnceAndIsVerified) {
   EXPECT_EQ(Find(staged, "finish")->value("finishReason", ""), "tool-calls");
   EXPECT_EQ(rig.ics(), before) << "staging dispatched nothing";
 
-  auto r = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7);
+  auto r = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7 + rig.Person());
   ASSERT_EQ(r.status, 200) << r.body;
   auto chunks = Chunks(r.body);
   ASSERT_FALSE(chunks.empty());
@@ -128,11 +131,11 @@ TEST(ServerApproval, ReplayApprovedWriteContinuesTheTurnRunsOnceAndIsVerified) {
   EXPECT_EQ(events, 1u);
 
   // A resent decision (a retried request) neither runs the write again nor starts a turn.
-  auto again = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7);
+  auto again = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7 + rig.Person());
   EXPECT_EQ(again.status, 409) << again.body;
   EXPECT_THAT(again.body, HasSubstr("harness.nothing_to_continue"));
   // The opposite decision afterwards is refused too (the turn is over and the approval decided).
-  auto flip = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, false), kV7);
+  auto flip = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, false), kV7 + rig.Person());
   EXPECT_EQ(flip.status, 409) << flip.body;
   EXPECT_EQ(rig.ics(), after);
 
@@ -153,7 +156,7 @@ TEST(ServerApproval, ReplayDeniedWriteRunsNothingAndTheCallIsDenied) {
   auto r = Http(rig.port(), "POST", "/api/chat",
                 WriteRig::Decision((*request)["toolCallId"], (*request)["approvalId"], false,
                                    "not this week"),
-                kV7);
+                kV7 + rig.Person());
   ASSERT_EQ(r.status, 200) << r.body;
   auto chunks = Chunks(r.body);
   const json* denied = Find(chunks, "tool-output-denied");
@@ -176,7 +179,7 @@ TEST(ServerApproval, ReplayAnOlderClientGetsTheDenialAsADataPart) {
   ASSERT_NE(request, nullptr);
   auto r = Http(rig.port(), "POST", "/api/chat",
                 WriteRig::Decision((*request)["toolCallId"], (*request)["approvalId"], false),
-                "x-ai-sdk-version: 5.0.50\r\n");
+                "x-ai-sdk-version: 5.0.50\r\n" + rig.Person());
   ASSERT_EQ(r.status, 200) << r.body;
   auto chunks = Chunks(r.body);
   EXPECT_EQ(Find(chunks, "tool-output-denied"), nullptr) << r.body;
@@ -193,28 +196,28 @@ TEST(ServerApproval, BadDecisionsAreClearErrorsAndDecideNothing) {
   const std::string call = (*request)["toolCallId"];
   const std::string approval = (*request)["approvalId"];
 
-  auto unknown = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, "nope", true), kV7);
+  auto unknown = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, "nope", true), kV7 + rig.Person());
   EXPECT_EQ(unknown.status, 404) << unknown.body;
   EXPECT_THAT(unknown.body, HasSubstr("server.unknown_approval"));
 
   // No decision on the assistant message.
   json none = json::parse(WriteRig::Decision(call, approval, true));
   none["messages"][0]["parts"][1]["state"] = "approval-requested";
-  auto r = Http(rig.port(), "POST", "/api/chat", none.dump(), kV7);
+  auto r = Http(rig.port(), "POST", "/api/chat", none.dump(), kV7 + rig.Person());
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_THAT(r.body, HasSubstr("server.no_decision"));
 
   // A malformed decision.
   json bad = json::parse(WriteRig::Decision(call, approval, true));
   bad["messages"][0]["parts"][1]["approval"]["approved"] = "yes";
-  r = Http(rig.port(), "POST", "/api/chat", bad.dump(), kV7);
+  r = Http(rig.port(), "POST", "/api/chat", bad.dump(), kV7 + rig.Person());
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_THAT(r.body, HasSubstr("server.bad_request"));
 
   // An unknown chat id.
   json elsewhere = json::parse(WriteRig::Decision(call, approval, true));
   elsewhere["id"] = "no-such-chat";
-  r = Http(rig.port(), "POST", "/api/chat", elsewhere.dump(), kV7);
+  r = Http(rig.port(), "POST", "/api/chat", elsewhere.dump(), kV7 + rig.Person());
   EXPECT_EQ(r.status, 404) << r.body;
 
   // An approval of another thread cannot be decided through this one.
@@ -222,14 +225,14 @@ TEST(ServerApproval, BadDecisionsAreClearErrorsAndDecideNothing) {
   ASSERT_EQ(other.status, 200);
   json foreign = json::parse(WriteRig::Decision(call, approval, true));
   foreign["id"] = "chat-other";
-  r = Http(rig.port(), "POST", "/api/chat", foreign.dump(), kV7);
+  r = Http(rig.port(), "POST", "/api/chat", foreign.dump(), kV7 + rig.Person());
   EXPECT_EQ(r.status, 404) << r.body;
   EXPECT_THAT(r.body, HasSubstr("server.unknown_approval"));
 
   EXPECT_EQ(rig.ics(), before) << "nothing was decided, nothing ran";
   EXPECT_TRUE(rig.server->alive());
   // The approval is still pending: deciding it now works.
-  r = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7);
+  r = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7 + rig.Person());
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_THAT(rig.ics(), HasSubstr("SUMMARY:Budget sync"));
 }

@@ -89,7 +89,7 @@ TEST(ServerBadInput, SlowHalfClosedAndGarbageClientsDoNotHurtTheServer) {
   {
     // A half-closed client (sent its request, then shut its side) still gets the whole answer.
     Socket half(port);
-    half.Send(Request("GET", "/api/threads"));
+    half.Send(Request(port, "GET", "/api/threads"));
     half.ShutdownWrite();
     auto r = Parse(half.ReadUntil("]}", 5000));
     EXPECT_EQ(r.status, 200);
@@ -98,7 +98,7 @@ TEST(ServerBadInput, SlowHalfClosedAndGarbageClientsDoNotHurtTheServer) {
   {
     // A half-closed client of a stream: the turn still streams to it and is persisted.
     Socket half(port);
-    half.Send(Request("POST", "/api/chat", ChatBody("half-closed", "hello")));
+    half.Send(Request(port, "POST", "/api/chat", ChatBody("half-closed", "hello")));
     half.ShutdownWrite();
     auto r = Parse(half.ReadUntil("data: [DONE]", 30000));
     EXPECT_EQ(r.status, 200);

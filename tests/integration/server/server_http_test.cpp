@@ -127,7 +127,7 @@ TEST(ServerHttp, ResumeReplaysTheRunningTurnAndADroppedClientDoesNotLoseIt) {
   const std::string thread = NewThread(server.port());
   {
     Socket client(server.port());
-    client.Send(Request("POST", "/api/chat", ChatBody(thread, "Stream slowly")));
+    client.Send(Request(server.port(), "POST", "/api/chat", ChatBody(thread, "Stream slowly")));
     auto partial = client.ReadUntil("text-delta");
     ASSERT_THAT(partial, HasSubstr("text-delta"));
   }  // the connection drops mid-turn
@@ -162,7 +162,7 @@ TEST(ServerHttp, CancelEndsTheStreamWithAbortAndPersistsACancelledTurn) {
   ASSERT_GT(server.port(), 0);
   const std::string thread = NewThread(server.port());
   Socket client(server.port());
-  client.Send(Request("POST", "/api/chat", ChatBody(thread, "Stream slowly")));
+  client.Send(Request(server.port(), "POST", "/api/chat", ChatBody(thread, "Stream slowly")));
   ASSERT_THAT(client.ReadUntil("text-delta"), HasSubstr("text-delta"));
   auto cancel = Http(server.port(), "POST", "/api/chat/" + thread + "/cancel");
   ASSERT_EQ(cancel.status, 202) << cancel.body;

@@ -230,9 +230,12 @@ inline Response Parse(const std::string& raw) {
   return r;
 }
 
-inline std::string Request(const std::string& method, const std::string& path,
+// A request as a client on this machine sends it: Host names the server (the gate refuses any
+// other name, server/gate.h).
+inline std::string Request(int port, const std::string& method, const std::string& path,
                            const std::string& body = "", const std::string& headers = "") {
-  return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + headers +
+  return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+         "\r\nConnection: close\r\n" + headers +
          (body.empty() && method == "GET" ? ""
                                           : "Content-Type: application/json\r\nContent-Length: " +
                                                 std::to_string(body.size()) + "\r\n") +
@@ -244,8 +247,16 @@ inline Response Http(int port, const std::string& method, const std::string& pat
                      const std::string& body = "", const std::string& headers = "") {
   Socket s(port);
   if (!s.ok()) return {};
-  s.Send(Request(method, path, body, headers));
+  s.Send(Request(port, method, path, body, headers));
   return Parse(s.ReadUntil(""));
+}
+
+// The person's web session for a client of this machine's own OS user (POST /api/session, as
+// the web UI starts it): the header line that lets a request decide. "" when none was minted.
+inline std::string PersonHeader(int port) {
+  auto r = Http(port, "POST", "/api/session", "{}");
+  if (r.status != 201) return "";
+  return "x-affordance-session: " + r.json()["session"]["token"].get<std::string>() + "\r\n";
 }
 
 // The JSON chunks of an SSE body ("data: {...}\n\n" ... "data: [DONE]\n\n").

@@ -32,9 +32,9 @@ async function read(stream) {
   return { message, types, errors };
 }
 
-async function chat(server, text, { chatId } = {}) {
+async function chat(server, text, { chatId, headers = {} } = {}) {
   const id = chatId ?? (await server.json('POST', '/api/threads', {})).body.thread.id;
-  const transport = new DefaultChatTransport({ api: `${server.base}/api/chat`, headers: { 'x-ai-sdk-version': aiVersion } });
+  const transport = new DefaultChatTransport({ api: `${server.base}/api/chat`, headers: { 'x-ai-sdk-version': aiVersion, ...headers } });
   const stream = await transport.sendMessages({
     chatId: id, messages: [user(text)], trigger: 'submit-message', messageId: undefined, abortSignal: undefined,
   });
@@ -138,7 +138,8 @@ test('replay: a staged write, approved the way useChat sends it, runs once and i
   const server = await startServer(binary, 'write.json', [], { writable: true });
   try {
     const before = server.calendar();
-    const staged = await chat(server, 'Put a budget sync on Thursday at 15:00.');
+    // The web UI's transport carries the person's session, which the decision below needs.
+    const staged = await chat(server, 'Put a budget sync on Thursday at 15:00.', { headers: await server.person() });
     const first = await read(staged.stream);
     assert.deepEqual(first.errors, []);
     const part = first.message.parts.find((p) => p.type === 'tool-invoke_mutation');

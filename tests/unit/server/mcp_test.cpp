@@ -111,7 +111,7 @@ TEST_F(McpProductTest, EveryToolIsDeclaredAndEveryDeclarationIsServed) {
   }
   // The human plane is the operator's only.
   for (const char* op : {"approve_action", "deny_action", "grant", "revoke_grant"}) {
-    EXPECT_EQ(table.Find(op)->capability.access, Access::kOperator) << op;
+    EXPECT_EQ(table.Find(op)->capability.access, Access::kPerson) << op;
   }
 }
 
