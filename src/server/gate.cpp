@@ -191,7 +191,10 @@ Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
                   "this Origin may not use this server (a page of another site); the operator "
                   "can allow one with --allow-origin");
   }
-  if (needed != Access::kAnyone && !cors) {
+  // Public static files may be fetched by a page elsewhere that links to them (a navigation,
+  // an image); everything else, and every write, is refused from another site.
+  const bool safe = r.method == "GET" || r.method == "HEAD";
+  if ((needed != Access::kAnyone || !safe) && !cors) {
     const std::string header = r.Header("sec-fetch-site");
     const std::string site(Trim(header));
     if (Same(site, "cross-site") || Same(site, "same-site")) {

@@ -10,8 +10,8 @@
 //      and https:// for public hosts) or an origin the operator allowed for CORS; else 403
 //      "server.foreign_origin". Never derived from the request's Host.
 //   3. Fetch metadata. `Sec-Fetch-Site: cross-site` or `same-site` (another port of localhost is
-//      same-site) is 403 "server.cross_site" on every route but the public static files, unless
-//      the Origin is one the operator allowed.
+//      same-site) is 403 "server.cross_site" on every request but a GET of the public static
+//      files, unless the Origin is one the operator allowed.
 //   4. Content type. A POST, PUT or PATCH, and any request with a body, must say
 //      `Content-Type: application/json` (415 "server.bad_content_type"): the three content types a
 //      foreign page may send without a CORS preflight (text/plain, form-encoded, multipart) are

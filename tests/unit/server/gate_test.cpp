@@ -113,6 +113,10 @@ TEST(Gate, CrossSiteFetchesAreRefusedButNavigationsToTheUiAreNot) {
   EXPECT_EQ(Refusal(g, Get({{"Sec-Fetch-Site", "same-origin"}})), "");
   EXPECT_EQ(Refusal(g, Get({{"Sec-Fetch-Site", "none"}})), "");
   EXPECT_EQ(Refusal(g, Get({{"Sec-Fetch-Site", "cross-site"}}), Access::kAnyone), "");
+  // A write to a public door (the person's session is started by one) is not a navigation.
+  EXPECT_EQ(Refusal(g, Post("application/json", {{"Sec-Fetch-Site", "cross-site"}}),
+                    Access::kAnyone),
+            "server.cross_site");
 }
 
 TEST(Gate, BodiesMustBeJsonSoNoSimpleRequestGetsThrough) {
