@@ -419,7 +419,7 @@ test('Streamable HTTP bad input: the right errors, and the server stays up', asy
   // An oversized message: the headers announce 2 MiB, above the server's body limit (1 MiB).
   const raw = await new Promise((ok, fail) => {
     const socket = connect(server.port, '127.0.0.1', () => {
-      socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nmcp-session-id: ${sid}\r\ncontent-length: ${2 * 1024 * 1024}\r\n\r\n`);
+      socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\ncontent-type: application/json\r\nmcp-session-id: ${sid}\r\ncontent-length: ${2 * 1024 * 1024}\r\n\r\n`);
     });
     let text = '';
     socket.on('data', (d) => { text += d; });
@@ -438,6 +438,21 @@ test('Streamable HTTP bad input: the right errors, and the server stays up', asy
   r = await post({ jsonrpc: '2.0', id: 8, method: 'ping' }, inSession);
   assert.equal(r.status, 404, 'an ended session is gone');
   assert.ok(server.alive());
+});
+
+test('stdio: a message a million levels deep is a typed error, and the loop goes on', async () => {
+  const child = spawn(binary, ['mcp', ...session], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const deep = '['.repeat(1000000) + ']'.repeat(1000000);  // 2 MB, under --max-message (4 MiB)
+  child.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":${deep}}\n`);
+  const refused = JSON.parse((await lines.next()).value);
+  assert.equal(refused.error.code, -32600);
+  assert.equal(refused.error.data.code, 'mcp.too_deep');
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) + '\n');
+  assert.deepEqual(JSON.parse((await lines.next()).value), { jsonrpc: '2.0', id: 2, result: {} });
+  const exited = new Promise((ok) => child.once('exit', ok));
+  child.stdin.end();
+  assert.equal(await exited, 0);
 });
 
 test('stdio bad input: the right errors, and the loop goes on', async () => {
