@@ -67,7 +67,9 @@ int ValueDepth(const Json& value, int limit) {
 }  // namespace
 
 int JsonValueDepth(const nlohmann::json& value, int limit) { return ValueDepth(value, limit); }
-int JsonValueDepth(const nlohmann::ordered_json& value, int limit) { return ValueDepth(value, limit); }
+int JsonValueDepth(const nlohmann::ordered_json& value, int limit) {
+  return ValueDepth(value, limit);
+}
 
 Status CheckJsonDepth(std::string_view text, std::string_view too_deep_code, std::string_view what,
                       int limit) {

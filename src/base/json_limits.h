@@ -46,9 +46,10 @@ int JsonValueDepth(const nlohmann::ordered_json& value, int limit = kMaxJsonDept
 Status CheckJsonDepth(std::string_view text, std::string_view too_deep_code, std::string_view what,
                       int limit = kMaxJsonDepth);
 
-// Parses untrusted JSON text: the depth check above (JsonTextDepth), then nlohmann's parser. Errors:
-// `too_deep_code` (deeper than `limit`), `bad_json_code` ("<what> is not valid JSON", detail: the
-// parser's message). Numbers out of range (1e400) are a bad_json error too, never an exception.
+// Parses untrusted JSON text: the depth check above (JsonTextDepth), then nlohmann's parser.
+// Errors: `too_deep_code` (deeper than `limit`), `bad_json_code` ("<what> is not valid JSON",
+// detail: the parser's message). Numbers out of range (1e400) are a bad_json error too, never an
+// exception.
 template <class Json = nlohmann::json>
 Result<Json> ParseJson(std::string_view text, std::string_view too_deep_code,
                        std::string_view bad_json_code, std::string_view what,

@@ -26,12 +26,15 @@ authority::Capability Cli(std::string name, std::string object, std::string acti
 }
 
 const bool declared = [] {
-  authority::DeclareCapability(Cli("tokenize", "text", "encode", Access::kAnyone, Mode::kRead, "text to token IDs"));
-  authority::DeclareCapability(Cli("detokenize", "text", "decode", Access::kAnyone, Mode::kRead, "token IDs to text"));
+  authority::DeclareCapability(
+      Cli("tokenize", "text", "encode", Access::kAnyone, Mode::kRead, "text to token IDs"));
+  authority::DeclareCapability(
+      Cli("detokenize", "text", "decode", Access::kAnyone, Mode::kRead, "token IDs to text"));
   authority::DeclareCapability(Cli("render", "view", "render", Access::kAnyone, Mode::kRead,
                                    "a view as token IDs, spans and tools"));
-  authority::DeclareCapability(Cli("act", "view", "act", Access::kAnyone, Mode::kRead,
-                                   "dispatch a tool call through a view and re-render (in memory)"));
+  authority::DeclareCapability(
+      Cli("act", "view", "act", Access::kAnyone, Mode::kRead,
+          "dispatch a tool call through a view and re-render (in memory)"));
   authority::DeclareCapability(Cli("lang", "surface", "validate", Access::kAnyone, Mode::kRead,
                                    "parse, validate, prompt for OpenUI Lang"));
   // The person at the keyboard reads their own connectors: grants govern the model's reads
@@ -45,8 +48,8 @@ const bool declared = [] {
                                    "one harness turn; writes a thread's messages"));
   authority::DeclareCapability(Cli("prompt", "thread", "read", Access::kPerson, Mode::kRead,
                                    "prompt audits of stored turns"));
-  authority::DeclareCapability(Cli("capabilities", "capability", "read", Access::kAnyone, Mode::kRead,
-                                   "this list"));
+  authority::DeclareCapability(
+      Cli("capabilities", "capability", "read", Access::kAnyone, Mode::kRead, "this list"));
   return true;
 }();
 
@@ -64,19 +67,20 @@ int List(bool json) {
               "access", "mode", "grant");
   for (const auto& c : all) {
     std::printf("%-5s %-22s %-12s %-10s %-9s %-19s %s\n", c.door.c_str(), c.name.c_str(),
-                c.object.c_str(), c.action.c_str(), std::string(authority::AccessName(c.access)).c_str(),
+                c.object.c_str(), c.action.c_str(),
+                std::string(authority::AccessName(c.access)).c_str(),
                 std::string(authority::ModeName(c.mode)).c_str(), c.grant.c_str());
   }
   return kExitOk;
 }
 
-const bool registered = RegisterCommand({
-    "capabilities", "Every declared door (command, tool, route) and how it is governed",
-    [](CLI::App& sub) -> Runner {
-      auto json = std::make_shared<bool>(false);
-      sub.add_flag("--json", *json, "Print JSON");
-      return [json] { return List(*json); };
-    }});
+const bool registered = RegisterCommand(
+    {"capabilities", "Every declared door (command, tool, route) and how it is governed",
+     [](CLI::App& sub) -> Runner {
+       auto json = std::make_shared<bool>(false);
+       sub.add_flag("--json", *json, "Print JSON");
+       return [json] { return List(*json); };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

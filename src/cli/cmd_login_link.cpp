@@ -28,9 +28,9 @@ struct Options {
 
 int Run(const Options& o) {
   if (o.ttl_s < 1 || o.ttl_s > 24 * 3600) {
-    return ReportError(MakeError("cli.bad_ttl", "--ttl-s must be 1 to 86400 seconds",
-                                 std::to_string(o.ttl_s)),
-                       o.json, kExitUsage);
+    return ReportError(
+        MakeError("cli.bad_ttl", "--ttl-s must be 1 to 86400 seconds", std::to_string(o.ttl_s)),
+        o.json, kExitUsage);
   }
   if (o.url.rfind("http://", 0) != 0 && o.url.rfind("https://", 0) != 0) {
     return ReportError(
@@ -57,8 +57,7 @@ int Run(const Options& o) {
 }
 
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
-    "cli", "login-link", "session", "start", authority::Access::kPerson,
-    authority::Mode::kRead,
+    "cli", "login-link", "session", "start", authority::Access::kPerson, authority::Mode::kRead,
     "a one-time sign-in link for the person's web session, made from the local trust root"));
 
 const bool registered = RegisterCommand(

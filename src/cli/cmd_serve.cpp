@@ -70,8 +70,7 @@ Status ResolveAccessToken(ServeOptions& o) {
     std::getline(in, token);
     while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
     if (token.empty()) {
-      return MakeError("server.token_file", "the access token file is empty",
-                       o.access_token_file);
+      return MakeError("server.token_file", "the access token file is empty", o.access_token_file);
     }
     o.server.access_token = token;
     return {};

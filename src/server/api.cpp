@@ -27,7 +27,8 @@ Result<ojson> ParseBody(const std::string& body, bool allow_empty = false) {
   if (body.empty() && allow_empty) return ojson::object();
   auto j = ParseJson<ojson>(body, "server.too_deep", "server.bad_json", "the request body");
   if (!j) return j.error();
-  if (!j->is_object()) return MakeError("server.bad_json", "the request body must be a JSON object");
+  if (!j->is_object())
+    return MakeError("server.bad_json", "the request body must be a JSON object");
   return j;
 }
 

@@ -31,7 +31,8 @@ Result<json> Body(const std::string& body) {
   auto j = ParseJson(body.empty() ? "{}" : body, "server.too_deep", "server.bad_json",
                      "the request body");
   if (!j) return j.error();
-  if (!j->is_object()) return MakeError("server.bad_json", "the request body must be a JSON object");
+  if (!j->is_object())
+    return MakeError("server.bad_json", "the request body must be a JSON object");
   return j;
 }
 

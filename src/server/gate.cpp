@@ -28,7 +28,8 @@ std::string_view Trim(std::string_view s) {
 }
 
 bool Contains(const std::vector<std::string>& list, std::string_view value) {
-  return std::any_of(list.begin(), list.end(), [&](const std::string& e) { return Same(e, value); });
+  return std::any_of(list.begin(), list.end(),
+                     [&](const std::string& e) { return Same(e, value); });
 }
 
 // "name", "name:port", "[v6]", "[v6]:port" with a name of letters, digits, '-', '.' (or a
@@ -60,9 +61,8 @@ bool ValidHostEntry(std::string_view entry) {
     return false;
   }
   if (!port.empty()) {
-    if (port.size() > 5 || !std::all_of(port.begin(), port.end(), [](unsigned char c) {
-          return std::isdigit(c);
-        })) {
+    if (port.size() > 5 ||
+        !std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); })) {
       return false;
     }
     if (std::stoi(std::string(port)) > 65535) return false;
@@ -198,13 +198,12 @@ Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
     const std::string header = r.Header("sec-fetch-site");
     const std::string site(Trim(header));
     if (Same(site, "cross-site") || Same(site, "same-site")) {
-      return Refuse("server.cross_site",
-                    "a request from a page of another site (Sec-Fetch-Site: " + site +
-                        ") may not use this server");
+      return Refuse("server.cross_site", "a request from a page of another site (Sec-Fetch-Site: " +
+                                             site + ") may not use this server");
     }
   }
-  const bool sends_body = r.method == "POST" || r.method == "PUT" || r.method == "PATCH" ||
-                          !r.body.empty();
+  const bool sends_body =
+      r.method == "POST" || r.method == "PUT" || r.method == "PATCH" || !r.body.empty();
   if (sends_body) {
     const std::string type = r.Header("content-type");
     if (!Same(Trim(std::string_view(type).substr(0, type.find(';'))), "application/json")) {
@@ -229,9 +228,9 @@ Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
   if (a.plane < Access::kClient && token_configured) {
     const std::string auth = r.Header("authorization");
     constexpr std::string_view kBearer = "bearer ";
-    if (auth.size() > kBearer.size() && Same(std::string_view(auth).substr(0, kBearer.size()), kBearer) &&
-        SecretMatches(Trim(std::string_view(auth).substr(kBearer.size())),
-                      options_.access_token)) {
+    if (auth.size() > kBearer.size() &&
+        Same(std::string_view(auth).substr(0, kBearer.size()), kBearer) &&
+        SecretMatches(Trim(std::string_view(auth).substr(kBearer.size())), options_.access_token)) {
       a.plane = Access::kClient;
     }
   }

@@ -56,18 +56,18 @@ class RefusalCounts {
 };
 
 struct GateOptions {
-  uint16_t port = 0;       // the bound port
-  std::string bind_host;   // the bound address ("127.0.0.1", "::1", "192.168.1.5", "0.0.0.0")
+  uint16_t port = 0;      // the bound port
+  std::string bind_host;  // the bound address ("127.0.0.1", "::1", "192.168.1.5", "0.0.0.0")
   // Names a browser or client uses to reach this server from elsewhere (remote mode, a reverse
   // proxy): "NAME" (then Host "NAME" or "NAME:PORT") or "NAME:PORT" (exactly that).
   std::vector<std::string> public_hosts;
   // Origins a page on another site may call from (CORS, answered with Access-Control-Allow-*);
   // exact strings like "https://app.example". Empty: no CORS headers are ever sent.
   std::vector<std::string> allowed_origins;
-  std::string access_token;                 // "" = none configured
+  std::string access_token;                  // "" = none configured
   const PersonSessions* sessions = nullptr;  // null: nobody can hold a person session
-  uint32_t server_uid = 0;                  // the OS user who runs the server
-  RefusalCounts* refusals = nullptr;        // null: not counted
+  uint32_t server_uid = 0;                   // the OS user who runs the server
+  RefusalCounts* refusals = nullptr;         // null: not counted
 };
 
 // Checks the configured names and origins. Errors: "server.bad_public_host",

@@ -201,16 +201,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (ec) return;
     auto a = peer.address();
     r.peer_address = a.to_string();
-    r.peer_loopback = a.is_loopback() ||
-                      (a.is_v6() && a.to_v6().is_v4_mapped() &&
-                       net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).is_loopback());
+    r.peer_loopback =
+        a.is_loopback() || (a.is_v6() && a.to_v6().is_v4_mapped() &&
+                            net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).is_loopback());
     if (!r.peer_loopback) return;
     if (!peer_uid_checked_) {
       peer_uid_checked_ = true;
       auto local = stream_.socket().local_endpoint(ec);
       if (!ec) {
-        peer_uid_ = PeerUid({r.peer_address, peer.port()},
-                            {local.address().to_string(), local.port()});
+        peer_uid_ =
+            PeerUid({r.peer_address, peer.port()}, {local.address().to_string(), local.port()});
       }
     }
     r.peer_uid = peer_uid_;

@@ -62,8 +62,8 @@ int64_t PersonSessions::Check(char kind, std::string_view value) const {
   const std::string_view nonce = value.substr(dot1 + 1, dot2 - dot1 - 1);
   const std::string_view mac = value.substr(dot2 + 1);
   int64_t expiry = 0;
-  auto [end, ec] = std::from_chars(expiry_text.data(), expiry_text.data() + expiry_text.size(),
-                                   expiry);
+  auto [end, ec] =
+      std::from_chars(expiry_text.data(), expiry_text.data() + expiry_text.size(), expiry);
   if (ec != std::errc() || end != expiry_text.data() + expiry_text.size() || nonce.empty()) {
     return 0;
   }

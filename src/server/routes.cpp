@@ -39,8 +39,8 @@ const bool declared = [] {
   DeclareCapability(Http("GET /api/threads", "thread", "list", Access::kClient, Mode::kRead,
                          "threads, newest first", json::object(),
                          Obj({{"threads", {{"type", "array"}}}})));
-  DeclareCapability(Http("POST /api/threads", "thread", "create", Access::kClient, Mode::kLocalState,
-                         "create an empty thread", Obj({{"title", kId}}),
+  DeclareCapability(Http("POST /api/threads", "thread", "create", Access::kClient,
+                         Mode::kLocalState, "create an empty thread", Obj({{"title", kId}}),
                          Obj({{"thread", {{"type", "object"}}}}), "the thread row"));
   DeclareCapability(
       Http("GET /api/threads/{id}", "thread", "read", Access::kClient, Mode::kRead,
@@ -67,13 +67,14 @@ const bool declared = [] {
            json::object(), Obj({{"commit", kId}, {"pid", {{"type", "integer"}}}})));
   // Open to anyone who reaches the server by its own name: the proof is in the request (a
   // loopback peer owned by the server's OS user, or a sign-in code), checked by the handler.
-  DeclareCapability(Http(
-      "POST /api/session", "session", "start", Access::kAnyone, Mode::kLocalState,
-      "start the person's web session: for a loopback browser of the OS user who runs the "
-      "server, or with a sign-in code from `affordance login-link` ({login})",
-      Obj({{"login", kId}}),
-      Obj({{"session", Obj({{"token", kId}, {"plane", kId}, {"expiresAt", {{"type", "integer"}}}})}}),
-      "a session token (HMAC of the trust root), sent back as x-affordance-session"));
+  DeclareCapability(
+      Http("POST /api/session", "session", "start", Access::kAnyone, Mode::kLocalState,
+           "start the person's web session: for a loopback browser of the OS user who runs the "
+           "server, or with a sign-in code from `affordance login-link` ({login})",
+           Obj({{"login", kId}}),
+           Obj({{"session",
+                 Obj({{"token", kId}, {"plane", kId}, {"expiresAt", {{"type", "integer"}}}})}}),
+           "a session token (HMAC of the trust root), sent back as x-affordance-session"));
   DeclareCapability(Http("GET /", "web", "read", Access::kAnyone, Mode::kRead,
                          "the web UI (static files built from web/)"));
   DeclareCapability(Http("GET /assets/{file}", "web", "read", Access::kAnyone, Mode::kRead,

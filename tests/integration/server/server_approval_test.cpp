@@ -100,7 +100,8 @@ TEST(ServerApproval, ReplayApprovedWriteContinuesTheTurnRunsOnceAndIsVerified) {
   EXPECT_EQ(Find(staged, "finish")->value("finishReason", ""), "tool-calls");
   EXPECT_EQ(rig.ics(), before) << "staging dispatched nothing";
 
-  auto r = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7 + rig.Person());
+  auto r = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true),
+                kV7 + rig.Person());
   ASSERT_EQ(r.status, 200) << r.body;
   auto chunks = Chunks(r.body);
   ASSERT_FALSE(chunks.empty());
@@ -131,11 +132,13 @@ TEST(ServerApproval, ReplayApprovedWriteContinuesTheTurnRunsOnceAndIsVerified) {
   EXPECT_EQ(events, 1u);
 
   // A resent decision (a retried request) neither runs the write again nor starts a turn.
-  auto again = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7 + rig.Person());
+  auto again = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true),
+                    kV7 + rig.Person());
   EXPECT_EQ(again.status, 409) << again.body;
   EXPECT_THAT(again.body, HasSubstr("harness.nothing_to_continue"));
   // The opposite decision afterwards is refused too (the turn is over and the approval decided).
-  auto flip = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, false), kV7 + rig.Person());
+  auto flip = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, false),
+                   kV7 + rig.Person());
   EXPECT_EQ(flip.status, 409) << flip.body;
   EXPECT_EQ(rig.ics(), after);
 
@@ -196,7 +199,8 @@ TEST(ServerApproval, BadDecisionsAreClearErrorsAndDecideNothing) {
   const std::string call = (*request)["toolCallId"];
   const std::string approval = (*request)["approvalId"];
 
-  auto unknown = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, "nope", true), kV7 + rig.Person());
+  auto unknown = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, "nope", true),
+                      kV7 + rig.Person());
   EXPECT_EQ(unknown.status, 404) << unknown.body;
   EXPECT_THAT(unknown.body, HasSubstr("server.unknown_approval"));
 
@@ -232,7 +236,8 @@ TEST(ServerApproval, BadDecisionsAreClearErrorsAndDecideNothing) {
   EXPECT_EQ(rig.ics(), before) << "nothing was decided, nothing ran";
   EXPECT_TRUE(rig.server->alive());
   // The approval is still pending: deciding it now works.
-  r = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true), kV7 + rig.Person());
+  r = Http(rig.port(), "POST", "/api/chat", WriteRig::Decision(call, approval, true),
+           kV7 + rig.Person());
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_THAT(rig.ics(), HasSubstr("SUMMARY:Budget sync"));
 }

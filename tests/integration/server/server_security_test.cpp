@@ -63,8 +63,8 @@ int Rank(const std::string& access) { return access == "anyone" ? 0 : access == 
 // "" for a request the gate let through to its handler.
 std::string GateCode(const Response& r) {
   static const std::set<std::string> kGate = {
-      "server.unauthorized", "server.foreign_user",     "server.person_only",
-      "server.foreign_host", "server.foreign_origin",   "server.cross_site",
+      "server.unauthorized",     "server.foreign_user",          "server.person_only",
+      "server.foreign_host",     "server.foreign_origin",        "server.cross_site",
       "server.bad_content_type", "server.person_session_expired"};
   auto body = json::parse(r.body, nullptr, false);
   if (!body.is_object() || !body.contains("error")) return "";
@@ -196,8 +196,7 @@ void CheckHttpMatrix(const Rig& rig, const std::vector<Credential>& credentials)
     if (cred.plane >= 2) {
       EXPECT_TRUE(GateCode(decided).empty()) << cred.name << ": " << decided.body;
     } else {
-      EXPECT_EQ(GateCode(decided), cred.refused_as)
-          << cred.name << ": " << decided.body;
+      EXPECT_EQ(GateCode(decided), cred.refused_as) << cred.name << ": " << decided.body;
     }
   }
 }
@@ -270,10 +269,10 @@ TEST(ServerSecurity, AnotherOsUserGetsNothingButTheStaticFiles) {
   EXPECT_THAT(minted, HasSubstr("server.no_person_proof"));
   // With a code from `affordance login-link` (made by whoever can read the trust root) it can,
   // once.
-  auto link = json::parse(Capture(std::string(AFFORDANCE_CLI) + " login-link --json --data " +
-                                  rig.dir / "data"));
-  const std::string code = link["link"].get<std::string>().substr(
-      link["link"].get<std::string>().find("#login=") + 7);
+  auto link = json::parse(
+      Capture(std::string(AFFORDANCE_CLI) + " login-link --json --data " + rig.dir / "data"));
+  const std::string code =
+      link["link"].get<std::string>().substr(link["link"].get<std::string>().find("#login=") + 7);
   const std::string signed_in = AsNobody([&] {
     auto first = Http(port, "POST", "/api/session", json{{"login", code}}.dump());
     auto again = Http(port, "POST", "/api/session", json{{"login", code}}.dump());
@@ -333,7 +332,8 @@ TEST(ServerSecurity, EveryMcpToolAgainstEveryMcpCredential) {
     for (const auto& tool : tools) {
       const bool person_tool = tool["access"] == "person";
       const bool may = !person_tool || cred.person;
-      EXPECT_EQ(visible.count(tool["name"].get<std::string>()) == 1, may) << cred.name << " lists " << tool["name"];
+      EXPECT_EQ(visible.count(tool["name"].get<std::string>()) == 1, may)
+          << cred.name << " lists " << tool["name"];
       // Calls with empty arguments: a tool the session may not use is refused before its schema
       // is even read; any other answer came from the tool's own checks.
       auto r = Http(rig.port(), "POST", "/mcp",
@@ -344,8 +344,8 @@ TEST(ServerSecurity, EveryMcpToolAgainstEveryMcpCredential) {
                         .dump(),
                     h);
       const std::string code = r.json().value("/error/data/code"_json_pointer, "");
-      EXPECT_EQ(code == "mcp.operator_only", !may) << cred.name << " x " << tool["name"] << ": "
-                                                   << r.body.substr(0, 300);
+      EXPECT_EQ(code == "mcp.operator_only", !may)
+          << cred.name << " x " << tool["name"] << ": " << r.body.substr(0, 300);
     }
   }
   EXPECT_THAT(rig.ApprovalStatus(), HasSubstr("\"pending\"")) << "no MCP call decided";
@@ -365,19 +365,22 @@ TEST(ServerSecurity, EveryCliCommandThatOpensTheDataFolderIsClosedToAnotherOsUse
       {"approvals", {"approvals", "approve", rig.approval, "--data", data}},
       {"artifacts", {"artifacts", "list", "--data", data}},
       {"chat", {"chat", "--data", data, "--provider", "replay", "--script", Script("fast.json")}},
-      {"connector", {"connector", "sync", "calendar", "--data", data, "--connectors", rig.connectors}},
-      {"grants", {"grants", "grant", "calendar", "--write", "--data", data, "--connectors",
-                  rig.connectors}},
+      {"connector",
+       {"connector", "sync", "calendar", "--data", data, "--connectors", rig.connectors}},
+      {"grants",
+       {"grants", "grant", "calendar", "--write", "--data", data, "--connectors", rig.connectors}},
       {"login-link", {"login-link", "--data", data}},
       {"mcp", {"mcp", "--data", data, "--operator"}},
       {"prompt", {"prompt", "audit", "--data", data}},
       {"reconcile", {"reconcile", "--data", data}},
-      {"run", {"run", "--data", data, "--provider", "replay", "--script", Script("fast.json"), "hi"}},
-      {"serve", {"serve", "--data", data, "--port", "0", "--provider", "replay", "--script",
-                 Script("fast.json")}},
+      {"run",
+       {"run", "--data", data, "--provider", "replay", "--script", Script("fast.json"), "hi"}},
+      {"serve",
+       {"serve", "--data", data, "--port", "0", "--provider", "replay", "--script",
+        Script("fast.json")}},
   };
-  const std::set<std::string> pure = {"tokenize", "detokenize", "render", "act", "lang",
-                                      "capabilities"};
+  const std::set<std::string> pure = {"tokenize", "detokenize", "render",
+                                      "act",      "lang",       "capabilities"};
   for (const auto& command : Doors("cli")) {
     const std::string name = command["name"];
     if (command["access"] == "anyone") {
@@ -431,19 +434,21 @@ TEST(ServerSecurity, AForeignHostIsRefusedOnEveryRouteBeforeRouting) {
   none.Send("GET /api/threads HTTP/1.0\r\n\r\n");
   EXPECT_EQ(Parse(none.ReadUntil("")).status, 421);
   Socket two(rig.port());
-  two.Send("GET /api/threads HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nHost: evil.example\r\n\r\n");
+  two.Send("GET /api/threads HTTP/1.1\r\nHost: 127.0.0.1:" + port +
+           "\r\nHost: evil.example\r\n\r\n");
   EXPECT_EQ(Parse(two.ReadUntil("")).status, 421);
   // The MCP endpoint answers as JSON-RPC.
   Socket mcp(rig.port());
-  mcp.Send("POST /mcp HTTP/1.1\r\nHost: evil.example:" + port +
-           "\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+  mcp.Send(
+      "POST /mcp HTTP/1.1\r\nHost: evil.example:" + port +
+      "\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
   auto r = Parse(mcp.ReadUntil(""));
   EXPECT_EQ(r.status, 421);
   EXPECT_EQ(r.json()["jsonrpc"], "2.0");
   EXPECT_EQ(r.json()["error"]["data"]["code"], "server.foreign_host");
   // Our own names are served, localhost and [::1] included.
-  for (const std::string& host : std::vector<std::string>{
-           "127.0.0.1:" + port, "localhost:" + port, "LocalHost:" + port, "[::1]:" + port}) {
+  for (const std::string& host : std::vector<std::string>{"127.0.0.1:" + port, "localhost:" + port,
+                                                          "LocalHost:" + port, "[::1]:" + port}) {
     Socket s(rig.port());
     s.Send("GET /api/threads HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
     EXPECT_EQ(Parse(s.ReadUntil("")).status, 200) << host;
@@ -469,15 +474,15 @@ TEST(ServerSecurity, CrossSiteRequestsCannotConverseCreateQueryAcknowledgeOrDeci
   auto raw = [&](const Attempt& a, const std::string& headers) {
     Socket s(rig.port());
     s.Send("POST " + a.path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(rig.port()) +
-           "\r\nConnection: close\r\n" + headers + "Content-Length: " +
-           std::to_string(a.body.size()) + "\r\n\r\n" + a.body);
+           "\r\nConnection: close\r\n" + headers +
+           "Content-Length: " + std::to_string(a.body.size()) + "\r\n\r\n" + a.body);
     return Parse(s.ReadUntil(""));
   };
   for (const auto& a : attempts) {
     // The three content types a page may send with no preflight, with and without an Origin,
     // even with the person's session (a foreign page cannot have it, but the rules hold anyway).
-    for (const char* type : {"text/plain", "application/x-www-form-urlencoded",
-                             "multipart/form-data; boundary=x"}) {
+    for (const char* type :
+         {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"}) {
       auto r = raw(a, std::string("Content-Type: ") + type + "\r\n" + person);
       EXPECT_EQ(r.status, 415) << a.path << " " << type;
       EXPECT_EQ(GateCode(r), "server.bad_content_type");
@@ -485,9 +490,9 @@ TEST(ServerSecurity, CrossSiteRequestsCannotConverseCreateQueryAcknowledgeOrDeci
       EXPECT_EQ(GateCode(r), "server.foreign_origin") << a.path;
     }
     // JSON from a foreign origin (after a preflight we do not answer), or marked cross-site.
-    for (const char* h : {"Origin: http://evil.example\r\n", "Origin: null\r\n",
-                          "Origin: http://127.0.0.1:1\r\n", "Origin: http://localhost.evil\r\n",
-                          "Origin: \r\n"}) {
+    for (const char* h :
+         {"Origin: http://evil.example\r\n", "Origin: null\r\n", "Origin: http://127.0.0.1:1\r\n",
+          "Origin: http://localhost.evil\r\n", "Origin: \r\n"}) {
       auto r = raw(a, std::string("Content-Type: application/json\r\n") + h + person);
       EXPECT_EQ(r.status, 403) << a.path << " " << h;
       EXPECT_EQ(GateCode(r), "server.foreign_origin") << a.path << " " << h;
@@ -505,8 +510,8 @@ TEST(ServerSecurity, CrossSiteRequestsCannotConverseCreateQueryAcknowledgeOrDeci
   EXPECT_THAT(rig.ApprovalStatus(), HasSubstr("\"pending\""));
   EXPECT_THAT(rig.ics(), Not(HasSubstr("Budget sync")));
   // No CORS headers unless the operator names an origin.
-  auto plain = Http(rig.port(), "GET", "/api/threads", "", "Origin: http://127.0.0.1:" +
-                                                              std::to_string(rig.port()) + "\r\n");
+  auto plain = Http(rig.port(), "GET", "/api/threads", "",
+                    "Origin: http://127.0.0.1:" + std::to_string(rig.port()) + "\r\n");
   EXPECT_EQ(plain.status, 200);
   EXPECT_EQ(plain.Header("access-control-allow-origin"), "");
   EXPECT_EQ(plain.Header("x-frame-options"), "DENY");
@@ -528,12 +533,13 @@ TEST(ServerSecurity, AnOriginTheOperatorAllowsGetsCorsAsAClientNeverAsThePerson)
   EXPECT_EQ(pre.status, 204);
   EXPECT_EQ(pre.Header("access-control-allow-origin"), "https://app.example");
   EXPECT_THAT(pre.Header("access-control-allow-headers"), Not(HasSubstr("x-affordance-session")));
-  auto read = Http(rig.port(), "GET", "/api/threads", "", origin + "Sec-Fetch-Site: cross-site\r\n");
+  auto read =
+      Http(rig.port(), "GET", "/api/threads", "", origin + "Sec-Fetch-Site: cross-site\r\n");
   EXPECT_EQ(read.status, 200) << read.body;
   EXPECT_EQ(read.Header("access-control-allow-origin"), "https://app.example");
   // Its page cannot decide, with or without a person session, nor mint one.
-  auto decided = Http(rig.port(), "POST", "/api/chat", rig.Decision(),
-                      origin + PersonHeader(rig.port()));
+  auto decided =
+      Http(rig.port(), "POST", "/api/chat", rig.Decision(), origin + PersonHeader(rig.port()));
   EXPECT_EQ(GateCode(decided), "server.person_only") << decided.body;
   auto minted = Http(rig.port(), "POST", "/api/session", "{}", origin);
   EXPECT_EQ(minted.status, 403) << minted.body;
@@ -566,7 +572,8 @@ TEST(ServerSecurity, InputAMillionLevelsDeepOnEveryJsonDoorIsATypedErrorAndTheSe
   };
   const std::vector<Door> doors = {
       {"POST", "/api/chat", R"({"id":"deep","messages":)", "}"},
-      {"POST", "/api/chat", R"({"id":")" + rig.thread + R"(","messages":[{"role":"assistant","parts":)", "}]}"},
+      {"POST", "/api/chat",
+       R"({"id":")" + rig.thread + R"(","messages":[{"role":"assistant","parts":)", "}]}"},
       {"POST", "/api/threads", R"({"title":)", "}"},
       {"PATCH", "/api/threads/" + rig.thread, R"({"title":)", "}"},
       {"POST", "/api/threads/" + rig.thread + "/surfaces/s1/ack", R"({"state":)", "}"},
@@ -597,11 +604,11 @@ TEST(ServerSecurity, InputAMillionLevelsDeepOnEveryJsonDoorIsATypedErrorAndTheSe
   const std::string sid = started.Header("mcp-session-id");
   ASSERT_FALSE(sid.empty()) << started.body;
   const std::string h = "accept: application/json\r\nmcp-session-id: " + sid + "\r\n";
-  for (const std::string& body : std::vector<std::string>{
-           R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_connector","arguments":{"connector":"calendar","request":)" +
-            Deep(150000) + "}}}",
-        R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":)" + bomb + "}",
-        bomb}) {
+  for (
+      const std::string& body : std::vector<std::string>{
+          R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_connector","arguments":{"connector":"calendar","request":)" +
+              Deep(150000) + "}}}",
+          R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":)" + bomb + "}", bomb}) {
     auto r = Http(rig.port(), "POST", "/mcp", body, h);
     ASSERT_TRUE(rig.server->alive());
     EXPECT_EQ(r.status, 400) << r.body.substr(0, 200);
@@ -646,10 +653,10 @@ TEST(ServerSecurity, TheAccessTokenComesFromAFileOrTheEnvironmentAndIsNeverShown
   ServerProcess from_file(dir / "data", Script("fast.json"), {"--access-token-file", file});
   ASSERT_GT(from_file.port(), 0) << from_file.first_line();
   EXPECT_EQ(Http(from_file.port(), "GET", "/api/threads").status, 401);
-  EXPECT_EQ(Http(from_file.port(), "GET", "/api/threads", "",
-                 "authorization: Bearer " + kToken + "\r\n")
-                .status,
-            200);
+  EXPECT_EQ(
+      Http(from_file.port(), "GET", "/api/threads", "", "authorization: Bearer " + kToken + "\r\n")
+          .status,
+      200);
   // Neither in the command line nor in an unauthenticated error.
   std::ifstream cmdline("/proc/" + std::to_string(from_file.pid()) + "/cmdline");
   std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());

@@ -32,7 +32,8 @@ HttpRequest Get(std::vector<std::pair<std::string, std::string>> headers = {}) {
   return r;
 }
 
-HttpRequest Post(std::string content_type, std::vector<std::pair<std::string, std::string>> h = {}) {
+HttpRequest Post(std::string content_type,
+                 std::vector<std::pair<std::string, std::string>> h = {}) {
   HttpRequest r = Get(std::move(h));
   r.method = "POST";
   r.body = "{}";
@@ -50,10 +51,10 @@ TEST(Gate, OnlyTheServersOwnNamesAreServed) {
   for (const char* ok : {"127.0.0.1:3147", "localhost:3147", "LOCALHOST:3147", "[::1]:3147"}) {
     EXPECT_TRUE(g.HostAllowed(ok)) << ok;
   }
-  for (const char* bad : {"evil.example:3147", "evil.example", "10.1.2.3:3147", "", " ",
-                          "127.0.0.1", "127.0.0.1:80", "localhost:31470", "127.0.0.1:3147.",
-                          "localhost.:3147", "127.0.0.1:3147@evil", "user@127.0.0.1:3147",
-                          "127.evil.example:3147", "[::2]:3147"}) {
+  for (const char* bad :
+       {"evil.example:3147", "evil.example", "10.1.2.3:3147", "", " ", "127.0.0.1", "127.0.0.1:80",
+        "localhost:31470", "127.0.0.1:3147.", "localhost.:3147", "127.0.0.1:3147@evil",
+        "user@127.0.0.1:3147", "127.evil.example:3147", "[::2]:3147"}) {
     EXPECT_FALSE(g.HostAllowed(bad)) << bad;
   }
   Gate port80(Loopback(80));
@@ -97,9 +98,10 @@ TEST(Gate, AForeignOriginIsRefusedEvenWhenItNamesTheHost) {
   Gate g(Loopback());
   EXPECT_EQ(Refusal(g, Get({{"Origin", "http://127.0.0.1:3147"}})), "");
   EXPECT_EQ(Refusal(g, Get({{"Origin", "http://localhost:3147"}})), "");
-  for (const char* bad : {"http://evil.example", "http://evil.example:3147", "null", "",
-                          "http://127.0.0.1:8080", "http://localhost:3148", "http://127.evil.example",
-                          "https://127.0.0.1:3147", "http://127.0.0.1:3147/x"}) {
+  for (const char* bad :
+       {"http://evil.example", "http://evil.example:3147", "null", "", "http://127.0.0.1:8080",
+        "http://localhost:3148", "http://127.evil.example", "https://127.0.0.1:3147",
+        "http://127.0.0.1:3147/x"}) {
     EXPECT_EQ(Refusal(g, Get({{"Origin", bad}})), "server.foreign_origin") << bad;
     // Static files too: a page elsewhere may link to them, but not fetch them as itself.
     EXPECT_EQ(Refusal(g, Get({{"Origin", bad}}), Access::kAnyone), "server.foreign_origin") << bad;
@@ -114,18 +116,18 @@ TEST(Gate, CrossSiteFetchesAreRefusedButNavigationsToTheUiAreNot) {
   EXPECT_EQ(Refusal(g, Get({{"Sec-Fetch-Site", "none"}})), "");
   EXPECT_EQ(Refusal(g, Get({{"Sec-Fetch-Site", "cross-site"}}), Access::kAnyone), "");
   // A write to a public door (the person's session is started by one) is not a navigation.
-  EXPECT_EQ(Refusal(g, Post("application/json", {{"Sec-Fetch-Site", "cross-site"}}),
-                    Access::kAnyone),
-            "server.cross_site");
+  EXPECT_EQ(
+      Refusal(g, Post("application/json", {{"Sec-Fetch-Site", "cross-site"}}), Access::kAnyone),
+      "server.cross_site");
 }
 
 TEST(Gate, BodiesMustBeJsonSoNoSimpleRequestGetsThrough) {
   Gate g(Loopback());
   EXPECT_EQ(Refusal(g, Post("application/json")), "");
   EXPECT_EQ(Refusal(g, Post("Application/JSON; charset=utf-8")), "");
-  for (const char* simple : {"text/plain", "text/plain;charset=UTF-8",
-                             "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-                             "", "application/jsonp", "application/json-seq"}) {
+  for (const char* simple :
+       {"text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x", "", "application/jsonp", "application/json-seq"}) {
     EXPECT_EQ(Refusal(g, Post(simple)), "server.bad_content_type") << simple;
   }
   HttpRequest empty_post = Post("");
@@ -185,12 +187,12 @@ TEST(Gate, AConfiguredTokenIsNeededByEveryoneButThePerson) {
   o.refusals = &counts;
   Gate g(o);
   EXPECT_EQ(Refusal(g, Get()), "server.unauthorized") << "even our own user's process";
-  EXPECT_EQ(g.Admit(Get({{"Authorization", "Bearer 0123456789abcdef0123"}}), Access::kClient)
-                ->plane,
-            Access::kClient);
-  EXPECT_EQ(g.Admit(Get({{"authorization", "bearer 0123456789abcdef0123"}}), Access::kClient)
-                ->plane,
-            Access::kClient);
+  EXPECT_EQ(
+      g.Admit(Get({{"Authorization", "Bearer 0123456789abcdef0123"}}), Access::kClient)->plane,
+      Access::kClient);
+  EXPECT_EQ(
+      g.Admit(Get({{"authorization", "bearer 0123456789abcdef0123"}}), Access::kClient)->plane,
+      Access::kClient);
   for (const char* bad : {"Bearer 0123456789abcdef012", "Bearer 0123456789abcdef01234", "Bearer",
                           "0123456789abcdef0123", "Basic 0123456789abcdef0123"}) {
     EXPECT_EQ(Refusal(g, Get({{"Authorization", bad}})), "server.unauthorized") << bad;
@@ -198,9 +200,8 @@ TEST(Gate, AConfiguredTokenIsNeededByEveryoneButThePerson) {
   // The token never decides.
   EXPECT_EQ(Refusal(g, Get({{"Authorization", "Bearer 0123456789abcdef0123"}}), Access::kPerson),
             "server.person_only");
-  EXPECT_EQ(
-      g.Admit(Get({{"x-affordance-session", sessions.Mint()}}), Access::kClient)->plane,
-      Access::kPerson);
+  EXPECT_EQ(g.Admit(Get({{"x-affordance-session", sessions.Mint()}}), Access::kClient)->plane,
+            Access::kPerson);
   auto seen = counts.Snapshot();
   EXPECT_EQ(seen["server.unauthorized"], 6);
   EXPECT_EQ(seen["server.person_only"], 1);
@@ -215,8 +216,8 @@ TEST(Gate, CorsOnlyForTheOperatorsOrigins) {
   EXPECT_TRUE(g.CorsOrigin("https://app.example"));
   EXPECT_FALSE(g.CorsOrigin("https://app.example.evil"));
   // An allowed origin may call cross-site, as a client.
-  EXPECT_EQ(Refusal(g, Post("application/json", {{"Origin", "https://app.example"},
-                                                 {"Sec-Fetch-Site", "cross-site"}})),
+  EXPECT_EQ(Refusal(g, Post("application/json",
+                            {{"Origin", "https://app.example"}, {"Sec-Fetch-Site", "cross-site"}})),
             "");
   auto headers = g.CorsHeaders("https://app.example", true);
   EXPECT_EQ(headers.front().second, "https://app.example");

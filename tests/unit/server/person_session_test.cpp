@@ -40,9 +40,9 @@ TEST(PersonSessions, ForgedOrAlteredValuesAreRefused) {
   std::string flipped = token;
   flipped.back() = flipped.back() == '0' ? '1' : '0';
   EXPECT_FALSE(s.Verify(flipped));
-  for (std::string bad : {std::string(""), std::string("ps1."), std::string("ps1.1.2"),
-                          std::string("ps1.x.y.z"), std::string("ps1.-5.aa.bb"),
-                          std::string(100000, 'p'), std::string("Bearer x")}) {
+  for (std::string bad :
+       {std::string(""), std::string("ps1."), std::string("ps1.1.2"), std::string("ps1.x.y.z"),
+        std::string("ps1.-5.aa.bb"), std::string(100000, 'p'), std::string("Bearer x")}) {
     EXPECT_FALSE(s.Verify(bad)) << bad.substr(0, 40);
   }
   // A sign-in code is not a session, and a session is not a code.
