@@ -114,6 +114,23 @@ std::string AsNobody(const std::function<std::string()>& fn) {
   return got;
 }
 
+// An initialized MCP session over HTTP ("" when initialize was refused); `extra` adds headers.
+std::string McpSession(int port, const std::string& extra = "") {
+  json init = {{"jsonrpc", "2.0"},
+               {"id", 1},
+               {"method", "initialize"},
+               {"params",
+                {{"protocolVersion", "2025-11-25"},
+                 {"capabilities", json::object()},
+                 {"clientInfo", {{"name", "security-test"}, {"version", "1"}}}}}};
+  auto r = Http(port, "POST", "/mcp", init.dump(), "accept: application/json\r\n" + extra);
+  EXPECT_EQ(r.status, 200) << r.body;
+  const std::string sid = r.Header("mcp-session-id");
+  Http(port, "POST", "/mcp", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+       "accept: application/json\r\nmcp-session-id: " + sid + "\r\n");
+  return sid;
+}
+
 // A server with the staged write of scripts/write.json pending, on a copied calendar.
 struct Rig {
   TempDir dir;
@@ -290,21 +307,7 @@ TEST(ServerSecurity, EveryMcpToolAgainstEveryMcpCredential) {
     in >> s;
     return s;
   }();
-  auto session = [&](const std::string& extra) {
-    json init = {{"jsonrpc", "2.0"},
-                 {"id", 1},
-                 {"method", "initialize"},
-                 {"params",
-                  {{"protocolVersion", "2025-11-25"},
-                   {"capabilities", json::object()},
-                   {"clientInfo", {{"name", "matrix"}, {"version", "1"}}}}}};
-    auto r = Http(rig.port(), "POST", "/mcp", init.dump(), "accept: application/json\r\n" + extra);
-    EXPECT_EQ(r.status, 200) << r.body;
-    const std::string sid = r.Header("mcp-session-id");
-    Http(rig.port(), "POST", "/mcp", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
-         "accept: application/json\r\nmcp-session-id: " + sid + "\r\n");
-    return sid;
-  };
+  auto session = [&](const std::string& extra) { return McpSession(rig.port(), extra); };
   struct McpCred {
     std::string name, sid;
     bool person;
@@ -591,18 +594,9 @@ TEST(ServerSecurity, InputAMillionLevelsDeepOnEveryJsonDoorIsATypedErrorAndTheSe
       EXPECT_EQ(r.json()["error"]["code"], "server.too_deep") << d.path;
     }
   }
-  // The issue's own body: 150,000 levels inside an object field, 300 KB, at the default limit.
   // The MCP door: the message itself, and a tool call's arguments inside a session.
-  json init = {{"jsonrpc", "2.0"},
-               {"id", 1},
-               {"method", "initialize"},
-               {"params",
-                {{"protocolVersion", "2025-11-25"},
-                 {"capabilities", json::object()},
-                 {"clientInfo", {{"name", "deep"}, {"version", "1"}}}}}};
-  auto started = Http(rig.port(), "POST", "/mcp", init.dump(), "accept: application/json\r\n");
-  const std::string sid = started.Header("mcp-session-id");
-  ASSERT_FALSE(sid.empty()) << started.body;
+  const std::string sid = McpSession(rig.port());
+  ASSERT_FALSE(sid.empty());
   const std::string h = "accept: application/json\r\nmcp-session-id: " + sid + "\r\n";
   for (
       const std::string& body : std::vector<std::string>{
