@@ -106,6 +106,7 @@ TEST(HttpProviderChat, MapsToolCallDeltasAndSendsKeyFromEnvironment) {
   o.format = formats::ChatFormat::kPlain;
   auto provider = Make(server.url() + "/api/", o);
   StepRequest r;
+  r.step_id = "s0-";  // the server's ids are kept outside the step's own id namespace
   r.messages = {{{"role", "user"}, {"content", "hi"}}};
   r.tools = {{{"type", "function"}, {"function", {{"name", "g"}, {"parameters", {{"type", "object"}}}}}}};
   auto step = Collect(*provider, r);

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace affordance::formats::testing {
 namespace {
 
@@ -146,6 +148,100 @@ TEST(ChatDeltaMapper, ArgumentsBeforeNameAreNotLost) {
   auto calls = OfType(out, PartType::kToolCall);
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0]->id, "s5-api-call-0");
+}
+
+// The ids of every part that opens something (text, reasoning, a tool input): the UI stream merges
+// parts that share one, so each must be unique in the step.
+std::vector<std::string> OpenedIds(const std::vector<StreamPart>& parts) {
+  std::vector<std::string> ids;
+  for (const auto& p : parts) {
+    if (p.type == PartType::kTextStart || p.type == PartType::kReasoningStart ||
+        p.type == PartType::kToolInputStart) {
+      ids.push_back(p.id);
+    }
+  }
+  return ids;
+}
+
+bool AllDistinct(const std::vector<std::string>& ids) {
+  return std::set<std::string>(ids.begin(), ids.end()).size() == ids.size();
+}
+
+// clang-format off
+const char* const kReusedIdChunks[] = {
+    R"({"choices":[{"index":0,"delta":{"content":"ok <tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>"}}]})",
+    R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"g","arguments":"{\"q\":"}}]}}]})",
+    R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":5,"id":"c","function":{"name":"g","arguments":"{\"q\":"}}]}}]})",
+};
+// clang-format on
+
+// Found by formats_chat_deltas_fuzzer (issue 24): a server that sends one id at two indexes made
+// two tool-input-start parts with one id. The chunks are the fuzzer's crashing input.
+TEST(ChatDeltaMapper, AServerIdReusedAtAnotherIndexIsASecondCallWithAGeneratedId) {
+  for (ChatFormat format : {ChatFormat::kQwen3, ChatFormat::kPlain}) {
+    ChatDeltaMapper mapper({"f-", format});
+    std::vector<StreamPart> out;
+    for (const char* line : kReusedIdChunks)
+      ASSERT_TRUE(mapper.Push(nlohmann::json::parse(line), out));
+    mapper.Finish(out);
+    EXPECT_TRUE(AllDistinct(OpenedIds(out))) << ::testing::PrintToString(Describe(out));
+    auto starts = OfType(out, PartType::kToolInputStart);
+    auto errors = OfType(out, PartType::kToolInputError);  // both calls end at "{\"q\":"
+    ASSERT_EQ(errors.size(), 2u);
+    EXPECT_EQ(errors[0]->id, "c");  // the first call to name it keeps the server's id
+    EXPECT_TRUE(errors[0]->metadata.is_null());
+    EXPECT_EQ(errors[1]->id, "f-api-call-0");
+    EXPECT_EQ(errors[1]->metadata, nlohmann::json({{"serverToolCallId", "c"}}));
+    EXPECT_EQ(errors[1]->input_text, "{\"q\":");  // nothing of the second call is lost
+    EXPECT_EQ(Joined(out, PartType::kToolInputDelta, "f-api-call-0"), "{\"q\":");
+    EXPECT_EQ(mapper.tool_errors(), 2);
+  }
+}
+
+// Ids that begin with the step's prefix are the mapper's own (text, reasoning, calls parsed from
+// tags, generated ids), so a server id there is never kept, whichever part would come first.
+TEST(ChatDeltaMapper, AServerIdInTheMappersOwnNamespaceIsReplaced) {
+  ChatDeltaMapper mapper({"s4-", ChatFormat::kQwen3});
+  std::vector<StreamPart> out;
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls",
+                                  {{{"index", 0},
+                                    {"id", "s4-call-0"},
+                                    {"function", {{"name", "g"}, {"arguments", "{}"}}}}}}}),
+                          out));
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls",
+                                  {{{"index", 1},
+                                    {"id", "s4-text-0"},
+                                    {"function", {{"name", "h"}, {"arguments", "{}"}}}}}}}),
+                          out));
+  ASSERT_TRUE(mapper.Push(
+      Delta({{"content", "hi <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"}}), out));
+  mapper.Finish(out);
+  EXPECT_TRUE(AllDistinct(OpenedIds(out))) << ::testing::PrintToString(Describe(out));
+  auto calls = OfType(out, PartType::kToolCall);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0]->id, "s4-call-0");  // the tag-parsed call keeps its id
+  EXPECT_EQ(calls[1]->id, "s4-api-call-0");
+  EXPECT_EQ(calls[1]->metadata["serverToolCallId"], "s4-call-0");
+  EXPECT_EQ(calls[2]->id, "s4-api-call-1");
+  EXPECT_EQ(mapper.tool_calls(), 3);
+}
+
+TEST(ChatDeltaMapper, DistinctServerIdsAreKeptAsSent) {
+  ChatDeltaMapper mapper({"s4-", ChatFormat::kPlain});
+  std::vector<StreamPart> out;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(mapper.Push(Delta({{"tool_calls",
+                                    {{{"index", i},
+                                      {"id", "call_" + std::to_string(i)},
+                                      {"function", {{"name", "g"}, {"arguments", "{}"}}}}}}}),
+                            out));
+  }
+  mapper.Finish(out);
+  auto calls = OfType(out, PartType::kToolCall);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]->id, "call_0");
+  EXPECT_EQ(calls[1]->id, "call_1");
+  EXPECT_TRUE(calls[1]->metadata.is_null());
 }
 
 }  // namespace
