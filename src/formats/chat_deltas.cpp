@@ -1,5 +1,8 @@
 #include "formats/chat_deltas.h"
 
+#include "base/json_limits.h"
+#include "formats/internal/call_body.h"
+
 namespace affordance::formats {
 namespace {
 
@@ -148,11 +151,12 @@ void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
   for (auto& entry : calls_) {
     Call& call = entry.second;
     if (call.id.empty()) AssignId(call);
-    auto fail = [&](std::string why) {
+    auto fail = [&](std::string why, std::string_view code = {}) {
       StreamPart e = PartOf(PartType::kToolInputError, call);
       e.tool_name = call.name;
       e.input_text = call.arguments;
       e.error_text = std::move(why);
+      e.error_code = code;
       out.push_back(std::move(e));
       ++calls_failed_;
     };
@@ -163,6 +167,10 @@ void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
     nlohmann::json args = nlohmann::json::object();
     bool blank = call.arguments.find_first_not_of(" \n\t\r") == std::string::npos;
     if (!blank) {
+      if (JsonTextDepth(call.arguments) > kMaxJsonDepth) {
+        fail(internal::TooDeepArgumentsMessage(), internal::kTooDeepCode);
+        continue;
+      }
       try {
         args = nlohmann::json::parse(call.arguments);
       } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400

@@ -9,7 +9,8 @@
 //   delta.tool_calls[i]      → tool-input-start (once the name is known), tool-input-delta per
 //                               arguments piece; when the stream finishes each call's accumulated
 //                               arguments are parsed: tool-input-end + tool-call, or
-//                               tool-input-error with the raw text
+//                               tool-input-error with the raw text (arguments nested deeper than
+//                               kMaxJsonDepth are such an error, code "formats.too_deep")
 //   choices[0].finish_reason → finish_reason() ("tool_calls" → "tool-calls", "stop", "length", ..)
 //   usage                    → usage() (prompt_tokens, completion_tokens,
 //                               prompt_tokens_details.cached_tokens)

@@ -1,5 +1,6 @@
 // Chat-API mode: OpenAI streamed chunks → stream parts.
 #include "formats/chat_deltas.h"
+#include "base/json_limits.h"
 #include "parts_matchers.h"
 
 #include <gmock/gmock.h>
@@ -242,6 +243,64 @@ TEST(ChatDeltaMapper, DistinctServerIdsAreKeptAsSent) {
   EXPECT_EQ(calls[0]->id, "call_0");
   EXPECT_EQ(calls[1]->id, "call_1");
   EXPECT_TRUE(calls[1]->metadata.is_null());
+}
+
+std::string Nested(size_t levels, char open = '[', char close = ']') {
+  return std::string(levels, open) + std::string(levels, close);
+}
+
+nlohmann::json ArgumentsDelta(int index, const std::string& name, const std::string& arguments) {
+  return Delta({{"tool_calls",
+                 {{{"index", index},
+                   {"id", "call_" + std::to_string(index)},
+                   {"function", {{"name", name}, {"arguments", arguments}}}}}}});
+}
+
+// Issue 24: arguments a million levels deep would overflow the stack of nlohmann's parser and of
+// every walker after it. They are refused from the text, and the other calls of the step survive.
+TEST(ChatDeltaMapper, ArgumentsNestedTooDeepAreAToolInputErrorAndTheStepGoesOn) {
+  const std::string arrays = "{\"a\": " + Nested(1000000) + "}";
+  const std::string objects = [] {
+    std::string s;
+    for (int i = 0; i < 1000000; ++i) s += "{\"k\":";
+    return s + "1" + std::string(1000000, '}');
+  }();
+  const std::string mixed = [] {
+    std::string s;
+    for (int i = 0; i < 500000; ++i) s += "{\"k\":[";
+    return s;  // cut off, as a stream that ends mid-call would be
+  }();
+  for (const std::string& deep : {arrays, objects, mixed}) {
+    ChatDeltaMapper mapper({"s6-", ChatFormat::kPlain});
+    std::vector<StreamPart> out;
+    ASSERT_TRUE(mapper.Push(ArgumentsDelta(0, "deep", deep), out));
+    ASSERT_TRUE(mapper.Push(ArgumentsDelta(1, "fine", "{\"x\": [1]}"), out));
+    mapper.Finish(out);
+    auto errors = OfType(out, PartType::kToolInputError);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0]->id, "call_0");
+    EXPECT_EQ(errors[0]->error_code, "formats.too_deep");
+    EXPECT_EQ(errors[0]->error_text,
+              "the tool call's arguments nest deeper than 128 levels of arrays and objects");
+    EXPECT_EQ(errors[0]->input_text.size(), deep.size());  // the raw text is kept, not a value
+    auto calls = OfType(out, PartType::kToolCall);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0]->input, nlohmann::json({{"x", {1}}}));
+    EXPECT_EQ(mapper.tool_errors(), 1);
+    EXPECT_EQ(mapper.tool_calls(), 1);
+  }
+}
+
+TEST(ChatDeltaMapper, ArgumentsExactlyAtTheDepthLimitAreACall) {
+  const std::string at = "{\"a\": " + Nested(kMaxJsonDepth - 1) + "}";
+  ChatDeltaMapper mapper({"s7-", ChatFormat::kPlain});
+  std::vector<StreamPart> out;
+  ASSERT_TRUE(mapper.Push(ArgumentsDelta(0, "f", at), out));
+  mapper.Finish(out);
+  auto calls = OfType(out, PartType::kToolCall);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(JsonValueDepth(calls[0]->input), kMaxJsonDepth);
+  EXPECT_EQ(calls[0]->input_text, at);
 }
 
 }  // namespace
