@@ -177,4 +177,16 @@ TEST(AuthorityCli, TheNewDoorsAreDeclaredWithTheirModes) {
   EXPECT_THAT(cli["approvals"]["receipt"].get<std::string>(), HasSubstr("receipt"));
 }
 
+// Issue 24: --args is untrusted text, refused before it is parsed when it nests too deep.
+TEST(AuthorityCli, ArgsNestedTooDeepAreAUsageError) {
+  Cli cli;
+  // Linux caps one argument at 128 KiB, so --args can carry 60,000 levels, not a million.
+  std::vector<std::string> deep = kCreate;
+  deep.back() = "{\"summary\": " + std::string(60000, '[') + std::string(60000, ']') + "}";
+  json refused = cli.Json(deep, 2);
+  EXPECT_EQ(refused["error"]["code"], "cli.too_deep");
+  EXPECT_EQ(refused["error"]["message"],
+            "--args nests deeper than 128 levels of arrays and objects");
+}
+
 }  // namespace

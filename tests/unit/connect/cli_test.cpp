@@ -93,5 +93,29 @@ TEST(ConnectorCli, ErrorsAreJsonWithCodesAndExitStatus) {
   EXPECT_EQ(e["detail"], broken / "bad.json");
 }
 
+// Issue 24: --args and manifests deeper than the JSON limit are typed errors. Linux caps one
+// argument at 128 KiB: --args carries 60,000 levels, a manifest a million.
+TEST(ConnectorCli, InputNestedTooDeepIsRefused) {
+  Cli cli;
+  auto deep = cli.Run({"run", "calendar", "--operation", "event_detail", "--args",
+                       std::string(60000, '[') + std::string(60000, ']'), "--json"});
+  EXPECT_EQ(deep.exit_code, 2);
+  json e = json::parse(deep.out)["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"], "--args nests deeper than 128 levels of arrays and objects");
+
+  TempDir manifests;
+  testing::WriteText(manifests / "deep.json",
+                     "{\"slug\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}");
+  auto bad = RunProcess(
+      {AFFORDANCE_CLI, "connector", "--connectors", manifests.path(), "list", "--json"}, 10000);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->exit_code, 1);
+  e = json::parse(bad->out)["error"];
+  EXPECT_EQ(e["code"], "connect.too_deep");
+  EXPECT_EQ(e["message"], "the manifest nests deeper than 128 levels of arrays and objects");
+  EXPECT_EQ(e["detail"], manifests / "deep.json" + ": limit 128");
+}
+
 }  // namespace
 }  // namespace affordance::connect
