@@ -275,7 +275,10 @@ class Store {
   virtual int SchemaVersion() = 0;
 };
 
-// Opens (creating the file and its folder when missing) and migrates a SQLite store.
+// Opens (creating the file and its folder when missing) and migrates a SQLite store. The folder is
+// made 0700 and the file (so its -wal and -shm too) 0600 before SQLite opens it; a folder or file
+// left open to others by an older version is tightened, with one line on stderr
+// (base/private_files.h).
 Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path);
 
 }  // namespace affordance::store
