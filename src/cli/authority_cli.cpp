@@ -58,7 +58,7 @@ int GovernExit(const Error& e) {
         "authority.not_a_mutation", "authority.bad_args", "authority.bad_grant",
         "authority.already_decided", "authority.denied", "authority.not_approved",
         "authority.already_executed", "connect.unknown_connector", "connect.unknown_operation",
-        "cli.bad_option"}) {
+        "cli.bad_option", "cli.too_deep"}) {
     if (e.code == usage) return kExitUsage;
   }
   return kExitFailure;

@@ -85,6 +85,7 @@ int Run(const Options& o, const std::string& verb) {
   }
   std::string id = o.id;
   if (verb == "stage") {
+    if (auto deep = CheckInputDepth(o.args, "--args"); !deep) return fail(deep.error());
     json args = json::parse(o.args, nullptr, false);
     if (args.is_discarded() || !args.is_object()) {
       return fail(MakeError("authority.bad_args", "--args must be a JSON object"));

@@ -54,7 +54,8 @@ int Run(const Options& o, const std::string& verb) {
   store::Store& store = *(*gov)->store;
   auto fail = [&](const Error& e) {
     const bool usage = e.code == "store.not_found" || e.code == "surface.unknown_statement" ||
-                       e.code == "surface.args_required" || e.code == "cli.bad_option";
+                       e.code == "surface.args_required" || e.code == "cli.bad_option" ||
+                       e.code == "cli.too_deep";
     return ReportError(e, o.g.json, usage ? kExitUsage : kExitFailure);
   };
   if (verb == "list") {
@@ -125,6 +126,7 @@ int Run(const Options& o, const std::string& verb) {
   req.version = o.version;
   req.statement = o.statement;
   if (!o.args.empty()) {
+    if (auto deep = CheckInputDepth(o.args, "--args"); !deep) return fail(deep.error());
     json args = json::parse(o.args, nullptr, false);
     if (args.is_discarded() || !args.is_object()) {
       return fail(MakeError("cli.bad_option", "--args must be a JSON object"));

@@ -136,6 +136,9 @@ int RunRun(const Options& o) {
   if (!road) return ReportError(road.error(), o.json);
   json input = {{"connector", o.slug}};
   if (!o.operation.empty()) {
+    if (auto deep = CheckInputDepth(o.args, "--args"); !deep) {
+      return ReportError(deep.error(), o.json, kExitUsage);
+    }
     json args = json::parse(o.args, nullptr, false);
     if (args.is_discarded()) {
       return ReportError(MakeError("connect.bad_args", "--args is not valid JSON", o.args), o.json,

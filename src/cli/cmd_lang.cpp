@@ -35,6 +35,7 @@ Result<surface::Library> LoadLibrary(const LangOptions& o) {
 Result<Json> LoadJsonFile(const std::string& path, const char* code, const char* what) {
   Result<std::string> text = ReadFileOrStdin(path);
   if (!text.ok()) return text.error();
+  if (auto deep = CheckInputDepth(*text, what); !deep) return deep.error();
   Json doc = Json::parse(text->begin(), text->end(), nullptr, false);
   if (doc.is_discarded()) return MakeError(code, std::string(what) + " is not valid JSON", path);
   return doc;

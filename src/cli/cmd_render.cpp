@@ -36,6 +36,7 @@ struct RenderOptions {
 Result<nlohmann::ordered_json> ReadState(const RenderOptions& o) {
   auto text = ReadFileOrStdin(o.state);
   if (!text.ok()) return text.error();
+  if (auto deep = CheckInputDepth(*text, "the state"); !deep) return deep.error();
   nlohmann::ordered_json state = nlohmann::ordered_json::parse(*text, nullptr, false);
   if (state.is_discarded()) {
     return MakeError("cli.bad_state", "the state is not valid JSON", o.state);
@@ -84,6 +85,9 @@ int Run(const RenderOptions& o, bool act) {
   if (!state.ok()) return ReportError(state.error(), o.json, kExitUsage);
   nlohmann::ordered_json call;
   if (act) {
+    if (auto deep = CheckInputDepth(o.call, "--call"); !deep) {
+      return ReportError(deep.error(), o.json, kExitUsage);
+    }
     call = nlohmann::ordered_json::parse(o.call, nullptr, false);
     if (call.is_discarded() || !call.is_object()) {
       return ReportError(MakeError("cli.bad_call",

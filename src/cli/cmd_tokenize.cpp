@@ -41,6 +41,11 @@ int RunJsonLines(const text::Tokenizer& tokenizer, const text::EncodeOptions& op
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (auto deep = CheckInputDepth(line, "a --jsonl input line"); !deep) {
+      Error e = deep.error();
+      e.detail = "line " + std::to_string(number) + ": " + e.detail;
+      return ReportError(e, json_errors, kExitUsage);
+    }
     nlohmann::json value = nlohmann::json::parse(line, nullptr, false);
     if (value.is_discarded() || !value.is_string()) {
       return ReportError(MakeError("cli.bad_input", "a --jsonl input line is not a JSON string",
@@ -100,6 +105,7 @@ Result<std::vector<text::TokenId>> ParseIds(const std::string& input) {
   size_t first = input.find_first_not_of(" \t\r\n");
   std::vector<text::TokenId> ids;
   if (first != std::string::npos && input[first] == '[') {
+    if (auto deep = CheckInputDepth(input, "the list of token IDs"); !deep) return deep.error();
     nlohmann::json value = nlohmann::json::parse(input, nullptr, false);
     if (value.is_discarded() || !value.is_array())
       return MakeError("cli.bad_input", "input starts with '[' but is not a JSON array of IDs");

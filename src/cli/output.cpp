@@ -1,5 +1,7 @@
 #include "cli/output.h"
 
+#include "base/json_limits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -9,6 +11,10 @@
 #include <sstream>
 
 namespace affordance::cli {
+
+Status CheckInputDepth(std::string_view text, std::string_view what) {
+  return CheckJsonDepth(text, "cli.too_deep", what);
+}
 
 int ReportError(const Error& error, bool json, int exit_code) {
   if (json) {

@@ -8,6 +8,7 @@
 #include "base/result.h"
 
 #include <string>
+#include <string_view>
 
 namespace affordance::cli {
 
@@ -17,6 +18,11 @@ inline constexpr int kExitUsage = 2;
 
 // Prints `error` as described above and returns `exit_code`.
 int ReportError(const Error& error, bool json, int exit_code = kExitFailure);
+
+// The check every JSON input of a command (an option, a file, standard input) passes before it is
+// parsed, like any other door's (base/json_limits.h): ok, or "cli.too_deep" "<what> nests deeper
+// than 128 levels of arrays and objects". `what` names the input: "--args", "the state".
+Status CheckInputDepth(std::string_view text, std::string_view what);
 
 // Reads all of standard input (binary-safe).
 std::string ReadStdin();

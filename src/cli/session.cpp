@@ -61,9 +61,11 @@ std::string ViewsRoot() {
 
 int ExitFor(const Error& e) {
   const std::string& c = e.code;
-  for (const char* usage : {"cli.", "model.replay_script", "model.not_found", "model.bad_url",
-                            "connect.manifest", "harness.empty_message", "store.not_found",
-                            "harness.bad_app"}) {
+  // model.too_deep and connect.too_deep here come from files the user named (a replay script,
+  // a manifest), like the replay_script and manifest errors beside them.
+  for (const char* usage : {"cli.", "model.replay_script", "model.too_deep", "model.not_found",
+                            "model.bad_url", "connect.manifest", "connect.too_deep",
+                            "harness.empty_message", "store.not_found", "harness.bad_app"}) {
     if (c.rfind(usage, 0) == 0) return kExitUsage;
   }
   return kExitFailure;
@@ -71,7 +73,8 @@ int ExitFor(const Error& e) {
 
 namespace {
 
-Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file) {
+// `option` names the option for errors ("--extra-body").
+Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file, const char* option) {
   std::string text = text_or_file;
   if (!text.empty() && text[0] != '{') {
     std::ifstream in(text_or_file, std::ios::binary);
@@ -80,6 +83,7 @@ Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file) {
     ss << in.rdbuf();
     text = ss.str();
   }
+  if (auto deep = CheckInputDepth(text, option); !deep) return deep.error();
   try {
     return nlohmann::ordered_json::parse(text);
   } catch (const std::exception& e) {
@@ -131,7 +135,7 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
     ho.api_key_env = o.api_key_env;
     ho.format = format;
     if (!o.extra_body.empty()) {
-      auto extra = ReadJsonArg(o.extra_body);
+      auto extra = ReadJsonArg(o.extra_body, "--extra-body");
       if (!extra) return extra.error();
       ho.extra_body = nlohmann::json::parse(extra->dump());
     } else if (ho.api == model::HttpProviderOptions::Api::kCompletions) {
@@ -163,7 +167,7 @@ Result<std::vector<harness::MountedApp>> ParseApps(const SessionOptions& o) {
   }
   if (!o.app_props.empty()) {
     if (apps.empty()) return MakeError("harness.bad_app", "--app-props needs an --app");
-    auto props = ReadJsonArg(o.app_props);
+    auto props = ReadJsonArg(o.app_props, "--app-props");
     if (!props) return props.error();
     if (!props->is_object()) return MakeError("harness.bad_app", "--app-props must be a JSON object");
     apps[0].props = *props;

@@ -1,5 +1,6 @@
 #include "connect/manifest.h"
 
+#include "base/json_limits.h"
 #include "connect/schema.h"
 
 #include <algorithm>
@@ -397,6 +398,12 @@ bool ConnectorManifest::HasVerb(const std::string& verb) const {
 }
 
 Result<ConnectorManifest> ParseManifest(const std::string& text, const std::string& file) {
+  // Checked on the text: the schema checks and everything after them recurse over the value.
+  if (auto deep = CheckJsonDepth(text, "connect.too_deep", "the manifest"); !deep) {
+    Error e = deep.error();
+    e.detail = file.empty() ? e.detail : file + ": " + e.detail;
+    return e;
+  }
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return MakeError("connect.manifest_invalid", "manifest is not valid JSON", file);

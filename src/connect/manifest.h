@@ -117,6 +117,8 @@ struct ConnectorManifest {
 
 // Parses and validates a manifest. `file` names the origin (for errors and for resolving relative
 // paths against its folder); pass "" for in-memory text (relative paths then stay relative).
+// Errors: "connect.manifest_invalid" naming the problem; "connect.too_deep" for text nested
+// deeper than kMaxJsonDepth (base/json_limits.h), refused before it is parsed.
 Result<ConnectorManifest> ParseManifest(const std::string& text, const std::string& file);
 
 // Loads every "*.json" in `dir` (sorted by name). A missing folder yields no manifests; an invalid

@@ -1,5 +1,7 @@
 #include "connect/mirror.h"
 
+#include "base/private_files.h"
+
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -48,9 +50,13 @@ SyncRecord ReadSyncRecord(const std::string& path) {
 }
 
 Result<MirrorWriter> MirrorWriter::Open(const std::string& path, const std::string& schema) {
-  std::error_code ec;
+  // A mirror holds the connector's rows: private like the rest of the data folder, before SQLite
+  // opens it (its -wal and -shm take the database file's mode).
   auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (!parent.empty()) {
+    if (Status s = EnsurePrivateDir(parent, "connect.mirror_write_failed"); !s) return s.error();
+  }
+  if (Status s = EnsurePrivateFile(path, "connect.mirror_write_failed"); !s) return s.error();
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {

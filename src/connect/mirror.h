@@ -44,7 +44,8 @@ SyncRecord ReadSyncRecord(const std::string& path);
 class MirrorWriter {
  public:
   // Opens (creating if needed, parent folders included) the mirror at `path` in WAL mode and runs
-  // `schema` (idempotent DDL, e.g. CREATE TABLE IF NOT EXISTS).
+  // `schema` (idempotent DDL, e.g. CREATE TABLE IF NOT EXISTS). The mirror's folder is made 0700
+  // and its files 0600 (tightened when an older version left them open; base/private_files.h).
   static Result<MirrorWriter> Open(const std::string& path, const std::string& schema);
   MirrorWriter(MirrorWriter&& other) noexcept;
   ~MirrorWriter();

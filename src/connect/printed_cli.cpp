@@ -1,5 +1,6 @@
 #include "connect/printed_cli.h"
 
+#include "base/json_limits.h"
 #include "connect/process.h"
 #include "connect/sql_guard.h"
 
@@ -60,17 +61,29 @@ Result<CliReply> InvokePrintedCli(const SourceSpec& source, const std::vector<st
   }
   auto run = RunProcess(argv, source.timeout_ms);
   if (!run) return run.error();
-  json body = json::parse(run->out, nullptr, false);
+  // The connector's output is untrusted: too deep, it is never parsed (a value built from it would
+  // overflow the stack of whoever walks it next); a failed run then reports its stderr.
+  const bool too_deep = JsonTextDepth(run->out) > kMaxJsonDepth;
+  json body = too_deep ? json(json::value_t::discarded) : json::parse(run->out, nullptr, false);
   std::string detail = source.command;
   for (const auto& w : words) detail += " " + w;
   if (run->exit_code != 0) {
     std::string message;
     if (body.is_object() && body.contains("error")) message = Stringify(body["error"]);
-    if (message.empty()) message = Tail(run->err, 400);
+    if (message.empty()) {
+      message = Tail(run->err, 400);  // its last line ends the sentence, not a line break
+      message.erase(message.find_last_not_of(" \t\r\n") + 1);
+    }
     if (run->exit_code == 6 && body.is_object() && body.contains("results")) {
       return CliReply{body["results"], body.value("meta", json::object()), true};
     }
     return ExitCodeError(run->exit_code, ValidUtf8(message), detail);
+  }
+  if (too_deep) {
+    return MakeError("connect.too_deep",
+                     "the connector CLI's output nests deeper than " +
+                         std::to_string(kMaxJsonDepth) + " levels of arrays and objects",
+                     detail);
   }
   if (body.is_discarded() || !body.is_object()) {
     return MakeError("connect.cli_bad_output",

@@ -25,7 +25,8 @@ struct CliReply {
   bool partial = false;             // exit code 6 with results present
 };
 
-// Runs one invocation. `words` are everything between the command and "--agent".
+// Runs one invocation. `words` are everything between the command and "--agent". Output nested
+// deeper than kMaxJsonDepth (base/json_limits.h) is never parsed: "connect.too_deep".
 Result<CliReply> InvokePrintedCli(const SourceSpec& source, const std::vector<std::string>& words,
                                   std::optional<SourceMode> mode);
 

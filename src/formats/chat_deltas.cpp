@@ -1,5 +1,8 @@
 #include "formats/chat_deltas.h"
 
+#include "base/json_limits.h"
+#include "formats/internal/call_body.h"
+
 namespace affordance::formats {
 namespace {
 
@@ -82,6 +85,24 @@ Status ChatDeltaMapper::Push(const nlohmann::json& chunk, std::vector<StreamPart
   return {};
 }
 
+void ChatDeltaMapper::AssignId(Call& call) {
+  const std::string& prefix = options_.id_prefix;
+  if (!call.server_id.empty() && call.server_id.compare(0, prefix.size(), prefix) != 0 &&
+      server_ids_.insert(call.server_id).second) {
+    call.id = call.server_id;
+    return;
+  }
+  call.id = prefix + "api-call-" + std::to_string(generated_ids_++);
+}
+
+StreamPart ChatDeltaMapper::PartOf(PartType type, const Call& call) const {
+  StreamPart part = StreamPart::Of(type, call.id);
+  if (!call.server_id.empty() && call.server_id != call.id) {
+    part.metadata = {{"serverToolCallId", call.server_id}};
+  }
+  return part;
+}
+
 Status ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<StreamPart>& out) {
   if (!delta.is_object()) return {};
   int index = static_cast<int>(calls_.size());
@@ -95,8 +116,8 @@ Status ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<St
     index = i->get<int>();
   }
   Call& call = calls_[index];
-  if (auto id = delta.find("id"); id != delta.end() && id->is_string() && call.id.empty()) {
-    call.id = id->get<std::string>();
+  if (auto id = delta.find("id"); id != delta.end() && id->is_string() && call.server_id.empty()) {
+    call.server_id = id->get<std::string>();
   }
   std::string args_piece;
   if (auto fn = delta.find("function"); fn != delta.end() && fn->is_object()) {
@@ -107,9 +128,9 @@ Status ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<St
   }
   call.arguments += args_piece;
   if (!call.started && !call.name.empty()) {
-    if (call.id.empty()) call.id = options_.id_prefix + "api-call-" + std::to_string(generated_ids_++);
+    AssignId(call);
     call.started = true;
-    StreamPart start = StreamPart::Of(PartType::kToolInputStart, call.id);
+    StreamPart start = PartOf(PartType::kToolInputStart, call);
     start.tool_name = call.name;
     out.push_back(std::move(start));
     args_piece = call.arguments;  // what arrived before the name
@@ -129,12 +150,13 @@ void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
   content_->Finish(out);
   for (auto& entry : calls_) {
     Call& call = entry.second;
-    if (call.id.empty()) call.id = options_.id_prefix + "api-call-" + std::to_string(generated_ids_++);
-    auto fail = [&](std::string why) {
-      StreamPart e = StreamPart::Of(PartType::kToolInputError, call.id);
+    if (call.id.empty()) AssignId(call);
+    auto fail = [&](std::string why, std::string_view code = {}) {
+      StreamPart e = PartOf(PartType::kToolInputError, call);
       e.tool_name = call.name;
       e.input_text = call.arguments;
       e.error_text = std::move(why);
+      e.error_code = code;
       out.push_back(std::move(e));
       ++calls_failed_;
     };
@@ -145,6 +167,10 @@ void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
     nlohmann::json args = nlohmann::json::object();
     bool blank = call.arguments.find_first_not_of(" \n\t\r") == std::string::npos;
     if (!blank) {
+      if (JsonTextDepth(call.arguments) > kMaxJsonDepth) {
+        fail(internal::TooDeepArgumentsMessage(), internal::kTooDeepCode);
+        continue;
+      }
       try {
         args = nlohmann::json::parse(call.arguments);
       } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
@@ -157,7 +183,7 @@ void ChatDeltaMapper::Finish(std::vector<StreamPart>& out) {
       }
     }
     out.push_back(StreamPart::Of(PartType::kToolInputEnd, call.id));
-    StreamPart c = StreamPart::Of(PartType::kToolCall, call.id);
+    StreamPart c = PartOf(PartType::kToolCall, call);
     c.tool_name = call.name;
     c.input = std::move(args);
     c.input_text = blank ? "{}" : call.arguments;

@@ -70,6 +70,7 @@ nlohmann::json ToJson(const StreamPart& p) {
       j["toolName"] = p.tool_name;
       j["input"] = p.input_text;
       j["errorText"] = p.error_text;
+      if (!p.error_code.empty()) j["errorCode"] = p.error_code;
       break;
     case PartType::kFinishStep:
       j["usage"] = {{"promptTokens", p.usage.prompt_tokens},

@@ -76,7 +76,8 @@ struct StreamPart {
   nlohmann::json input;
   // tool-input-error: the parse error; error: the error message; abort: the reason.
   std::string error_text;
-  // error: the machine-readable code ("model.http_status", ...).
+  // error: the machine-readable code ("model.http_status", ...); tool-input-error: the parser's
+  // code when the reason has one of its own ("formats.too_deep"), else empty.
   std::string error_code;
   // finish: the reason (see above).
   std::string finish_reason;

@@ -1,5 +1,6 @@
 #include "model/http_provider.h"
 
+#include "base/json_limits.h"
 #include "formats/chat_deltas.h"
 #include "model/internal/sse.h"
 #include "model/internal/step_writer.h"
@@ -215,10 +216,16 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
         if (error_body.size() < 65536) error_body.append(data, n);
         return true;
       }
-      return sse.Feed(std::string_view(data, n), [&](std::string_view payload) {
+      const bool more = sse.Feed(std::string_view(data, n), [&](std::string_view payload) {
         if (payload == "[DONE]") {
           st.done = true;
           return true;
+        }
+        // The engine's output is untrusted: the depth is checked on the text before a value is
+        // built (base/json_limits.h), so no event can overflow a recursive walker.
+        if (auto deep = CheckJsonDepth(payload, "model.too_deep", "a stream event"); !deep) {
+          st.failure = deep.error();
+          return false;
         }
         nlohmann::json chunk = nlohmann::json::parse(payload, nullptr, false);
         bool keep = true;
@@ -237,6 +244,15 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
         writer.EmitAll(st.parts);
         return keep;
       });
+      if (sse.too_large() && !st.failure) {
+        st.failure =
+            MakeError("model.event_too_large",
+                      "a stream event is larger than " +
+                          std::to_string(internal::SseReader::kMaxEventBytes >> 20) +
+                          " MiB; the stream was stopped",
+                      "limit " + std::to_string(internal::SseReader::kMaxEventBytes) + " bytes");
+      }
+      return more;
     };
     httplib::Response res;
     httplib::Error err = httplib::Error::Success;
@@ -276,7 +292,10 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
     // From here on the request was dispatched: report, never re-send.
     if (status != 0 && status != 200) {
       std::string message = error_body.substr(0, 500);
-      nlohmann::json e = nlohmann::json::parse(error_body, nullptr, false);
+      // A body too deep to read as JSON is reported as the raw text it is.
+      nlohmann::json e = JsonTextDepth(error_body) > kMaxJsonDepth
+                             ? nlohmann::json()
+                             : nlohmann::json::parse(error_body, nullptr, false);
       if (e.is_object() && e.contains("error")) {
         const auto& inner = e["error"];
         message = inner.is_object() && inner.contains("message") && inner["message"].is_string()

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "base/json_limits.h"
 #include "model/internal/token_step.h"
 
 #include <algorithm>
@@ -12,6 +13,9 @@
 namespace affordance::model {
 
 Result<ReplayScript> ParseReplayScript(std::string_view json) {
+  if (auto deep = CheckJsonDepth(json, "model.too_deep", "the replay script"); !deep) {
+    return deep.error();
+  }
   nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
   if (doc.is_discarded()) {
     return MakeError("model.replay_script", "the replay script is not valid JSON");

@@ -33,7 +33,8 @@ struct ReplayScript {
   int token_delay_ms = 0;
 };
 
-// Parses a replay script document. Errors: "model.replay_script" naming what is wrong and where.
+// Parses a replay script document. Errors: "model.replay_script" naming what is wrong and where;
+// "model.too_deep" for a document nested deeper than kMaxJsonDepth (base/json_limits.h).
 Result<ReplayScript> ParseReplayScript(std::string_view json);
 Result<ReplayScript> LoadReplayScript(const std::string& path);
 

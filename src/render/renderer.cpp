@@ -1,5 +1,6 @@
 #include "render/renderer.h"
 
+#include "base/json_limits.h"
 #include "render/layout.h"
 
 #include <fmt/format.h>
@@ -99,6 +100,19 @@ Result<Block> Renderer::Act(const nlohmann::ordered_json& call, RunCache* outer)
                      "a call is an object {\"name\": string, \"arguments\": object}", call.dump());
   }
   const std::string name = call["name"].get<std::string>();
+  // Arguments are the model's (or a command line's): bounded before they are copied, parsed or
+  // handed to the view, all of which recurse over the value (base/json_limits.h).
+  if (auto a = call.find("arguments"); a != call.end()) {
+    const bool too_deep = a->is_string()
+                              ? JsonTextDepth(a->get_ref<const std::string&>()) > kMaxJsonDepth
+                              : JsonValueDepth(*a) > kMaxJsonDepth;
+    if (too_deep) {
+      return MakeError("render.too_deep",
+                       "the call's arguments nest deeper than " + std::to_string(kMaxJsonDepth) +
+                           " levels of arrays and objects",
+                       name);
+    }
+  }
   nlohmann::ordered_json arguments = call.value("arguments", nlohmann::ordered_json::object());
   if (arguments.is_string()) {
     // Chat APIs deliver arguments as a JSON string.

@@ -58,7 +58,8 @@ class Renderer {
 
   // Dispatches one model call {"name": ..., "arguments": {...}} through the projected handler of
   // the last successful Render/Act and returns the re-render. Errors: "render.invalid_call"
-  // (malformed call), "render.not_rendered", "render.unknown_tool" (the message lists the tools),
+  // (malformed call), "render.too_deep" (arguments, as a value or a string, nested deeper than
+  // kMaxJsonDepth), "render.not_rendered", "render.unknown_tool" (the message lists the tools),
   // "render.not_callable" (projected with callable: false), and the view's errors ("view.handler"
   // when the handler throws). On error the last tree and state stay as they were.
   Result<Block> Act(const nlohmann::ordered_json& call, RunCache* outer = nullptr);

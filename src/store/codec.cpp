@@ -1,5 +1,7 @@
 #include "store/internal/codec.h"
 
+#include "base/json_limits.h"
+
 namespace affordance::store::internal {
 
 Result<std::string> EncodeJson(const nlohmann::json& value, const std::string& what) {
@@ -7,6 +9,12 @@ Result<std::string> EncodeJson(const nlohmann::json& value, const std::string& w
   if (!value.is_object()) {
     return MakeError("store.bad_input",
                      what + " must be a JSON object, not " + std::string(value.type_name()));
+  }
+  // What is written must read back (DecodeJson's bound), and dump() recurses over the value.
+  if (JsonValueDepth(value, kMaxStoredJsonDepth) > kMaxStoredJsonDepth) {
+    return MakeError("store.too_deep", what + " nests deeper than " +
+                                           std::to_string(kMaxStoredJsonDepth) +
+                                           " levels of arrays and objects; it cannot be stored");
   }
   try {
     return value.dump();
@@ -17,6 +25,12 @@ Result<std::string> EncodeJson(const nlohmann::json& value, const std::string& w
 
 Result<nlohmann::json> DecodeJson(std::string_view text, const std::string& row) {
   if (text == "{}") return nlohmann::json::object();  // the default of every JSON column
+  // Only a damaged (or hand-edited) file holds text deeper than EncodeJson lets through.
+  if (JsonTextDepth(text, kMaxStoredJsonDepth) > kMaxStoredJsonDepth) {
+    return MakeError("store.too_deep", row + " is corrupted: it nests deeper than " +
+                                           std::to_string(kMaxStoredJsonDepth) +
+                                           " levels of arrays and objects");
+  }
   auto value = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded() || !value.is_object()) {
     return MakeError("store.io", row + " is corrupted: not a JSON object",

@@ -2,6 +2,7 @@
 // recover.cpp.
 #include "store/internal/sqlite_store.h"
 
+#include "base/private_files.h"
 #include "store/internal/codec.h"
 #include "store/internal/migrations.h"
 
@@ -339,15 +340,13 @@ Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path) {
   if (path.empty()) return MakeError("store.open", "no path given for the store");
   bool memory = path == ":memory:";
   if (!memory) {
+    // The folder is the person's data folder and the file their threads: private before SQLite
+    // opens it (SQLite gives the -wal and -shm files the database file's mode).
     auto folder = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {
-      std::filesystem::create_directories(folder, ec);
-      if (ec) {
-        return MakeError("store.open",
-                         "cannot create the folder " + folder.string() + ": " + ec.message(), path);
-      }
+    if (!folder.empty()) {
+      if (Status s = EnsurePrivateDir(folder, "store.open"); !s) return s.error();
     }
+    if (Status s = EnsurePrivateFile(path, "store.open"); !s) return s.error();
   }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(

@@ -31,8 +31,10 @@
 // Errors (codes): "store.open" (cannot open or create the file), "store.migrate" (a migration
 // failed, or the file's schema is newer than this binary), "store.not_found" (unknown thread or
 // message id), "store.conflict" (a compare-and-set lost, a duplicate key), "store.bad_input" (empty
-// role, unknown status, ...), "store.io" (any other SQLite failure; the message carries SQLite's
-// text). No method throws.
+// role, unknown status, ...), "store.too_deep" (a JSON value nested deeper than
+// kMaxStoredJsonDepth is refused when written; a column holding deeper text, which only a damaged
+// file can, reads back as this error naming the row), "store.io" (any other SQLite failure; the
+// message carries SQLite's text). No method throws.
 //
 // Thread safety: every method may be called from any thread (one connection behind a mutex).
 #pragma once
@@ -273,7 +275,10 @@ class Store {
   virtual int SchemaVersion() = 0;
 };
 
-// Opens (creating the file and its folder when missing) and migrates a SQLite store.
+// Opens (creating the file and its folder when missing) and migrates a SQLite store. The folder is
+// made 0700 and the file (so its -wal and -shm too) 0600 before SQLite opens it; a folder or file
+// left open to others by an older version is tightened, with one line on stderr
+// (base/private_files.h).
 Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path);
 
 }  // namespace affordance::store

@@ -1,5 +1,7 @@
 #include "surface/library.h"
 
+#include "base/json_limits.h"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -119,6 +121,10 @@ std::vector<Issue> CheckDocument(const Json& doc) {
 }  // namespace
 
 Result<Library> Library::FromJson(std::string_view text) {
+  // A library file comes from outside; its checks recurse over the document.
+  if (auto deep = CheckJsonDepth(text, "surface.too_deep", "the library file"); !deep) {
+    return deep.error();
+  }
   Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     return MakeError("surface.library_not_json", "the library file is not valid JSON",

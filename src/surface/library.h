@@ -47,7 +47,8 @@ class Library {
   // Reads a library document. Errors: "surface.library_not_json" (not JSON) and
   // "surface.library_invalid" (checks of lang-core's validateChatLibrary: shape, root, $ref
   // targets, required names, groups; the message names the first problem, `detail` lists all
-  // with their lang-core issue codes).
+  // with their lang-core issue codes), "surface.too_deep" (nested deeper than kMaxJsonDepth,
+  // refused before it is parsed).
   static Result<Library> FromJson(std::string_view text);
 
   // The product's default library (src/surface/default_library.json, embedded at build time):

@@ -109,6 +109,28 @@ void PushUnknown(MaterializeContext& ctx, std::string_view name) {
   Push(ctx, name, "", "unknown-component", message);
 }
 
+// One level of the value being built, for as long as it is being built; `ok` is false past
+// kMaxMaterializedDepth (reported once), and the caller then builds nothing below it.
+class Level {
+ public:
+  explicit Level(MaterializeContext& ctx) : ctx_(ctx), ok_(++ctx.depth <= kMaxMaterializedDepth) {
+    if (!ok_ && !ctx.reported_tree_depth) {
+      ctx.reported_tree_depth = true;
+      Push(ctx, "", "", "nesting-too-deep",
+           "the program nests more than " + std::to_string(kMaxMaterializedDepth) +
+               " levels deep through its references; what lies deeper was dropped");
+    }
+  }
+  ~Level() { --ctx_.depth; }
+  Level(const Level&) = delete;
+  Level& operator=(const Level&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  MaterializeContext& ctx_;
+  bool ok_;
+};
+
 bool Spend(MaterializeContext& ctx) {
   if (ctx.budget > 0) {
     --ctx.budget;
@@ -469,7 +491,8 @@ const Value* MaterializeLazy(const Node& node, MaterializeContext& ctx, const Sc
 
 const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Scope& scope) {
   TreeBuilder& t = ctx.tree;
-  if (!Spend(ctx)) return Ast(ctx, NodeKind::kNull, 0);
+  const Level level(ctx);
+  if (!level.ok() || !Spend(ctx)) return Ast(ctx, NodeKind::kNull, 0);
   switch (node.kind) {
     case NodeKind::kRef:
       return InScope(scope, node.text) ? AstValue(node, t) : ResolveRef(node.text, ctx, false);
@@ -643,7 +666,8 @@ const Value* MaterializeComponent(const Node& node, MaterializeContext& ctx) {
 }  // namespace
 
 const Value* MaterializeValue(const Node& node, MaterializeContext& ctx) {
-  if (!Spend(ctx)) return TreeBuilder::Null();
+  const Level level(ctx);
+  if (!level.ok() || !Spend(ctx)) return TreeBuilder::Null();
   TreeBuilder& t = ctx.tree;
   switch (node.kind) {
     case NodeKind::kRef:

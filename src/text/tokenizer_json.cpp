@@ -1,5 +1,6 @@
 // Tokenizer::FromJson: reads a Hugging Face tokenizer.json into the pipeline stages. Every
 // component is checked against what we implement; anything else is refused by name.
+#include "base/json_limits.h"
 #include "text/bpe_tokenizer.h"
 #include "text/json_reader.h"
 
@@ -339,6 +340,12 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::FromJson(std::string_view tokenize
   auto doc = ReadTokenizerDocument(tokenizer_json);
   if (!doc.ok()) return doc.error();
   if (!tokenizer_config_json.empty()) {
+    // A file from outside: bounded before a value is built (tokenizer.json's reader bounds itself).
+    if (auto deep =
+            CheckJsonDepth(tokenizer_config_json, "tokenizer.too_deep", "tokenizer_config.json");
+        !deep) {
+      return deep.error();
+    }
     json config = json::parse(tokenizer_config_json, nullptr, false);
     if (config.is_discarded() || !config.is_object())
       return MakeError("tokenizer.malformed_json", "tokenizer_config.json is not a JSON object");

@@ -3,6 +3,7 @@
 #include "view/view_impl.h"
 
 #include "base/data_dir.h"
+#include "base/json_limits.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -416,6 +417,13 @@ Result<const nlohmann::ordered_json*> SnapshotComponents(const nlohmann::ordered
 }  // namespace
 
 Status View::Impl::RestoreState(const nlohmann::ordered_json& snapshot, const std::string& root) {
+  // A snapshot is read from a file or a store; saved values nest at most 64 levels (runtime.js),
+  // so anything deeper is not one, and is refused before the recursive checks and dump below.
+  if (JsonValueDepth(snapshot) > kMaxJsonDepth) {
+    return MakeError("view.too_deep", "the snapshot nests deeper than " +
+                                          std::to_string(kMaxJsonDepth) +
+                                          " levels of arrays and objects");
+  }
   auto components = SnapshotComponents(snapshot);
   if (!components.ok()) return components.error();
   if (rendered_) {

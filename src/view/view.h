@@ -136,7 +136,8 @@ class View {
   // fails with "view.snapshot_mismatch" (and the View is as freshly loaded) when a saved path is
   // not mounted, holds another component, or calls other hooks. Errors now:
   // "view.invalid_snapshot" (not a snapshot document), "view.snapshot_version" (another
-  // version), "view.snapshot_after_render" (the View has rendered already).
+  // version), "view.snapshot_after_render" (the View has rendered already), "view.too_deep"
+  // (nested deeper than kMaxJsonDepth; saved values nest at most 64 levels).
   Status RestoreState(const nlohmann::ordered_json& snapshot, const std::string& root = "");
 
   // Installs the hook that asChatTools() calls during render (layout + projection). Without a

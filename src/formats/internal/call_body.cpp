@@ -1,6 +1,14 @@
 #include "formats/internal/call_body.h"
 
+#include "base/json_limits.h"
+
 namespace affordance::formats::internal {
+
+std::string TooDeepArgumentsMessage() {
+  return "the tool call's arguments nest deeper than " + std::to_string(kMaxJsonDepth) +
+         " levels of arrays and objects";
+}
+
 namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
@@ -141,17 +149,23 @@ void CallBody::StreamArgs(std::vector<StreamPart>& out) {
   if (done) phase_ = Phase::kTrailer;
 }
 
-void CallBody::Fail(std::string error, std::vector<StreamPart>& out) {
+void CallBody::Fail(std::string error, std::vector<StreamPart>& out, std::string_view code) {
   StreamPart part = StreamPart::Of(PartType::kToolInputError, id_);
   part.tool_name = name_;
   part.input_text = raw_;
   part.error_text = std::move(error);
+  part.error_code = code;
   out.push_back(std::move(part));
 }
 
 bool CallBody::Close(bool closed, std::string_view why_open, std::vector<StreamPart>& out) {
   if (!closed) {
     Fail(std::string(why_open), out);
+    return false;
+  }
+  // The body object wraps the arguments: one level more than the arguments may have.
+  if (JsonTextDepth(raw_, kMaxJsonDepth + 1) > kMaxJsonDepth + 1) {
+    Fail(TooDeepArgumentsMessage(), out, kTooDeepCode);
     return false;
   }
   nlohmann::json body;
@@ -189,6 +203,10 @@ bool CallBody::Close(bool closed, std::string_view why_open, std::vector<StreamP
   if (a != body.end()) {
     if (a->is_string()) {
       // Arguments serialized as a JSON string (templates pass strings through verbatim).
+      if (JsonTextDepth(a->get_ref<const std::string&>()) > kMaxJsonDepth) {
+        Fail(TooDeepArgumentsMessage(), out, kTooDeepCode);
+        return false;
+      }
       nlohmann::json inner = nlohmann::json::parse(a->get<std::string>(), nullptr, false);
       if (!inner.is_object()) {
         Fail("\"" + args_key_ + "\" is a string that does not hold a JSON object", out);

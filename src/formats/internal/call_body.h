@@ -5,6 +5,8 @@
 // Close() parses the whole body: a well-formed call yields tool-input-end + tool-call; anything
 // else (bad JSON, a missing or non-string name, unexpected keys, arguments that are not an object,
 // a call that was never closed) yields one tool-input-error with the raw body and the reason.
+// Arguments nested deeper than kMaxJsonDepth (base/json_limits.h) are refused before any value is
+// built: a tool-input-error with error_code kTooDeepCode.
 #pragma once
 
 #include "formats/stream_part.h"
@@ -14,6 +16,11 @@
 #include <vector>
 
 namespace affordance::formats::internal {
+
+// The tool-input-error code and message of a call whose arguments nest deeper than kMaxJsonDepth,
+// shared by every parser of model output so the model reads one wording whatever its format.
+inline constexpr std::string_view kTooDeepCode = "formats.too_deep";
+std::string TooDeepArgumentsMessage();
 
 class CallBody {
  public:
@@ -31,7 +38,7 @@ class CallBody {
   enum class Phase { kPrefix, kArgs, kTrailer, kBuffered };
   void TryPrefix(std::vector<StreamPart>& out);
   void StreamArgs(std::vector<StreamPart>& out);
-  void Fail(std::string error, std::vector<StreamPart>& out);
+  void Fail(std::string error, std::vector<StreamPart>& out, std::string_view code = {});
 
   std::string id_;
   std::string args_key_;

@@ -13,6 +13,12 @@ namespace affordance::surface::internal {
 // Bounds that keep a hostile program from exhausting the stack or memory (lang-core has none).
 inline constexpr size_t kMaxReferenceDepth = 400;
 inline constexpr size_t kMaxMaterializedNodes = 50'000;
+// The tree a program materializes to, with its references inlined, is no taller than one
+// statement may be. Each statement is bounded on its own (kMaxTreeHeight), but a chain of
+// references inlines one into the next: 200 statements of 250 brackets each made a tree 50,000
+// levels deep, and every recursive walker after it (materializing, ToJson, its dump) overflowed
+// the stack (issue 24).
+inline constexpr size_t kMaxMaterializedDepth = kMaxTreeHeight;
 
 // What validation reads from one JSON Schema fragment, looked up once per parse.
 struct ScalarInfo {
@@ -44,6 +50,8 @@ struct MaterializeContext {
   size_t budget = kMaxMaterializedNodes;
   bool reported_budget = false;
   bool reported_depth = false;
+  size_t depth = 0;  // nesting of the value being built (see kMaxMaterializedDepth)
+  bool reported_tree_depth = false;
   std::unordered_map<const Json*, SchemaFacts> schema_facts;
 };
 

@@ -128,6 +128,35 @@ TEST(CliAct, DispatchesOneCallAndPrintsTheReRender) {
   EXPECT_EQ(nlohmann::json::parse(bad_call.out)["error"]["code"], "cli.bad_call");
 }
 
+// Issue 24: --state (a file: a million levels) and --call (an argument, which Linux caps at 128
+// KiB: 60,000 levels) are refused before they are parsed.
+TEST(CliRender, StateAndCallNestedTooDeepAreUsageErrors) {
+  char tmpl[] = "/tmp/affordance-deep-state-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string state = dir + "/state.json";
+  {
+    FILE* f = std::fopen(state.c_str(), "w");
+    const std::string text = "{\"numbers\": " + std::string(1000000, '[') +
+                             std::string(1000000, ']') + ", \"question\": \"q\"}";
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+  Ran deep_state = Cli("render " + kNotebook + "--state " + state + " --json");
+  EXPECT_EQ(deep_state.status, 2);
+  auto e = nlohmann::json::parse(deep_state.out)["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"], "the state nests deeper than 128 levels of arrays and objects");
+  std::remove(state.c_str());
+  std::remove(dir.c_str());
+  Ran deep_call =
+      Cli("act " + kNotebook + "--state views/demo/notebook_state.json --json --call '" +
+          std::string(60000, '[') + std::string(60000, ']') + "'");
+  EXPECT_EQ(deep_call.status, 2);
+  e = nlohmann::json::parse(deep_call.out)["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"], "--call nests deeper than 128 levels of arrays and objects");
+}
+
 }  // namespace
 
 namespace {

@@ -137,6 +137,40 @@ TEST(WrapperContract, ActErrorsAreClear) {
   EXPECT_EQ(preview.error().code, "render.not_callable");
 }
 
+// Issue 24: a call's arguments a million levels deep, as a value or as a JSON string, are refused
+// before anything copies, parses or converts them (each recurses); the view keeps its state and
+// arguments at the limit still reach the handler.
+TEST(WrapperContract, ActRefusesArgumentsNestedTooDeep) {
+  auto r = Load("views/demo/notebook_chat.tsx", "NotebookChat");
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->Render({{"numbers", Numbers(20)}, {"question", "q"}}).ok());
+  nlohmann::ordered_json deep = nlohmann::ordered_json::array();
+  nlohmann::ordered_json* inner = &deep;
+  for (int i = 1; i < 1000000; ++i) inner = &inner->emplace_back(nlohmann::ordered_json::array());
+  nlohmann::ordered_json as_value = {{"name", "change__notes"}};
+  as_value["arguments"] = {{"value", "x"}};
+  as_value["arguments"]["pad"] = std::move(deep);  // moved, never copied
+  const std::string text =
+      "{\"value\": \"x\", \"pad\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  std::vector<nlohmann::ordered_json> calls;
+  calls.reserve(2);
+  calls.push_back(std::move(as_value));
+  calls.push_back({{"name", "change__notes"}, {"arguments", text}});
+  for (const auto& call : calls) {
+    auto refused = r->Act(call);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, "render.too_deep");
+    EXPECT_EQ(refused.error().message,
+              "the call's arguments nest deeper than 128 levels of arrays and objects");
+    EXPECT_EQ(refused.error().detail, "change__notes");
+  }
+  const std::string at = "{\"value\": \"sum\", \"pad\": " + std::string(127, '[') +
+                         std::string(127, ']') + "}";  // 128 levels with the arguments object
+  auto b = r->Act({{"name", "change__notes"}, {"arguments", at}});
+  ASSERT_TRUE(b.ok()) << b.error().ToString();
+  EXPECT_EQ(Decode(*r, *b, *Action(*b, "change__notes")), "notes: sum");
+}
+
 TEST(WrapperContract, CroppingTheProjectedTreeFromOutsideIsAnError) {
   auto r = Load("tests/contract/adapters/data/golden_view.tsx", "CroppingWrapper");
   ASSERT_NE(r, nullptr);

@@ -1,5 +1,6 @@
 // Arbitrary bytes as a connector manifest: either a valid manifest or a connect.manifest_invalid
-// error with a message; never a crash, an exception or a half-valid manifest.
+// (or connect.too_deep, nested deeper than kMaxJsonDepth) error with a message; never a crash, an
+// exception or a half-valid manifest.
 #include "connect/manifest.h"
 #include "connect/schema.h"
 
@@ -11,7 +12,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   auto m = affordance::connect::ParseManifest(text, "/fuzz/manifest.json");
   if (!m.ok()) {
-    if (m.error().code != "connect.manifest_invalid" || m.error().message.empty()) std::abort();
+    const std::string& code = m.error().code;
+    if ((code != "connect.manifest_invalid" && code != "connect.too_deep") ||
+        m.error().message.empty()) {
+      std::abort();
+    }
     return 0;
   }
   // A manifest that loaded keeps its promises: operations exist, schemas check, fan-out targets

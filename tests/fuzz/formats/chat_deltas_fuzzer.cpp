@@ -1,4 +1,7 @@
 // libFuzzer: the chat-API delta mapper on arbitrary SSE payloads (one chunk per line).
+// Each line passes the depth check the HTTP provider applies to every SSE payload before it
+// builds a value (base/json_limits.h), so the mapper sees what it sees in production.
+#include "base/json_limits.h"
 #include "formats/chat_deltas.h"
 #include "token_stream.h"
 
@@ -12,8 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (!input.empty()) {
     size_t nl = input.find('\n');
     std::string_view line = input.substr(0, nl);
-    nlohmann::json chunk = nlohmann::json::parse(line, nullptr, false);
-    if (!chunk.is_discarded()) (void)mapper.Push(chunk, parts);
+    auto chunk = affordance::ParseJson(line, "model.too_deep", "model.stream_malformed", "a chunk");
+    if (chunk.ok()) (void)mapper.Push(*chunk, parts);
     if (nl == std::string_view::npos) break;
     input.remove_prefix(nl + 1);
   }

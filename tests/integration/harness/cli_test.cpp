@@ -142,6 +142,34 @@ TEST(HarnessCli, BadInvocationsAreClearErrors) {
   EXPECT_TRUE(error);
 }
 
+// Issue 24: files given to `run` are untrusted; a million levels are a usage error, refused before
+// they are parsed: --app-props, --extra-body and the replay script.
+TEST(HarnessCli, FilesNestedAMillionLevelsDeepAreUsageErrors) {
+  Cli cli;
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  const std::string props = cli.dir / "props.json";
+  WriteText(props, "{\"numbers\": " + deep + "}");
+  auto app = cli.Run({"--provider", "replay", "--script", cli.Script({"x"}), "--app",
+                      Source("views/demo/notebook_app.tsx") + ":Notebook", "--app-props", props,
+                      "--json", "hi"});
+  EXPECT_EQ(app.exit_code, 2);
+  json e = json::parse(app.out)["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"], "--app-props nests deeper than 128 levels of arrays and objects");
+  auto extra = cli.Run({"--provider", "openai", "--base-url", "http://127.0.0.1:9", "--extra-body",
+                        props, "--json", "hi"});
+  EXPECT_EQ(extra.exit_code, 2);
+  EXPECT_EQ(json::parse(extra.out)["error"]["message"],
+            "--extra-body nests deeper than 128 levels of arrays and objects");
+  const std::string script = cli.dir / "deep_script.json";
+  WriteText(script, "{\"format\": \"qwen3\", \"steps\": [\"x\"], \"note\": " + deep + "}");
+  auto replay = cli.Run({"--provider", "replay", "--script", script, "--json", "hi"});
+  EXPECT_EQ(replay.exit_code, 2);
+  e = json::parse(replay.out)["error"];
+  EXPECT_EQ(e["code"], "model.too_deep");
+  EXPECT_EQ(e["message"], "the replay script nests deeper than 128 levels of arrays and objects");
+}
+
 std::string Normalized(std::string reality) {
   // The time line and the sync ages move between two processes; the rest must be identical.
   std::istringstream in(reality);

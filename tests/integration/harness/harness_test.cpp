@@ -381,6 +381,48 @@ TEST(HarnessReplay, NotebookAppIsDrivenByModelToolCallsThroughAct) {
   EXPECT_EQ(prompt->app_tools.size(), 2u);
 }
 
+// Issue 24: model arguments a million levels deep for an app action. The parser refuses them
+// from the text (formats.too_deep) before any value exists, so nothing reaches the schema check,
+// act or the view; the model reads a typed error and the turn goes on.
+TEST(HarnessReplay, ArgumentsAMillionLevelsDeepNeverReachActAndTheTurnGoesOn) {
+  Rig::Options o;
+  MountedApp app;
+  app.name = "notebook";
+  app.view = Source("views/demo/notebook_app.tsx");
+  app.component = "Notebook";
+  app.props = {{"numbers", {1, 2, 3}}, {"budget", 24}};
+  o.apps = {app};
+  o.harness.max_tokens = 4000000;  // room for the whole call: it must end, not be cut off
+  const std::string deep =
+      "<tool_call>\n{\"name\": \"change__notes\", \"arguments\": {\"value\": " +
+      std::string(1000000, '[') + std::string(1000000, ']') + "}}\n</tool_call>";
+  Rig rig(json::array({deep, Call("change__notes", {{"value", "written"}}), "Done."}), o);
+  auto report = rig.Turn("Write something in the notes.");
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
+  EXPECT_EQ(report->status, TurnStatus::kAnswered);
+  ASSERT_EQ(report->ledger.size(), 3u);
+  EXPECT_EQ(report->ledger[0].calls[0].outcome, CallEntry::Outcome::kInputError);
+  EXPECT_EQ(report->ledger[1].calls[0].outcome, CallEntry::Outcome::kOk);
+  auto thread = rig.store->LoadThread(rig.thread);
+  ASSERT_TRUE(thread.ok());
+  std::vector<std::string> results;
+  for (const auto& t : rig.harness->Transcript(*thread)) {
+    if (t.role == TranscriptTurn::Role::kTool) results.push_back(t.content);
+  }
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_THAT(results[0], HasSubstr("harness.malformed_call"));
+  EXPECT_THAT(
+      results[0],
+      HasSubstr("the tool call's arguments nest deeper than 128 levels of arrays and objects"));
+  // Only the second call reached the app.
+  auto prompt = rig.frame->Render(HeadText(), nlohmann::ordered_json::array(),
+                                  rig.harness->Transcript(*thread));
+  ASSERT_TRUE(prompt.ok()) << prompt.error().ToString();
+  auto decoded = Tokenizer()->Decode(prompt->tokens);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_THAT(*decoded, HasSubstr("notes: written"));
+}
+
 TEST(HarnessReplay, LlamaBindingRunsTheSameLoop) {
   Rig::Options o;
   o.model = kLlama;

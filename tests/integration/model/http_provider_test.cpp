@@ -2,6 +2,7 @@
 // streaming, delivery semantics (retry only what was never sent), timeouts, cancellation.
 #include "model/http_provider.h"
 #include "scripted_server.h"
+#include "well_formed.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -106,6 +107,7 @@ TEST(HttpProviderChat, MapsToolCallDeltasAndSendsKeyFromEnvironment) {
   o.format = formats::ChatFormat::kPlain;
   auto provider = Make(server.url() + "/api/", o);
   StepRequest r;
+  r.step_id = "s0-";  // the server's ids are kept outside the step's own id namespace
   r.messages = {{{"role", "user"}, {"content", "hi"}}};
   r.tools = {{{"type", "function"}, {"function", {{"name", "g"}, {"parameters", {{"type", "object"}}}}}}};
   auto step = Collect(*provider, r);
@@ -233,6 +235,76 @@ TEST(HttpProviderDelivery, MalformedEventIsAnError) {
   ASSERT_FALSE(step.status.ok());
   EXPECT_EQ(step.status.error().code, "model.stream_malformed");
   EXPECT_EQ(server.request_count(), 1u);
+}
+
+std::string Nested(size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); }
+
+// Issue 24: an event a million levels deep overflowed the stack of the JSON parser and killed the
+// process with every running turn. It is refused from the text; the text before it is kept and
+// every part closed; the request is not re-sent.
+TEST(HttpProviderDelivery, AnEventNestedTooDeepIsATypedErrorAfterTheTextSoFar) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(
+        res,
+        {Chunk("partial", 1), R"({"choices": [{"index": 0, "text": )" + Nested(1000000) + "}]}",
+         Chunk("never", 2, "stop")});
+  });
+  auto provider = Make(server.url());
+  auto step = Collect(*provider, Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.too_deep");
+  EXPECT_EQ(step.status.error().message,
+            "a stream event nests deeper than 128 levels of arrays and objects");
+  EXPECT_EQ(Joined(step.parts, PartType::kTextDelta), "partial");
+  ExpectWellFormedStep(step.parts);
+  EXPECT_EQ(step.parts.back().type, PartType::kError);
+  EXPECT_EQ(server.request_count(), 1u);
+  // The provider stays usable: the next step streams as usual.
+  ScriptedServer fine([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res, {Chunk("ok", 1, "stop")});
+  });
+  auto again = Collect(*Make(fine.url()), Prompt());
+  EXPECT_TRUE(again.status.ok()) << again.status.error().ToString();
+}
+
+TEST(HttpProviderDelivery, AnEventExactlyAtTheDepthLimitIsRead) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    nlohmann::json chunk = nlohmann::json::parse(Chunk("deep enough", 1, "stop"));
+    chunk["padding"] = nlohmann::json::parse(Nested(127));  // 128 levels with the event object
+    ScriptedServer::StreamEvents(res, {chunk.dump()});
+  });
+  auto step = Collect(*Make(server.url()), Prompt());
+  ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  EXPECT_EQ(Joined(step.parts, PartType::kTextDelta), "deep enough");
+}
+
+// The SSE reader buffers one event at most kMaxEventBytes; an engine that streams an endless event
+// is stopped instead of growing memory without bound.
+TEST(HttpProviderDelivery, AnEventLargerThanTheLimitIsATypedError) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res,
+                                 {Chunk("partial", 1), "\"" + std::string(9 << 20, 'x') + "\""});
+  });
+  auto step = Collect(*Make(server.url()), Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.event_too_large");
+  EXPECT_EQ(step.status.error().message,
+            "a stream event is larger than 8 MiB; the stream was stopped");
+  EXPECT_EQ(Joined(step.parts, PartType::kTextDelta), "partial");
+  ExpectWellFormedStep(step.parts);
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+// An error body too deep to read as JSON is reported as the raw text it is.
+TEST(HttpProviderDelivery, AnErrorBodyNestedTooDeepIsReportedAsText) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    res.status = 500;
+    res.set_content(R"({"error": )" + Nested(30000) + "}", "application/json");
+  });
+  auto step = Collect(*Make(server.url()), Prompt());
+  ASSERT_FALSE(step.status.ok());
+  EXPECT_EQ(step.status.error().code, "model.http_status");
+  EXPECT_EQ(step.status.error().detail, (R"({"error": )" + Nested(30000)).substr(0, 500));
 }
 
 TEST(HttpProviderDelivery, ErrorEventMidStreamIsReportedAfterTheTextSoFar) {

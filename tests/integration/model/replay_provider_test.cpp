@@ -175,5 +175,22 @@ TEST(ReplayScriptFile, BadScriptsAreErrors) {
   EXPECT_EQ(missing.error().detail, "/nonexistent/script.json");
 }
 
+// Issue 24: a script is a file from outside the process; a million levels would overflow the stack
+// of the JSON parser. Refused from the text with a typed error; the limit itself still loads.
+TEST(ReplayScriptFile, AScriptNestedTooDeepIsATypedError) {
+  const std::string deep =
+      R"({"steps": ["hi"], "note": )" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  auto s = ParseReplayScript(deep);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, "model.too_deep");
+  EXPECT_EQ(s.error().message,
+            "the replay script nests deeper than 128 levels of arrays and objects");
+  const std::string at =
+      R"({"steps": ["hi"], "note": )" + std::string(127, '[') + std::string(127, ']') + "}";
+  auto ok = ParseReplayScript(at);
+  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
+  EXPECT_EQ(ok->steps.size(), 1u);
+}
+
 }  // namespace
 }  // namespace affordance::model

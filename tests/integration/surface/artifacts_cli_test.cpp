@@ -82,6 +82,17 @@ TEST(ArtifactsCli, ListShowBySlugAndVersionsWithJson) {
   CliRun missing = Artifacts(data, "show nope --json");
   EXPECT_EQ(missing.exit, 2) << missing.out;
   EXPECT_NE(missing.out.find("store.not_found"), std::string::npos) << missing.out;
+
+  // Issue 24: --args is refused before it is parsed when it nests too deep (Linux caps one
+  // argument at 128 KiB, so 60,000 levels).
+  CliRun deep =
+      Artifacts(data, "query week q --json --connectors " + std::string(AFFORDANCE_SOURCE_DIR) +
+                          "/examples/connectors " + "--args '" + std::string(60000, '[') +
+                          std::string(60000, ']') + "'");
+  EXPECT_EQ(deep.exit, 2) << deep.out.substr(0, 400);
+  json e = json::parse(deep.out)["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"], "--args nests deeper than 128 levels of arrays and objects");
   std::error_code ec;
   std::filesystem::remove_all(data, ec);
 }

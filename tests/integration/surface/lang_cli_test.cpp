@@ -90,4 +90,30 @@ TEST(SurfaceCli, PromptPrintsTheSystemPrompt) {
   EXPECT_NE(r.out.find("## Edit Mode"), std::string::npos);
 }
 
+// Issue 24: files and programs are untrusted; a million levels are a typed error or a reported
+// finding, never a crash.
+TEST(SurfaceCli, InputNestedAMillionLevelsDeepIsRefusedOrReported) {
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  const std::string lib = TempFile("deep_lib.json", "{\"$defs\": " + deep + "}");
+  LangRun l = Lang("parse --json --library " + lib, "root = Stack([])\n");
+  EXPECT_EQ(l.status, 2);
+  auto e = nlohmann::json::parse(l.out)["error"];
+  EXPECT_EQ(e["code"], "surface.too_deep");
+  EXPECT_EQ(e["message"], "the library file nests deeper than 128 levels of arrays and objects");
+  const std::string handles = TempFile("deep_handles.json", deep);
+  LangRun h = Lang("validate --json --handles " + handles, "root = Stack([])\n");
+  EXPECT_EQ(h.status, 2);
+  e = nlohmann::json::parse(h.out)["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"], "the handle registry nests deeper than 128 levels of arrays and objects");
+  LangRun p = Lang("validate --json", "root = Stack(" + deep + ")\n");
+  EXPECT_EQ(p.status, 1) << p.out.substr(0, 400);
+  bool reported = false;
+  const nlohmann::json result = nlohmann::json::parse(p.out);
+  for (const auto& err : result["errors"]) {
+    reported = reported || err["code"] == "nesting-too-deep";
+  }
+  EXPECT_TRUE(reported) << p.out.substr(0, 400);
+}
+
 }  // namespace

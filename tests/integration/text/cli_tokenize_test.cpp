@@ -106,4 +106,25 @@ TEST(TokenizeCli, ErrorsAreClearAndJsonInJsonMode) {
   EXPECT_EQ(word.status, 2);
 }
 
+// Issue 24: standard input is untrusted text; a million levels are refused before they are parsed.
+TEST(TokenizeCli, InputNestedAMillionLevelsDeepIsATypedError) {
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  CliResult line = Cli(std::string("tokenize --jsonl --json ") + kQwen, "\"ok\"\n" + deep + "\n");
+  EXPECT_EQ(line.status, 2);
+  const size_t nl = line.out.find('\n');
+  ASSERT_NE(nl, std::string::npos) << line.out;
+  EXPECT_TRUE(nlohmann::json::parse(line.out.substr(0, nl)).is_array());  // line 1 was answered
+  auto e = nlohmann::json::parse(line.out.substr(nl + 1))["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"],
+            "a --jsonl input line nests deeper than 128 levels of arrays and objects");
+  EXPECT_EQ(e["detail"], "line 2: limit 128");
+  CliResult ids = Cli(std::string("detokenize --json ") + kQwen, deep);
+  EXPECT_EQ(ids.status, 2);
+  e = nlohmann::json::parse(ids.out)["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"],
+            "the list of token IDs nests deeper than 128 levels of arrays and objects");
+}
+
 }  // namespace

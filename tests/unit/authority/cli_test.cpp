@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
@@ -175,6 +176,54 @@ TEST(AuthorityCli, TheNewDoorsAreDeclaredWithTheirModes) {
   EXPECT_EQ(cli["activity"]["mode"], "read");
   EXPECT_THAT(cli["approvals"]["proof"].get<std::string>(), HasSubstr("fresh-read verification"));
   EXPECT_THAT(cli["approvals"]["receipt"].get<std::string>(), HasSubstr("receipt"));
+}
+
+unsigned ModeOf(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// Issue 24: the data folder a first run creates is 0700 and the database 0600 even under a umask
+// that takes nothing away; a folder an older version left 0755 / 0644 is tightened by the next
+// run, which says so on stderr once.
+TEST(AuthorityCli, TheDataFolderIsPrivateFromTheFirstRun) {
+  Cli cli;
+  const std::string data = cli.dir + "/data";
+  auto grant = [&] {
+    // umask 000: only the modes affordance sets itself count.
+    auto r = affordance::connect::RunProcess(
+        {"/bin/sh", "-c", "umask 000; exec \"$0\" \"$@\"", AFFORDANCE_CLI, "grants", "grant",
+         "calendar", "--read", "--data", data, "--connectors", cli.dir + "/connectors"},
+        60000);
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r->exit_code, 0) << r->out << r->err;
+    return r->err;
+  };
+  EXPECT_EQ(grant(), "");
+  EXPECT_EQ(ModeOf(data), 0700u);
+  EXPECT_EQ(ModeOf(data + "/affordance.db"), 0600u);
+  chmod(data.c_str(), 0755);
+  chmod((data + "/affordance.db").c_str(), 0644);
+  EXPECT_EQ(grant(), "affordance: made the data folder " + data +
+                         " private: mode 0755 -> 0700 (it holds your data)\n"
+                         "affordance: made the file " +
+                         data + "/affordance.db private: mode 0644 -> 0600 (it holds your data)\n");
+  EXPECT_EQ(ModeOf(data), 0700u);
+  EXPECT_EQ(ModeOf(data + "/affordance.db"), 0600u);
+  EXPECT_EQ(grant(), "");  // once
+}
+
+// Issue 24: --args is untrusted text, refused before it is parsed when it nests too deep.
+TEST(AuthorityCli, ArgsNestedTooDeepAreAUsageError) {
+  Cli cli;
+  // Linux caps one argument at 128 KiB, so --args can carry 60,000 levels, not a million.
+  std::vector<std::string> deep = kCreate;
+  deep.back() = "{\"summary\": " + std::string(60000, '[') + std::string(60000, ']') + "}";
+  json refused = cli.Json(deep, 2);
+  EXPECT_EQ(refused["error"]["code"], "cli.too_deep");
+  EXPECT_EQ(refused["error"]["message"],
+            "--args nests deeper than 128 levels of arrays and objects");
 }
 
 }  // namespace

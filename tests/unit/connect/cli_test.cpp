@@ -3,6 +3,7 @@
 #include "support.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 namespace affordance::connect {
 namespace {
@@ -91,6 +92,50 @@ TEST(ConnectorCli, ErrorsAreJsonWithCodesAndExitStatus) {
   EXPECT_EQ(e["code"], "connect.manifest_invalid");
   EXPECT_EQ(e["message"], "/title: is required");
   EXPECT_EQ(e["detail"], broken / "bad.json");
+}
+
+unsigned ModeOf(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// Issue 24: a mirror holds the connector's rows, so it is as private as the store: its folder 0700,
+// the file 0600, even under umask 000.
+TEST(ConnectorCli, MirrorsArePrivate) {
+  Cli cli;
+  auto sync = RunProcess({"/bin/sh", "-c", "umask 000; exec \"$0\" \"$@\"", AFFORDANCE_CLI,
+                          "connector", "--connectors", Source("examples/connectors"), "--data",
+                          cli.data.path(), "sync", "calendar"},
+                         60000);
+  ASSERT_TRUE(sync.ok());
+  ASSERT_EQ(sync->exit_code, 0) << sync->err;
+  EXPECT_EQ(ModeOf(cli.data / "calendar"), 0700u);
+  EXPECT_EQ(ModeOf(cli.data / "calendar/mirror.db"), 0600u);
+}
+
+// Issue 24: --args and manifests deeper than the JSON limit are typed errors. Linux caps one
+// argument at 128 KiB: --args carries 60,000 levels, a manifest a million.
+TEST(ConnectorCli, InputNestedTooDeepIsRefused) {
+  Cli cli;
+  auto deep = cli.Run({"run", "calendar", "--operation", "event_detail", "--args",
+                       std::string(60000, '[') + std::string(60000, ']'), "--json"});
+  EXPECT_EQ(deep.exit_code, 2);
+  json e = json::parse(deep.out)["error"];
+  EXPECT_EQ(e["code"], "cli.too_deep");
+  EXPECT_EQ(e["message"], "--args nests deeper than 128 levels of arrays and objects");
+
+  TempDir manifests;
+  testing::WriteText(manifests / "deep.json",
+                     "{\"slug\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}");
+  auto bad = RunProcess(
+      {AFFORDANCE_CLI, "connector", "--connectors", manifests.path(), "list", "--json"}, 10000);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->exit_code, 1);
+  e = json::parse(bad->out)["error"];
+  EXPECT_EQ(e["code"], "connect.too_deep");
+  EXPECT_EQ(e["message"], "the manifest nests deeper than 128 levels of arrays and objects");
+  EXPECT_EQ(e["detail"], manifests / "deep.json" + ": limit 128");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Manifests: the examples load; every malformed manifest is refused with a message that names
 // the JSON pointer of the problem.
 #include "connect/manifest.h"
+#include "base/json_limits.h"
 #include "connect/schema.h"
 #include "support.h"
 
@@ -200,6 +201,29 @@ TEST(ConnectorManifest, NotJsonAndNotAnObjectAreRefused) {
     ASSERT_FALSE(m.ok()) << text;
     EXPECT_EQ(m.error().code, "connect.manifest_invalid");
   }
+}
+
+// Issue 24: a manifest is a file from outside the process, and its schemas are checked by
+// recursion; a million levels are refused from the text, naming the file.
+TEST(ConnectorManifest, AManifestNestedTooDeepIsRefusedBeforeItIsParsed) {
+  json j = Minimal();
+  const std::string text = j.dump().substr(0, j.dump().size() - 1) +
+                           ", \"x\": " + std::string(1000000, '[') + std::string(1000000, ']') +
+                           "}";
+  auto m = ParseManifest(text, "deep.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, "connect.too_deep");
+  EXPECT_EQ(m.error().message, "the manifest nests deeper than 128 levels of arrays and objects");
+  EXPECT_EQ(m.error().detail, "deep.json: limit 128");
+  // At the limit it loads: a default value nested deep inside an operation's argument schema.
+  json at = Minimal();
+  at["operations"][0]["args"] = {{"type", "object"},
+                                 {"properties", {{"q", {{"default", "DEEP"}}}}}};
+  std::string at_text = at.dump();
+  at_text.replace(at_text.find("\"DEEP\""), 6, std::string(122, '[') + std::string(122, ']'));
+  ASSERT_EQ(JsonTextDepth(at_text), kMaxJsonDepth);
+  auto loaded = ParseManifest(at_text, "at.json");
+  EXPECT_TRUE(loaded.ok()) << loaded.error().ToString();
 }
 
 TEST(ConnectorManifest, LoadManifestsRejectsDuplicateSlugsAndNamesTheFile) {

@@ -39,6 +39,14 @@ class PrintedCli : public ::testing::Test {
                                {"args", {{"type", "object"},
                                          {"properties", {{"ms", {{"type", "integer"}}}}}}}});
     j["operations"].push_back({{"name", "garbage"}, {"kind", "list"}, {"argv", {"garbage"}}});
+    j["operations"].push_back(
+        {{"name", "nested"},
+         {"kind", "list"},
+         {"argv", {"nested"}},
+         {"positional", {"levels", "code"}},
+         {"args",
+          {{"type", "object"},
+           {"properties", {{"levels", {{"type", "integer"}}}, {"code", {{"type", "integer"}}}}}}}});
     j["operations"].push_back({{"name", "partial"}, {"kind", "list"}, {"argv", {"partial"}}});
     manifest_json_ = j;
   }
@@ -187,6 +195,31 @@ TEST_F(PrintedCli, TimeoutsGarbageAndPartialFailuresAreReportedTruthfully) {
   ASSERT_TRUE(partial.ok()) << partial.error().ToString();
   EXPECT_EQ(partial->status, "partial");
   EXPECT_EQ(partial->rows.size(), 1u);
+}
+
+// Issue 24: a connector's output is untrusted. A million levels would overflow the stack of the
+// JSON parser and of every walker of the rows; it is refused from the text, typed, and the road
+// stays usable. Output at the limit is read; a failed run with deep output reports its stderr.
+TEST_F(PrintedCli, OutputNestedTooDeepIsRefusedBeforeItIsParsed) {
+  auto road = Road();
+  auto deep = road->RunConnectorCommand(
+      Named("nested", {{"levels", 1000000}, {"code", 0}}, SourceMode::kLive));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.error().code, "connect.too_deep");
+  EXPECT_EQ(deep.error().message,
+            "the connector CLI's output nests deeper than 128 levels of arrays and objects");
+  auto failed = road->RunConnectorCommand(
+      Named("nested", {{"levels", 1000000}, {"code", 5}}, SourceMode::kLive));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, "connect.api");
+  EXPECT_EQ(failed.error().message, "the connector's API returned an error: nested output");
+  // {"results": [{"deep": ...}]}: three levels around the field, 128 in all.
+  auto at =
+      road->RunConnectorCommand(Named("nested", {{"levels", 125}, {"code", 0}}, SourceMode::kLive));
+  ASSERT_TRUE(at.ok()) << at.error().ToString();
+  ASSERT_EQ(at->rows.size(), 1u);
+  auto next = road->RunConnectorCommand(Named("list_items", json::object(), SourceMode::kLive));
+  EXPECT_TRUE(next.ok()) << next.error().ToString();
 }
 
 TEST_F(PrintedCli, RejectedCredentialsShowInTheSnapshot) {

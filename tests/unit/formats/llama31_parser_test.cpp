@@ -106,5 +106,33 @@ TEST(Llama31Parser, OverflowingNumberIsAToolInputErrorNotACrash) {
   }
 }
 
+std::string Nested(size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); }
+
+// Issue 24: parameters a million levels deep are a typed tool-input-error, never a crash.
+TEST(Llama31Parser, ParametersNestedTooDeepAreAToolInputError) {
+  const std::string deep = "{\"a\": " + Nested(1000000) + "}";
+  auto parts =
+      RunParser(ChatFormat::kLlama31, {{kPythonTag, "<|python_tag|>", true},
+                                       {1, "{\"name\": \"f\", \"parameters\": " + deep + "}"},
+                                       {kEom, "<|eom_id|>", true}});
+  EXPECT_TRUE(OfType(parts, PartType::kToolCall).empty());
+  auto errors = OfType(parts, PartType::kToolInputError);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0]->error_code, "formats.too_deep");
+  EXPECT_EQ(errors[0]->error_text,
+            "the tool call's arguments nest deeper than 128 levels of arrays and objects");
+}
+
+TEST(Llama31Parser, ParametersExactlyAtTheDepthLimitAreACall) {
+  const std::string at = "{\"a\": " + Nested(127) + "}";
+  auto parts =
+      RunParser(ChatFormat::kLlama31, {{kPythonTag, "<|python_tag|>", true},
+                                       {1, "{\"name\": \"f\", \"parameters\": " + at + "}"},
+                                       {kEom, "<|eom_id|>", true}});
+  auto calls = OfType(parts, PartType::kToolCall);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->input_text, at);
+}
+
 }  // namespace
 }  // namespace affordance::formats::testing

@@ -163,5 +163,49 @@ TEST(Qwen3Parser, EveryStartedPartIsClosed) {
   EXPECT_EQ(OfType(parts, PartType::kToolCall).size(), 1u);
 }
 
+std::string Nested(size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); }
+
+// Issue 24: a call whose arguments nest a million levels deep (as an object, or as a JSON string,
+// which templates pass through) is a typed tool-input-error, and the turn goes on: the call after
+// it is parsed as usual.
+TEST(Qwen3Parser, ArgumentsNestedTooDeepAreAToolInputErrorAndTheTurnGoesOn) {
+  const std::string deep = Nested(1000000);
+  for (const std::string& body :
+       {"{\"name\": \"f\", \"arguments\": {\"a\": " + deep + "}}",
+        "{\"name\": \"f\", \"arguments\": \"{\\\"a\\\": " + deep + "}\"}"}) {
+    auto parts =
+        RunParser(ChatFormat::kQwen3, {{kCallOpen, "<tool_call>"},
+                                       {1, "\n" + body + "\n"},
+                                       {kCallClose, "</tool_call>"},
+                                       {kCallOpen, "<tool_call>"},
+                                       {2, "\n{\"name\": \"g\", \"arguments\": {\"x\": 1}}\n"},
+                                       {kCallClose, "</tool_call>"},
+                                       {kImEnd, "<|im_end|>", true}});
+    auto errors = OfType(parts, PartType::kToolInputError);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0]->error_code, "formats.too_deep");
+    EXPECT_EQ(errors[0]->error_text,
+              "the tool call's arguments nest deeper than 128 levels of arrays and objects");
+    EXPECT_NE(errors[0]->input_text.find(deep), std::string::npos);  // the raw text is kept
+    auto calls = OfType(parts, PartType::kToolCall);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0]->input, nlohmann::json({{"x", 1}}));
+  }
+}
+
+TEST(Qwen3Parser, ArgumentsExactlyAtTheDepthLimitAreACall) {
+  const std::string at = "{\"a\": " + Nested(127) + "}";  // 128 levels, the limit
+  for (const std::string& body :
+       {"{\"name\": \"f\", \"arguments\": " + at + "}",
+        "{\"name\": \"f\", \"arguments\": \"{\\\"a\\\": " + Nested(127) + "}\"}"}) {
+    auto parts = RunParser(
+        ChatFormat::kQwen3,
+        {{kCallOpen, "<tool_call>"}, {1, "\n" + body + "\n"}, {kCallClose, "</tool_call>"}});
+    auto calls = OfType(parts, PartType::kToolCall);
+    ASSERT_EQ(calls.size(), 1u) << ::testing::PrintToString(Describe(parts)).substr(0, 400);
+    EXPECT_EQ(calls[0]->input_text, at);
+  }
+}
+
 }  // namespace
 }  // namespace affordance::formats::testing

@@ -1,6 +1,7 @@
 // Errors a caller or a damaged file can cause: bad input and unknown ids (checked before anything
 // is written, messages checked), and columns corrupted by hand (read back as store.io naming the
 // row).
+#include "base/json_limits.h"
 #include "support.h"
 
 namespace affordance::store {
@@ -82,6 +83,31 @@ TEST_F(StoreBadInput, RolesStatusesKindsAndPayloads) {
   EXPECT_EQ(store_->GetThread(t.id)->messages, 1);
 }
 
+// Issue 24: every stored value reads back, so one nested deeper than kMaxStoredJsonDepth is
+// refused when written (dump would recurse over it), and nothing is written on the way.
+TEST_F(StoreBadInput, ValuesNestedTooDeepAreRefusedAndTheLimitIsStored) {
+  auto t = NewThread();
+  auto m = NewMessage(t.id);
+  PartRecord p = Part(0, "x");
+  json* inner = &p.data["deep"];
+  for (int i = 0; i < 1000000; ++i) inner = &(*inner)["k"];  // built without recursion
+  auto r = store_->PutPart(m.id, p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "store.too_deep");
+  EXPECT_EQ(r.error().message, "part 0 of message " + m.id +
+                                   ": data nests deeper than 256 levels of arrays and objects; it "
+                                   "cannot be stored");
+  EXPECT_EQ(Raw("SELECT count(*) FROM parts"), "0");
+  p.data = json::object();
+  inner = &p.data;
+  for (int i = 1; i < 256; ++i) inner = &(*inner)["k"];
+  *inner = json::array();  // 256 levels with the data object
+  STORE_ASSERT_OK(store_->PutPart(m.id, p));
+  auto loaded = store_->LoadMessage(m.id);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
+  EXPECT_EQ(JsonValueDepth(loaded->parts.at(0).data, 1000), 256);
+}
+
 // ---- corrupted columns --------------------------------------------------------------------------
 
 class StoreCorruption : public StoreFixture {};
@@ -124,6 +150,26 @@ TEST_F(StoreCorruption, MalformedJsonReadsBackAsIoErrorNamingTheRow) {
                                      " is corrupted: its tokens are 5 bytes, not a multiple of 4");
   // The store stays usable.
   ASSERT_EQ(Raw("UPDATE steps SET tokens = x''"), "");
+  EXPECT_TRUE(store_->LoadThread(t.id).ok());
+}
+
+// A file edited by hand (or damaged) can hold a column a million levels deep: it reads back as a
+// typed error naming the row, before it is parsed, and the store stays usable.
+TEST_F(StoreCorruption, AColumnNestedTooDeepReadsBackAsTooDeepNamingTheRow) {
+  auto t = NewThread();
+  auto m = NewMessage(t.id);
+  STORE_ASSERT_OK(store_->PutPart(m.id, Part(0, "soon deep")));
+  ASSERT_EQ(Raw("UPDATE parts SET data = '{\"a\": ' || replace(hex(zeroblob(1000000)), '00', '[')"
+                " || replace(hex(zeroblob(1000000)), '00', ']') || '}'"),
+            "");
+  ASSERT_EQ(Raw("SELECT length(data) FROM parts"), "2000007");
+  auto r = store_->LoadMessage(m.id);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "store.too_deep");
+  EXPECT_EQ(r.error().message, "the data of part 0 of message " + m.id +
+                                   " is corrupted: it nests deeper than 256 levels of arrays and "
+                                   "objects");
+  ASSERT_EQ(Raw("UPDATE parts SET data = '{}'"), "");
   EXPECT_TRUE(store_->LoadThread(t.id).ok());
 }
 

@@ -2,6 +2,8 @@
 // messages, parts and steps, and round trips. Errors are in store_errors_test.cpp.
 #include "support.h"
 
+#include <sys/stat.h>
+
 #include <climits>
 #include <fstream>
 #include <random>
@@ -83,6 +85,58 @@ TEST_F(StoreOpen, FailedMigrationIsMigrateErrorAndLeavesTheFileAsItWas) {
       << opened.error().message;
   EXPECT_EQ(RawSql(path, "PRAGMA user_version"), "0");
   EXPECT_EQ(RawSql(path, "SELECT count(*) FROM sqlite_master WHERE name = 'messages'"), "0");
+}
+
+unsigned ModeOf(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// Issue 24: the store holds a person's threads. Its folder is 0700 and the database, -wal and
+// -shm files 0600 even under a umask that takes nothing away (SQLite gives -wal and -shm the
+// database file's mode, so that file exists 0600 before SQLite opens it).
+TEST(StoreOpenFiles, TheFolderAndEveryFileArePrivateWhateverTheUmask) {
+  TempDir dir;
+  const mode_t old = umask(0);
+  auto store = OpenSqlite(dir / "data/affordance.db");
+  umask(old);
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  auto t = (*store)->CreateThread("private");
+  ASSERT_TRUE(t.ok());
+  // While the store is open, WAL mode keeps both companions on disk.
+  EXPECT_EQ(ModeOf(dir / "data"), 0700u);
+  for (const char* name : {"affordance.db", "affordance.db-wal", "affordance.db-shm"}) {
+    EXPECT_EQ(ModeOf(dir / "data/" + name), 0600u) << name;
+  }
+}
+
+// A store an older version created 0755 / 0644 is tightened when it is opened, and one line per
+// change on stderr says so; nothing in it changes.
+TEST(StoreOpenFiles, AStoreLeftOpenByAnOlderVersionIsTightenedOnOpen) {
+  TempDir dir;
+  const std::string path = dir / "data/affordance.db";
+  {
+    auto store = OpenSqlite(path);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->CreateThread("kept").ok());
+  }
+  chmod((dir / "data").c_str(), 0755);
+  chmod(path.c_str(), 0644);
+  ::testing::internal::CaptureStderr();
+  auto store = OpenSqlite(path);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  EXPECT_EQ(said, "affordance: made the data folder " + (dir / "data") +
+                      " private: mode 0755 -> 0700 (it holds your data)\n"
+                      "affordance: made the file " +
+                      path + " private: mode 0644 -> 0600 (it holds your data)\n");
+  EXPECT_EQ(ModeOf(dir / "data"), 0700u);
+  EXPECT_EQ(ModeOf(path), 0600u);
+  auto threads = (*store)->ListThreads();
+  ASSERT_TRUE(threads.ok());
+  ASSERT_EQ(threads->size(), 1u);
+  EXPECT_EQ((*threads)[0].title, "kept");
 }
 
 TEST(StoreOpenErrors, TextFileIsNotADatabase) {

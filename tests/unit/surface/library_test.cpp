@@ -37,6 +37,19 @@ TEST(SurfaceLibrary, MalformedDocumentsGetCodesAndMessages) {
   EXPECT_NE(group.detail.find("unknown-group-component"), std::string::npos);
 }
 
+// Issue 24: a library file a million levels deep is refused from its text; at the limit it is read
+// (and its own checks decide).
+TEST(SurfaceLibrary, AFileNestedTooDeepIsRefusedBeforeItIsParsed) {
+  Error deep = Library::FromJson("{\"$defs\": {\"A\": {\"x\": " + std::string(1000000, '[') +
+                                 std::string(1000000, ']') + "}}}")
+                   .error();
+  EXPECT_EQ(deep.code, "surface.too_deep");
+  EXPECT_EQ(deep.message, "the library file nests deeper than 128 levels of arrays and objects");
+  auto at = Library::FromJson("{\"$defs\": {\"A\": {\"x\": " + std::string(125, '[') +
+                              std::string(125, ']') + "}}}");
+  EXPECT_TRUE(at.ok()) << at.error().ToString();
+}
+
 TEST(SurfacePrompt, SectionsComeInLangCoreOrderWithToolHints) {
   PromptOptions o;
   o.tools = Json::parse(R"([{"name": "list_events", "description": "Upcoming events",

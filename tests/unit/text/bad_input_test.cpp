@@ -120,6 +120,24 @@ TEST(TokenizerBadInput, EmptyMalformedAndTruncatedJson) {
   EXPECT_THAT(config.error().message, HasSubstr("tokenizer_config.json"));
 }
 
+// Issue 24: both files come from outside. A million levels are refused before any value is built:
+// tokenizer.json by its own reader (256 levels), tokenizer_config.json by the JSON door.
+TEST(TokenizerBadInput, FilesNestedAMillionLevelsDeepAreRefused) {
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  auto doc = Tokenizer::FromJson("{\"model\": " + deep + "}");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, "tokenizer.malformed_json");
+  EXPECT_THAT(doc.error().detail, HasSubstr("nesting too deep"));
+  auto config = Tokenizer::FromJson(TinyTokenizer().dump(), "{\"x\": " + deep + "}");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.error().code, "tokenizer.too_deep");
+  EXPECT_EQ(config.error().message,
+            "tokenizer_config.json nests deeper than 128 levels of arrays and objects");
+  const std::string at = std::string(127, '[') + std::string(127, ']');
+  auto fine = Tokenizer::FromJson(TinyTokenizer().dump(), "{\"x\": " + at + "}");
+  EXPECT_TRUE(fine.ok()) << fine.error().ToString();
+}
+
 TEST(TokenizerBadInput, TinyTokenizerLoadsAndWorks) {
   auto t = Tokenizer::FromJson(TinyTokenizer().dump());
   ASSERT_TRUE(t.ok()) << t.error().ToString();

@@ -152,5 +152,20 @@ TEST(Snapshot, StateJsonCannotHoldIsRefusedByPathAndHook) {
       << s.error().message;
 }
 
+// Issue 24: a snapshot comes from a file or a store. One nested a million levels is refused before
+// anything walks it (checks, dump), and the view stays usable.
+TEST(Snapshot, ASnapshotNestedTooDeepIsRefusedAndTheViewStaysUsable) {
+  auto w = MustLoad("snapshot.tsx", "Host");
+  ASSERT_NE(w, nullptr);
+  nlohmann::ordered_json doc = {{"version", 1}, {"components", nlohmann::ordered_json::object()}};
+  nlohmann::ordered_json* inner = &doc["components"];
+  for (int i = 0; i < 1000000; ++i) inner = &(*inner)["x"];  // built without recursion
+  Status st = w->RestoreState(doc);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, "view.too_deep");
+  EXPECT_EQ(st.error().message, "the snapshot nests deeper than 128 levels of arrays and objects");
+  EXPECT_TRUE(w->Render(nlohmann::ordered_json::object()).ok());
+}
+
 }  // namespace
 }  // namespace affordance::view
