@@ -57,10 +57,8 @@ const std::map<std::string, Allowed> kAllowed = {
     {"src/cli/cmd_connector.cpp", {1, "--args: after CheckInputDepth"}},
     {"src/cli/cmd_lang.cpp", {1, "handle and tool files: after CheckInputDepth"}},
     {"src/cli/cmd_render.cpp", {2, "--state and --call: after CheckInputDepth"}},
-    // The HTTP and MCP doors (issue 24, reviewed with src/server).
-    {"src/server/api.cpp", {1, "request bodies"}},
-    {"src/server/mcp.cpp", {1, "MCP messages"}},
-    {"src/server/artifact_api.cpp", {1, "request bodies"}},
+    // The HTTP bodies go through ParseJson (server/api.cpp, artifact_api.cpp).
+    {"src/server/mcp.cpp", {1, "MCP messages (HTTP and stdio): after CheckJsonDepth"}},
 };
 
 // Skips a string or character literal starting at text[i] (the quote); returns the index after it.
