@@ -1,5 +1,5 @@
 // The view runtime inside each View's QuickJS context: JSX runtime (h, Fragment), hooks, and the
-// reconciler that turns a component tree into host nodes for C++ (src/view/tree.cpp).
+// reconciler that turns a component tree into host nodes for C++ (src/view/host.cpp reads them).
 //
 // Host nodes (what render() returns, converted by src/view/host.cpp): a string is a text run, a
 // number an asChatTools block id, an array [type, path, props, handlers|null, children] an
