@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 
 namespace affordance::surface::internal {
 namespace {
@@ -143,6 +144,33 @@ bool Spend(MaterializeContext& ctx) {
              " values through repeated references; the rest was dropped");
   }
   return false;
+}
+
+// How many values `v` is once serialized: shared values are counted each time they appear, since
+// ToJson, the UI and every walker expand the tree. Memoized per value, so each is counted once.
+size_t ExpandedSize(const Value& v, MaterializeContext& ctx) {
+  if (!v.is_array() && !v.is_object()) return 1;
+  if (auto it = ctx.expanded.find(&v); it != ctx.expanded.end()) return it->second;
+  constexpr size_t kCap = SIZE_MAX / 4;  // a sum of two capped sizes cannot overflow
+  size_t n = 1;
+  for (const Value* item : v.items()) n = std::min(n + ExpandedSize(*item, ctx), kCap);
+  for (const Value::Member& m : v.members()) n = std::min(n + ExpandedSize(*m.value, ctx), kCap);
+  ctx.expanded.emplace(&v, n);
+  return n;
+}
+
+// Charges the budget for a second appearance of `shared` in the tree. A component call inside an
+// expression keeps its arguments twice (args, and mappedProps naming the same values, as
+// lang-core's output does), so each nesting level doubles the serialized tree: a 1 KB program of
+// 20 nested levels serialized to gigabytes and took the process's memory (issue 24).
+bool ChargeShared(const Value& shared, MaterializeContext& ctx) {
+  const size_t n = ExpandedSize(shared, ctx);
+  if (n <= ctx.budget) {
+    ctx.budget -= n;
+    return true;
+  }
+  ctx.budget = 0;
+  return Spend(ctx);  // reports the budget once, and refuses
 }
 
 // ── Schema introspection (validation.ts) ──────────────────────────────────────────────────
@@ -507,6 +535,7 @@ const Value* MaterializeExpr(const Node& node, MaterializeContext& ctx, const Sc
         return out;
       }
       if (const Component* def = ctx.library->Find(node.text)) {
+        if (!ChargeShared(*args, ctx)) return Ast(ctx, NodeKind::kNull, 0);
         const size_t n = std::min(def->params.size(), node.kids.size());
         Value* mapped = t.Object(n);
         for (size_t i = 0; i < n; ++i) {

@@ -12,6 +12,8 @@ namespace affordance::surface::internal {
 
 // Bounds that keep a hostile program from exhausting the stack or memory (lang-core has none).
 inline constexpr size_t kMaxReferenceDepth = 400;
+// Counted as serialized: a value that appears twice in the tree (args and mappedProps of a
+// component call inside an expression) is charged twice.
 inline constexpr size_t kMaxMaterializedNodes = 50'000;
 // The tree a program materializes to, with its references inlined, is no taller than one
 // statement may be. Each statement is bounded on its own (kMaxTreeHeight), but a chain of
@@ -52,6 +54,8 @@ struct MaterializeContext {
   bool reported_depth = false;
   size_t depth = 0;  // nesting of the value being built (see kMaxMaterializedDepth)
   bool reported_tree_depth = false;
+  // How many values each shared value stands for once serialized (see ChargeShared).
+  std::unordered_map<const Value*, size_t> expanded;
   std::unordered_map<const Json*, SchemaFacts> schema_facts;
 };
 

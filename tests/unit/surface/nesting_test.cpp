@@ -137,5 +137,24 @@ TEST(SurfaceNesting, ReferencesWithinTheBoundInlineWithoutAFinding) {
   EXPECT_NE(parsed.ToJson().dump().find("\"leaf\""), std::string::npos);
 }
 
+// Found by surface_lang_fuzzer from the deep seeds: a component call inside an expression keeps
+// its arguments twice (args and mappedProps), so each nesting level doubled the serialized tree;
+// 20 levels in 1 KB took gigabytes. The copy is charged to the expansion budget now.
+TEST(SurfaceNesting, SharedArgumentsOfNestedCallsAreChargedToTheBudget) {
+  auto program = [](int levels) {
+    return "root = " + Repeat("Stack([", levels) + "x[" + Repeat("Stack([", levels) + "[]" +
+           Repeat("])", levels) + "]" + Repeat("])", levels) + "\n";
+  };
+  ParseResult bomb = Parse(program(25), Library::Default());
+  EXPECT_TRUE(HasCode(bomb.errors, "expansion-too-large"));
+  EXPECT_LT(bomb.ToJson().dump().size(), size_t{20} << 20);
+  Validation v = ValidateProgram(program(25), Library::Default(), {});
+  EXPECT_TRUE(HasCode(v.errors, "expansion-too-large"));
+  // A few levels stay within the budget and keep both copies, as lang-core's output does.
+  ParseResult fine = Parse(program(6), Library::Default());
+  EXPECT_FALSE(HasCode(fine.errors, "expansion-too-large"));
+  EXPECT_NE(fine.ToJson().dump().find("\"mappedProps\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace affordance::surface
