@@ -112,8 +112,8 @@ void BM_SyncCalendar100k(benchmark::State& state) {
   for (auto _ : state) rows = SyncCalendar(m, path, kNow, {}).value();
   Record(state, "sync", t.Seconds());
   state.counters["events"] = static_cast<double>(rows);
-  state.counters["events_per_s"] =
-      benchmark::Counter(static_cast<double>(rows) * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(rows) * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SyncCalendar100k)->Unit(benchmark::kMillisecond)->Iterations(3);
 
@@ -134,7 +134,8 @@ void BM_AggregateRawSqlite(benchmark::State& state) {
     sqlite3_prepare_v2(db, kAggregate, -1, &st, nullptr);
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-      for (int c = 0; c < sqlite3_column_count(st); ++c) benchmark::DoNotOptimize(sqlite3_column_text(st, c));
+      for (int c = 0; c < sqlite3_column_count(st); ++c)
+        benchmark::DoNotOptimize(sqlite3_column_text(st, c));
       ++n;
     }
     sqlite3_finalize(st);
@@ -181,23 +182,35 @@ void FanOut(benchmark::State& state, ConnectorManifest m, const std::string& nam
   Record(state, name, t.Seconds());
 }
 
-void BM_FanOut200CalendarParallel(benchmark::State& state) { Mirror(); FanOut(state, Calendar(8), "fanout_cal_8"); }
-void BM_FanOut200CalendarSequential(benchmark::State& state) { Mirror(); FanOut(state, Calendar(1), "fanout_cal_1"); }
+void BM_FanOut200CalendarParallel(benchmark::State& state) {
+  Mirror();
+  FanOut(state, Calendar(8), "fanout_cal_8");
+}
+void BM_FanOut200CalendarSequential(benchmark::State& state) {
+  Mirror();
+  FanOut(state, Calendar(1), "fanout_cal_1");
+}
 BENCHMARK(BM_FanOut200CalendarParallel)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FanOut200CalendarSequential)->Unit(benchmark::kMillisecond);
 
 #ifdef FIXTURE_PP_CLI
 ConnectorManifest FixtureCli(int max_parallel) {
-  json j = {{"slug", "fixture"}, {"title", "Fixture"},
-            {"source", {{"kind", "printed_cli"}, {"command", FIXTURE_PP_CLI},
-                        {"max_parallel", max_parallel}}},
-            {"modes", {"live"}},
-            {"operations",
-             {{{"name", "item_ids"}, {"kind", "list"}, {"argv", {"items", "ids"}},
-               {"detail_operation", "get_item"}},
-              {{"name", "get_item"}, {"kind", "detail"}, {"argv", {"items", "get"}},
-               {"positional", {"id"}},
-               {"args", {{"type", "object"}, {"properties", {{"id", {{"type", "string"}}}}}}}}}}};
+  json j = {
+      {"slug", "fixture"},
+      {"title", "Fixture"},
+      {"source",
+       {{"kind", "printed_cli"}, {"command", FIXTURE_PP_CLI}, {"max_parallel", max_parallel}}},
+      {"modes", {"live"}},
+      {"operations",
+       {{{"name", "item_ids"},
+         {"kind", "list"},
+         {"argv", {"items", "ids"}},
+         {"detail_operation", "get_item"}},
+        {{"name", "get_item"},
+         {"kind", "detail"},
+         {"argv", {"items", "get"}},
+         {"positional", {"id"}},
+         {"args", {{"type", "object"}, {"properties", {{"id", {{"type", "string"}}}}}}}}}}};
   return ParseManifest(j.dump(), "").value();
 }
 void BM_FanOut200PrintedCliParallel(benchmark::State& state) {

@@ -2,7 +2,8 @@
 // with prose and tool calls), against the incremental UTF-8 decoding of the same tokens, which
 // every token-native provider does anyway (the ratio is the parser's added cost).
 //
-//   cmake --build build-release --target formats_parser_bench && build-release/bench/formats/formats_parser_bench
+//   cmake --build build-release --target formats_parser_bench &&
+//   build-release/bench/formats/formats_parser_bench
 #include "formats/output_parser.h"
 #include "text/tokenizer.h"
 
@@ -24,17 +25,18 @@ const Corpus& Turn(formats::ChatFormat format) {
   static Corpus qwen, llama;
   Corpus& c = format == formats::ChatFormat::kQwen3 ? qwen : llama;
   if (!c.ids.empty()) return c;
-  auto tok = text::LoadModel(format == formats::ChatFormat::kQwen3
-                                 ? "Qwen__Qwen3-4B-Instruct-2507"
-                                 : "meta-llama__Llama-3.1-8B-Instruct");
+  auto tok =
+      text::LoadModel(format == formats::ChatFormat::kQwen3 ? "Qwen__Qwen3-4B-Instruct-2507"
+                                                            : "meta-llama__Llama-3.1-8B-Instruct");
   if (!tok.ok()) std::abort();
   std::string turn;
   if (format == formats::ChatFormat::kQwen3) {
     for (int i = 0; i < 20; ++i) {
-      turn += "I will look that up for you, checking the calendar and the weather first.\n"
-              "<tool_call>\n{\"name\": \"calendar_search\", \"arguments\": {\"query\": "
-              "\"meetings next week\", \"limit\": 10, \"include\": [\"title\", \"time\"]}}\n"
-              "</tool_call>\n";
+      turn +=
+          "I will look that up for you, checking the calendar and the weather first.\n"
+          "<tool_call>\n{\"name\": \"calendar_search\", \"arguments\": {\"query\": "
+          "\"meetings next week\", \"limit\": 10, \"include\": [\"title\", \"time\"]}}\n"
+          "</tool_call>\n";
     }
     turn += "<|im_end|>";
   } else {
@@ -68,21 +70,23 @@ void BM_Parse(benchmark::State& state, formats::ChatFormat format) {
     parts.clear();
     n += c.ids.size();
   }
-  state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
 }
 
 void BM_DecodeOnly(benchmark::State& state, formats::ChatFormat format) {
   const Corpus& c = Turn(format);
-  auto tok = text::LoadModel(format == formats::ChatFormat::kQwen3
-                                 ? "Qwen__Qwen3-4B-Instruct-2507"
-                                 : "meta-llama__Llama-3.1-8B-Instruct");
+  auto tok =
+      text::LoadModel(format == formats::ChatFormat::kQwen3 ? "Qwen__Qwen3-4B-Instruct-2507"
+                                                            : "meta-llama__Llama-3.1-8B-Instruct");
   size_t n = 0;
   for (auto _ : state) {
     text::IncrementalDecoder decoder(**tok);
     for (auto id : c.ids) benchmark::DoNotOptimize(decoder.Push(id));
     n += c.ids.size();
   }
-  state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
 }
 
 BENCHMARK_CAPTURE(BM_Parse, qwen3, formats::ChatFormat::kQwen3);

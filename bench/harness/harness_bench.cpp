@@ -64,10 +64,21 @@ void SeedHistory(store::Store& store, const std::string& thread, int turns) {
   auto ids = *tok->Encode(answer);
   for (int t = 0; t < turns; ++t) {
     auto u = *store.AddMessage(thread, "user", "complete", nlohmann::json::object());
-    (void)store.PutPart(u.id, {0, -1, "reality", "", "persisted", false,
-                               {{"text", "<reality>\nlocal time: 2026-11-27T12:00:00Z (Friday)\n"
-                                         "connectors: none ready\n</reality>"}}});
-    (void)store.PutPart(u.id, {1, -1, "text", "", "persisted", false,
+    (void)store.PutPart(u.id, {0,
+                               -1,
+                               "reality",
+                               "",
+                               "persisted",
+                               false,
+                               {{"text",
+                                 "<reality>\nlocal time: 2026-11-27T12:00:00Z (Friday)\n"
+                                 "connectors: none ready\n</reality>"}}});
+    (void)store.PutPart(u.id, {1,
+                               -1,
+                               "text",
+                               "",
+                               "persisted",
+                               false,
                                {{"text", "What is step " + std::to_string(t) + " of the plan?"}}});
     auto a = *store.AddMessage(thread, "assistant", "complete", {{"status", "answered"}});
     store::StepRecord s;
@@ -85,8 +96,8 @@ struct Rig {
   std::unique_ptr<Frame> frame;
   std::unique_ptr<Harness> harness;
 
-  Rig(std::unique_ptr<model::Provider> p, std::vector<MountedApp> apps = {},
-      HarnessOptions ho = {}) : provider(std::move(p)) {
+  Rig(std::unique_ptr<model::Provider> p, std::vector<MountedApp> apps = {}, HarnessOptions ho = {})
+      : provider(std::move(p)) {
     FrameOptions fo;
     fo.views_root = std::string(AFFORDANCE_SOURCE_DIR) + "/views";
     fo.model = kModel;
@@ -110,13 +121,15 @@ double Percentile(std::vector<double> v, double p) {
 }
 
 void BM_LoopStep(benchmark::State& state) {
-  const char* names[] = {"Col", "Card", "Table", "Stack", "Button", "Input", "Form", "Select", "Callout"};
+  const char* names[] = {"Col",   "Card", "Table",  "Stack",  "Button",
+                         "Input", "Form", "Select", "Callout"};
   nlohmann::json steps = nlohmann::json::array();
   for (int i = 0; i < 2000; ++i) {
     for (int k = 0; k < 9; ++k) steps.push_back(CallText(names[k]));
     steps.push_back("Those are the components.");
   }
-  auto script = *model::ParseReplayScript(nlohmann::json{{"format", "qwen3"}, {"steps", steps}}.dump());
+  auto script =
+      *model::ParseReplayScript(nlohmann::json{{"format", "qwen3"}, {"steps", steps}}.dump());
   Rig rig(model::ReplayProvider::Create(Tok(), script).value());
   auto thread = *rig.store->CreateThread("bench");
   SeedHistory(*rig.store, thread.id, 4);
@@ -233,7 +246,8 @@ void PrefixReuse(benchmark::State& state, bool app) {
           continue;
         }
         if (turn == 1 && i == 0) {
-          across = static_cast<double>(s.cached_prompt_tokens) / static_cast<double>(s.prompt_tokens);
+          across =
+              static_cast<double>(s.cached_prompt_tokens) / static_cast<double>(s.prompt_tokens);
           continue;
         }
         prompt += s.prompt_tokens;

@@ -5,7 +5,8 @@
 // Counters report per-step time and per-token cost; compare each with the inference time of the
 // model the step would call (docs/BENCHMARKS.md).
 //
-//   cmake --build build-release --target model_provider_bench && build-release/bench/model/model_provider_bench
+//   cmake --build build-release --target model_provider_bench &&
+//   build-release/bench/model/model_provider_bench
 #include "model/http_provider.h"
 #include "model/replay_provider.h"
 
@@ -28,11 +29,15 @@ void BM_HttpStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   std::string body;
   for (int i = 0; i < n; ++i) {
-    nlohmann::json c = {{"choices", {{{"index", 0}, {"text", "w" + std::to_string(i % 10) + " "},
-                                      {"finish_reason", nullptr}}}}};
+    nlohmann::json c = {{"choices",
+                         {{{"index", 0},
+                           {"text", "w" + std::to_string(i % 10) + " "},
+                           {"finish_reason", nullptr}}}}};
     body += "data: " + c.dump() + "\n\n";
   }
-  body += "data: " + nlohmann::json({{"choices", {{{"index", 0}, {"text", ""}, {"finish_reason", "stop"}}}}}).dump() +
+  body += "data: " +
+          nlohmann::json({{"choices", {{{"index", 0}, {"text", ""}, {"finish_reason", "stop"}}}}})
+              .dump() +
           "\n\ndata: [DONE]\n\n";
   httplib::Server server;
   server.Post("/v1/completions", [&](const httplib::Request&, httplib::Response& res) {
@@ -41,17 +46,20 @@ void BM_HttpStep(benchmark::State& state) {
   int port = server.bind_to_any_port("127.0.0.1");
   std::thread t([&] { server.listen_after_bind(); });
   while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  auto provider = model::HttpProvider::Create({.base_url = "http://127.0.0.1:" + std::to_string(port)}).value();
+  auto provider =
+      model::HttpProvider::Create({.base_url = "http://127.0.0.1:" + std::to_string(port)}).value();
   model::StepRequest r;
   r.prompt.assign(512, 100);
   size_t parts = 0;
   for (auto _ : state) {
-    auto s = provider->Stream(r, [&](const formats::StreamPart&) { ++parts; }, model::CancelToken());
+    auto s = provider->Stream(
+        r, [&](const formats::StreamPart&) { ++parts; }, model::CancelToken());
     if (!s.ok()) state.SkipWithError(s.error().ToString().c_str());
   }
   state.counters["tokens/step"] = n;
-  state.counters["us/token"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * n, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us/token"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * n,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   server.stop();
   t.join();
 }
@@ -71,9 +79,12 @@ void BM_ReplayStep(benchmark::State& state) {
     state.PauseTiming();
     auto provider = model::ReplayProvider::Create(*tok, script).value();
     state.ResumeTiming();
-    Status st = provider->Stream({}, [&](const formats::StreamPart& p) {
-      if (p.type == formats::PartType::kFinishStep) tokens += p.usage.generated_tokens;
-    }, model::CancelToken());
+    Status st = provider->Stream(
+        {},
+        [&](const formats::StreamPart& p) {
+          if (p.type == formats::PartType::kFinishStep) tokens += p.usage.generated_tokens;
+        },
+        model::CancelToken());
     if (!st.ok()) state.SkipWithError(st.error().message.c_str());
   }
   state.counters["tokens/step"] = static_cast<double>(tokens) / state.iterations();

@@ -24,7 +24,9 @@ using affordance::view::View;
 using affordance::view::ViewOptions;
 using json = nlohmann::json;
 
-std::string Notebook() { return std::string(AFFORDANCE_SOURCE_DIR) + "/bench/view/data/notebook.tsx"; }
+std::string Notebook() {
+  return std::string(AFFORDANCE_SOURCE_DIR) + "/bench/view/data/notebook.tsx";
+}
 
 ViewOptions Options(const std::string& cache) {
   ViewOptions o;
@@ -56,7 +58,8 @@ HandlerId Find(const std::vector<Node>& nodes, const std::string& label, const c
 
 size_t CountElements(const std::vector<Node>& nodes) {
   size_t n = 0;
-  for (const Node& node : nodes) n += (node.kind == Node::Kind::kElement) + CountElements(node.children);
+  for (const Node& node : nodes)
+    n += (node.kind == Node::Kind::kElement) + CountElements(node.children);
   return n;
 }
 
@@ -135,15 +138,15 @@ BENCHMARK(BM_NotebookActAndRerender)->Unit(benchmark::kMicrosecond);
 // handler and returns no block, so the time is the view runtime's alone.
 void BM_DemoNotebookChatActAndRerender(benchmark::State& state) {
   std::string root = AFFORDANCE_SOURCE_DIR;
-  auto view = View::Load(root + "/views/demo/notebook_chat.tsx", "NotebookChat", {},
-                         Options(CacheDir()));
+  auto view =
+      View::Load(root + "/views/demo/notebook_chat.tsx", "NotebookChat", {}, Options(CacheDir()));
   if (!view.ok()) {
     state.SkipWithError(view.error().ToString().c_str());
     return;
   }
   std::vector<Node> app;
-  (*view)->SetChatToolsHook([&app](const std::vector<Node>& children, const json&)
-                                -> affordance::Result<affordance::view::ChatTools> {
+  (*view)->SetChatToolsHook([&app](const std::vector<Node>& children,
+                                   const json&) -> affordance::Result<affordance::view::ChatTools> {
     app = children;
     affordance::view::ChatTools out;
     std::function<void(const std::vector<Node>&)> walk = [&](const std::vector<Node>& ns) {

@@ -7,29 +7,44 @@ namespace affordance::authority {
 
 std::string_view AccessName(Access access) {
   switch (access) {
-    case Access::kAnyone: return "anyone";
-    case Access::kClient: return "client";
-    case Access::kPerson: return "person";
+    case Access::kAnyone:
+      return "anyone";
+    case Access::kClient:
+      return "client";
+    case Access::kPerson:
+      return "person";
   }
   return "client";
 }
 
 std::string_view ModeName(Mode mode) {
   switch (mode) {
-    case Mode::kRead: return "read";
-    case Mode::kLocalState: return "local_state";
-    case Mode::kStagedWrite: return "staged_write";
-    case Mode::kApprovedExecution: return "approved_execution";
-    case Mode::kVerified: return "verified";
+    case Mode::kRead:
+      return "read";
+    case Mode::kLocalState:
+      return "local_state";
+    case Mode::kStagedWrite:
+      return "staged_write";
+    case Mode::kApprovedExecution:
+      return "approved_execution";
+    case Mode::kVerified:
+      return "verified";
   }
   return "read";
 }
 
 nlohmann::json Capability::ToJson() const {
-  return {{"door", door},       {"name", name},         {"object", object},
-          {"action", action},   {"access", AccessName(access)},
-          {"mode", ModeName(mode)}, {"grant", grant},   {"receipt", receipt},
-          {"params", params},   {"result", result},     {"proof", proof},
+  return {{"door", door},
+          {"name", name},
+          {"object", object},
+          {"action", action},
+          {"access", AccessName(access)},
+          {"mode", ModeName(mode)},
+          {"grant", grant},
+          {"receipt", receipt},
+          {"params", params},
+          {"result", result},
+          {"proof", proof},
           {"description", description}};
 }
 
@@ -99,8 +114,8 @@ Capability MakeCapability(std::string door, std::string name, std::string object
 }
 
 Capability ClientCapability(std::string door, std::string name, std::string object,
-                          std::string action, Mode mode, std::string description,
-                          std::string grant) {
+                            std::string action, Mode mode, std::string description,
+                            std::string grant) {
   return MakeCapability(std::move(door), std::move(name), std::move(object), std::move(action),
                         Access::kClient, mode, std::move(description), nlohmann::json::object(),
                         nlohmann::json::object(), std::move(grant));

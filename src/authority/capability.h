@@ -43,8 +43,8 @@ std::string_view AccessName(Access access);
 std::string_view ModeName(Mode mode);
 
 struct Capability {
-  std::string door;    // "cli" | "tool" | "http" | "mcp"
-  std::string name;    // "chat", "RunConnectorCommand", "POST /api/chat", "ask"
+  std::string door;  // "cli" | "tool" | "http" | "mcp"
+  std::string name;  // "chat", "RunConnectorCommand", "POST /api/chat", "ask"
   std::string object;
   std::string action;
   Access access = Access::kClient;
@@ -88,8 +88,8 @@ Capability MakeCapability(std::string door, std::string name, std::string object
 // A capability of a client (access kClient) in one expression: door, name, object, action,
 // mode, description and the grant it needs ("" none); the other fields keep their defaults.
 Capability ClientCapability(std::string door, std::string name, std::string object,
-                          std::string action, Mode mode, std::string description,
-                          std::string grant = "");
+                            std::string action, Mode mode, std::string description,
+                            std::string grant = "");
 
 // Declares into the global registry at static initialisation; returns true (for a static bool).
 // A declaration error aborts with a message: a door that cannot be declared must not exist.

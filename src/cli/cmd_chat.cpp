@@ -64,8 +64,8 @@ int Chat(const ChatOptions& o) {
   if (!thread.empty()) {
     if (auto t = s.store->GetThread(thread); !t) return ReportError(t.error(), false, kExitUsage);
   }
-  out << "affordance chat · " << o.session.model << " · " << o.session.provider
-      << " · data " << DataDir(o.session) << "\n";
+  out << "affordance chat · " << o.session.model << " · " << o.session.provider << " · data "
+      << DataDir(o.session) << "\n";
   if (s.recovered > 0) {
     out << s.recovered << " interrupted turn" << (s.recovered == 1 ? " was" : "s were")
         << " recovered (marked interrupted; everything persisted before is kept)\n";
@@ -143,22 +143,22 @@ int Chat(const ChatOptions& o) {
     model::CancelToken cancel;
     InterruptGuard guard(cancel);
     TerminalView view(out, tty);
-    auto report = s.harness->RunTurn(thread, line, [&](const harness::Event& e) { view.Show(e); },
-                                     cancel);
+    auto report = s.harness->RunTurn(
+        thread, line, [&](const harness::Event& e) { view.Show(e); }, cancel);
     if (!report) ReportError(report.error(), false);
   }
   out << "\n";
   return kExitOk;
 }
 
-const bool registered = RegisterCommand({
-    "chat", "Talk to the harness in the terminal (threads persist in the data folder)",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<ChatOptions>();
-      AddSessionOptions(sub, o->session);
-      sub.add_option("--thread", o->thread, "Start in this thread");
-      return [o] { return Chat(*o); };
-    }});
+const bool registered = RegisterCommand(
+    {"chat", "Talk to the harness in the terminal (threads persist in the data folder)",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<ChatOptions>();
+       AddSessionOptions(sub, o->session);
+       sub.add_option("--thread", o->thread, "Start in this thread");
+       return [o] { return Chat(*o); };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

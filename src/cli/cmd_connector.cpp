@@ -10,8 +10,8 @@
 #include "connect/manifest.h"
 #include "connect/road.h"
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
@@ -65,8 +65,10 @@ int RunList(const Options& o) {
   for (const auto& m : (*road)->manifests()) {
     json ops = json::array();
     for (const auto& op : m.operations) {
-      ops.push_back({{"name", op.name}, {"kind", ToString(op.kind)},
-                     {"description", op.description}, {"risk", ToString(op.risk)}});
+      ops.push_back({{"name", op.name},
+                     {"kind", ToString(op.kind)},
+                     {"description", op.description},
+                     {"risk", ToString(op.risk)}});
     }
     json modes = json::array();
     for (auto mode : m.modes) modes.push_back(ToString(mode));
@@ -86,12 +88,13 @@ int RunList(const Options& o) {
     Print({{"connectors", out}});
     return kExitOk;
   }
-  if (out.empty()) std::cout << "no connectors (manifests are read from "
-                             << (o.connectors.empty() ? DefaultManifestDir() : o.connectors)
-                             << ")\n";
+  if (out.empty())
+    std::cout << "no connectors (manifests are read from "
+              << (o.connectors.empty() ? DefaultManifestDir() : o.connectors) << ")\n";
   for (const auto& c : out) {
     std::string modes;
-    for (const auto& mode : c["modes"]) modes += (modes.empty() ? "" : ",") + mode.get<std::string>();
+    for (const auto& mode : c["modes"])
+      modes += (modes.empty() ? "" : ",") + mode.get<std::string>();
     std::printf("%-16s %-12s %-16s %-9s %s\n", c["slug"].get<std::string>().c_str(),
                 c["source"].get<std::string>().c_str(), modes.c_str(),
                 c["freshness"].get<std::string>().c_str(), c["title"].get<std::string>().c_str());
@@ -123,8 +126,10 @@ int RunSync(const Options& o) {
   if (tty) std::fprintf(stderr, "\n");
   if (!report) return ReportError(report.error(), o.json, ExitFor(report.error()));
   if (o.json) {
-    Print({{"connector", report->connector}, {"rows", report->rows},
-           {"synced_at", report->synced_at}, {"source", report->source}});
+    Print({{"connector", report->connector},
+           {"rows", report->rows},
+           {"synced_at", report->synced_at},
+           {"source", report->source}});
   } else {
     std::cout << "synced " << report->connector << ": " << report->rows << " rows\n";
   }
@@ -149,9 +154,9 @@ int RunRun(const Options& o) {
     std::string words;
     for (const auto& w : o.words) words += (words.empty() ? "" : " ") + w;
     if (words.empty()) {
-      return ReportError(MakeError("connect.bad_request",
-                                   "give the request in words or name --operation"),
-                         o.json, kExitUsage);
+      return ReportError(
+          MakeError("connect.bad_request", "give the request in words or name --operation"), o.json,
+          kExitUsage);
     }
     input["request"] = words;
   }
@@ -194,37 +199,37 @@ int RunSql(const Options& o) {
   return kExitOk;
 }
 
-const bool registered = RegisterCommand({
-    "connector", "List, sync and query connectors (the one road to external data)",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<Options>();
-      sub.add_option("--connectors", o->connectors, "Folder of connector manifests (*.json)");
-      sub.add_option("--data", o->data, "Folder of connector mirrors");
-      sub.add_flag("--json", o->json, "Print JSON");
-      sub.require_subcommand(1);
-      CLI::App* list = sub.add_subcommand("list", "List connectors with modes and freshness");
-      CLI::App* sync = sub.add_subcommand("sync", "Sync a connector's mirror now");
-      sync->add_option("connector", o->slug, "Connector slug")->required();
-      CLI::App* run = sub.add_subcommand("run", "RunConnectorCommand: rows plus capability");
-      run->add_option("connector", o->slug, "Connector slug")->required();
-      run->add_option("request", o->words, "The request in words");
-      run->add_option("--operation", o->operation, "Run this operation directly");
-      run->add_option("--args", o->args, "Operation arguments as a JSON object");
-      run->add_option("--limit", o->limit, "Maximum rows");
-      run->add_option("--mode", o->mode, "live | local | auto");
-      CLI::App* sql = sub.add_subcommand("sql", "One read-only SELECT against the mirror");
-      sql->add_option("connector", o->slug, "Connector slug")->required();
-      sql->add_option("query", o->sql, "The SELECT statement")->required();
-      sql->add_option("--limit", o->limit, "Maximum rows");
-      for (CLI::App* s : {list, sync, run, sql}) s->fallthrough();
-      return [o, list, sync, run, sql] {
-        if (list->parsed()) return RunList(*o);
-        if (sync->parsed()) return RunSync(*o);
-        if (run->parsed()) return RunRun(*o);
-        if (sql->parsed()) return RunSql(*o);
-        return kExitUsage;
-      };
-    }});
+const bool registered = RegisterCommand(
+    {"connector", "List, sync and query connectors (the one road to external data)",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<Options>();
+       sub.add_option("--connectors", o->connectors, "Folder of connector manifests (*.json)");
+       sub.add_option("--data", o->data, "Folder of connector mirrors");
+       sub.add_flag("--json", o->json, "Print JSON");
+       sub.require_subcommand(1);
+       CLI::App* list = sub.add_subcommand("list", "List connectors with modes and freshness");
+       CLI::App* sync = sub.add_subcommand("sync", "Sync a connector's mirror now");
+       sync->add_option("connector", o->slug, "Connector slug")->required();
+       CLI::App* run = sub.add_subcommand("run", "RunConnectorCommand: rows plus capability");
+       run->add_option("connector", o->slug, "Connector slug")->required();
+       run->add_option("request", o->words, "The request in words");
+       run->add_option("--operation", o->operation, "Run this operation directly");
+       run->add_option("--args", o->args, "Operation arguments as a JSON object");
+       run->add_option("--limit", o->limit, "Maximum rows");
+       run->add_option("--mode", o->mode, "live | local | auto");
+       CLI::App* sql = sub.add_subcommand("sql", "One read-only SELECT against the mirror");
+       sql->add_option("connector", o->slug, "Connector slug")->required();
+       sql->add_option("query", o->sql, "The SELECT statement")->required();
+       sql->add_option("--limit", o->limit, "Maximum rows");
+       for (CLI::App* s : {list, sync, run, sql}) s->fallthrough();
+       return [o, list, sync, run, sql] {
+         if (list->parsed()) return RunList(*o);
+         if (sync->parsed()) return RunSync(*o);
+         if (run->parsed()) return RunRun(*o);
+         if (sql->parsed()) return RunSql(*o);
+         return kExitUsage;
+       };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

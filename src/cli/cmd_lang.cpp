@@ -96,13 +96,16 @@ int RunValidate(const LangOptions& o) {
     bool ok = doc->is_array();
     for (const auto& h : ok ? *doc : Json::array()) {
       const std::string* name = NameOf(h);
-      if (name) names.push_back(*name);
-      else ok = false;
+      if (name)
+        names.push_back(*name);
+      else
+        ok = false;
     }
     if (!ok) {
       return ReportError(MakeError("surface.handles_invalid",
                                    "the handle registry must be a JSON array of tool names or "
-                                   "{\"name\": ...} tools", o.handles),
+                                   "{\"name\": ...} tools",
+                                   o.handles),
                          o.json, kExitUsage);
     }
     options.handles = std::move(names);
@@ -141,7 +144,8 @@ int RunPrompt(const LangOptions& o) {
     if (!ok) {
       return ReportError(MakeError("surface.tools_invalid",
                                    "tools must be a JSON array (or {\"tools\": [...]}) of names or "
-                                   "MCP tools with a string name", o.tools),
+                                   "MCP tools with a string name",
+                                   o.tools),
                          o.json, kExitUsage);
     }
     options.tools = std::move(tools);
@@ -155,34 +159,38 @@ int RunPrompt(const LangOptions& o) {
   return kExitOk;
 }
 
-const bool registered = RegisterCommand({
-    "lang", "OpenUI Lang: parse, validate, or generate the system prompt",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<LangOptions>();
-      sub.require_subcommand(1);
-      auto common = [&](CLI::App* c) {
-        c->add_option("--library", o->library, "library JSON Schema document (default: built-in)");
-        c->add_flag("--json", o->json, "machine-readable output");
-      };
-      CLI::App* parse = sub.add_subcommand("parse", "Parse a program from stdin into a ParseResult");
-      common(parse);
-      parse->add_option("--existing", o->existing, "merge stdin as an edit patch into this program");
-      CLI::App* validate = sub.add_subcommand("validate", "Check a program from stdin");
-      common(validate);
-      validate->add_option("--existing", o->existing, "merge stdin as an edit patch into this program");
-      validate->add_option("--handles", o->handles, "JSON array of tool names Query/Mutation may call");
-      CLI::App* prompt = sub.add_subcommand("prompt", "Print the system prompt for a library");
-      common(prompt);
-      prompt->add_option("--tools", o->tools, "JSON array of tool names or MCP tools");
-      prompt->add_flag("--edit-mode", o->edit_mode, "include edit-mode instructions");
-      prompt->add_flag("--inline-mode", o->inline_mode, "include inline-mode instructions");
-      return [o, parse, validate, prompt]() {
-        if (parse->parsed()) return RunParse(*o);
-        if (validate->parsed()) return RunValidate(*o);
-        if (prompt->parsed()) return RunPrompt(*o);
-        return kExitUsage;
-      };
-    }});
+const bool registered = RegisterCommand(
+    {"lang", "OpenUI Lang: parse, validate, or generate the system prompt",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<LangOptions>();
+       sub.require_subcommand(1);
+       auto common = [&](CLI::App* c) {
+         c->add_option("--library", o->library, "library JSON Schema document (default: built-in)");
+         c->add_flag("--json", o->json, "machine-readable output");
+       };
+       CLI::App* parse =
+           sub.add_subcommand("parse", "Parse a program from stdin into a ParseResult");
+       common(parse);
+       parse->add_option("--existing", o->existing,
+                         "merge stdin as an edit patch into this program");
+       CLI::App* validate = sub.add_subcommand("validate", "Check a program from stdin");
+       common(validate);
+       validate->add_option("--existing", o->existing,
+                            "merge stdin as an edit patch into this program");
+       validate->add_option("--handles", o->handles,
+                            "JSON array of tool names Query/Mutation may call");
+       CLI::App* prompt = sub.add_subcommand("prompt", "Print the system prompt for a library");
+       common(prompt);
+       prompt->add_option("--tools", o->tools, "JSON array of tool names or MCP tools");
+       prompt->add_flag("--edit-mode", o->edit_mode, "include edit-mode instructions");
+       prompt->add_flag("--inline-mode", o->inline_mode, "include inline-mode instructions");
+       return [o, parse, validate, prompt]() {
+         if (parse->parsed()) return RunParse(*o);
+         if (validate->parsed()) return RunValidate(*o);
+         if (prompt->parsed()) return RunPrompt(*o);
+         return kExitUsage;
+       };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

@@ -55,9 +55,9 @@ int Audit(const AuditOptions& o) {
     steps.push_back(std::move(j));
   }
   if (o.json) {
-    std::cout << nlohmann::json{{"threadId", thread}, {"messageId", last->id}, {"steps", steps}}
-                     .dump()
-              << "\n";
+    std::cout
+        << nlohmann::json{{"threadId", thread}, {"messageId", last->id}, {"steps", steps}}.dump()
+        << "\n";
     return kExitOk;
   }
   std::printf("thread %s, message %s\n", thread.c_str(), last->id.c_str());
@@ -80,17 +80,18 @@ int Audit(const AuditOptions& o) {
   return kExitOk;
 }
 
-const bool registered = RegisterCommand({
-    "prompt", "Inspect the harness's prompt frames (audit: tokens per owner per step)",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<AuditOptions>();
-      sub.require_subcommand(1, 1);
-      CLI::App* audit = sub.add_subcommand("audit", "Tokens per owner for each step of the last turn");
-      audit->add_option("--data", o->data, "Data folder");
-      audit->add_option("--thread", o->thread, "Thread id (default: the most recent)");
-      audit->add_flag("--json", o->json, "Print JSON");
-      return [o] { return Audit(*o); };
-    }});
+const bool registered = RegisterCommand(
+    {"prompt", "Inspect the harness's prompt frames (audit: tokens per owner per step)",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<AuditOptions>();
+       sub.require_subcommand(1, 1);
+       CLI::App* audit =
+           sub.add_subcommand("audit", "Tokens per owner for each step of the last turn");
+       audit->add_option("--data", o->data, "Data folder");
+       audit->add_option("--thread", o->thread, "Thread id (default: the most recent)");
+       audit->add_flag("--json", o->json, "Print JSON");
+       return [o] { return Audit(*o); };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

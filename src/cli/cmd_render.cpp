@@ -1,6 +1,7 @@
 // `affordance render` and `affordance act`: a view rendered to a model's token IDs.
 //
-//   affordance render --model M --view FILE --entry NAME --state FILE|- [--batch] [--cache] [--json]
+//   affordance render --model M --view FILE --entry NAME --state FILE|- [--batch] [--cache]
+//   [--json]
 //     Loads the view bound to M's encoder and renders the entry with the state (a JSON object of
 //     props; "-" reads stdin). --batch: the state is an array and each element is rendered in
 //     turn by the same loaded view (hook state carries over, as between renders of one app).
@@ -60,7 +61,8 @@ Result<nlohmann::ordered_json> ReadState(const RenderOptions& o) {
 }
 
 // Prints one result; returns false (after reporting) when decoding fails.
-bool Print(const render::Renderer& r, const render::Block& block, bool json, nlohmann::ordered_json* batch) {
+bool Print(const render::Renderer& r, const render::Block& block, bool json,
+           nlohmann::ordered_json* batch) {
   if (json) {
     if (batch != nullptr) {
       batch->push_back(block.ToJson());
@@ -90,10 +92,10 @@ int Run(const RenderOptions& o, bool act) {
     }
     call = nlohmann::ordered_json::parse(o.call, nullptr, false);
     if (call.is_discarded() || !call.is_object()) {
-      return ReportError(MakeError("cli.bad_call",
-                                   "--call must be a JSON object {\"name\": ..., \"arguments\": {...}}",
-                                   o.call),
-                         o.json, kExitUsage);
+      return ReportError(
+          MakeError("cli.bad_call",
+                    "--call must be a JSON object {\"name\": ..., \"arguments\": {...}}", o.call),
+          o.json, kExitUsage);
     }
   }
   auto renderer = render::Renderer::Load(o.view, o.entry, o.model);
@@ -136,25 +138,25 @@ void AddCommon(CLI::App& sub, RenderOptions& o) {
   sub.add_flag("--json", o.json, "Print {tokens, spans, tools} instead of the decoded prompt");
 }
 
-const bool kRender = RegisterCommand({
-    "render", "Render a view to a model's token IDs, spans and tools",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<RenderOptions>();
-      AddCommon(sub, *o);
-      sub.add_flag("--batch", o->batch, "The state is an array; render each");
-      sub.add_flag("--cache", o->cache, "Reuse encoded text runs across the batch");
-      return [o] { return Run(*o, false); };
-    }});
+const bool kRender = RegisterCommand(
+    {"render", "Render a view to a model's token IDs, spans and tools",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<RenderOptions>();
+       AddCommon(sub, *o);
+       sub.add_flag("--batch", o->batch, "The state is an array; render each");
+       sub.add_flag("--cache", o->cache, "Reuse encoded text runs across the batch");
+       return [o] { return Run(*o, false); };
+     }});
 
-const bool kAct = RegisterCommand({
-    "act", "Dispatch one model tool call through a view's projected handler and re-render",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<RenderOptions>();
-      AddCommon(sub, *o);
-      sub.add_option("--call", o->call, "The call: {\"name\": ..., \"arguments\": {...}}")
-          ->required();
-      return [o] { return Run(*o, true); };
-    }});
+const bool kAct = RegisterCommand(
+    {"act", "Dispatch one model tool call through a view's projected handler and re-render",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<RenderOptions>();
+       AddCommon(sub, *o);
+       sub.add_option("--call", o->call, "The call: {\"name\": ..., \"arguments\": {...}}")
+           ->required();
+       return [o] { return Run(*o, true); };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

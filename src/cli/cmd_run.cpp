@@ -52,17 +52,17 @@ int Run(const RunOptions& o) {
   return kExitOk;
 }
 
-const bool registered = RegisterCommand({
-    "run", "Run one harness turn (--json: UI message stream chunks as JSON lines)",
-    [](CLI::App& sub) -> Runner {
-      auto o = std::make_shared<RunOptions>();
-      AddSessionOptions(sub, o->session);
-      sub.add_option("--thread", o->thread, "Continue this thread (default: a new one)");
-      sub.add_option("--title", o->title, "Title of the new thread");
-      sub.add_flag("--json", o->session.json, "Print events as JSON lines");
-      sub.add_option("message", o->message, "The user's message")->required();
-      return [o] { return Run(*o); };
-    }});
+const bool registered = RegisterCommand(
+    {"run", "Run one harness turn (--json: UI message stream chunks as JSON lines)",
+     [](CLI::App& sub) -> Runner {
+       auto o = std::make_shared<RunOptions>();
+       AddSessionOptions(sub, o->session);
+       sub.add_option("--thread", o->thread, "Continue this thread (default: a new one)");
+       sub.add_option("--title", o->title, "Title of the new thread");
+       sub.add_flag("--json", o->session.json, "Print events as JSON lines");
+       sub.add_option("message", o->message, "The user's message")->required();
+       return [o] { return Run(*o); };
+     }});
 
 }  // namespace
 }  // namespace affordance::cli

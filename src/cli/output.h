@@ -1,8 +1,9 @@
 // How every `affordance` command reports results and errors.
 //
-// Machine mode (`--json`): errors are printed to stdout as {"error": {"code", "message"[, "detail"]}}.
-// Human mode: "affordance: <message> (<detail>) [<code>]" on stderr. Either way the exit status is
-// non-zero: kExitUsage for bad invocations and input, kExitFailure for everything else.
+// Machine mode (`--json`): errors are printed to stdout as {"error": {"code", "message"[,
+// "detail"]}}. Human mode: "affordance: <message> (<detail>) [<code>]" on stderr. Either way the
+// exit status is non-zero: kExitUsage for bad invocations and input, kExitFailure for everything
+// else.
 #pragma once
 
 #include "base/result.h"

@@ -28,7 +28,8 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--provider", o.provider, "replay | llama | openai")->capture_default_str();
   app.add_option("--script", o.script, "Replay script (JSON) for --provider replay");
   app.add_option("--gguf", o.gguf, "GGUF model file for --provider llama");
-  app.add_option("--context", o.context, "Context size for --provider llama")->capture_default_str();
+  app.add_option("--context", o.context, "Context size for --provider llama")
+      ->capture_default_str();
   app.add_option("--base-url", o.base_url, "OpenAI-compatible server for --provider openai");
   app.add_option("--api", o.api, "completions (token IDs) | chat (messages + tools)")
       ->capture_default_str();
@@ -95,11 +96,13 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
                                                       std::shared_ptr<const text::Tokenizer> tok,
                                                       formats::ChatFormat format) {
   if (o.provider == "replay") {
-    if (o.script.empty()) return MakeError("cli.missing_option", "--provider replay needs --script FILE");
+    if (o.script.empty())
+      return MakeError("cli.missing_option", "--provider replay needs --script FILE");
     auto script = model::LoadReplayScript(o.script);
     if (!script) return script.error();
     if (script->format != format) {
-      return MakeError("cli.bad_binding", "the replay script is for another chat format than --model",
+      return MakeError("cli.bad_binding",
+                       "the replay script is for another chat format than --model",
                        std::string(formats::ChatFormatName(script->format)) + " vs " +
                            std::string(formats::ChatFormatName(format)));
     }
@@ -108,7 +111,8 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
     return std::unique_ptr<model::Provider>(std::move(*p));
   }
   if (o.provider == "llama") {
-    if (o.gguf.empty()) return MakeError("cli.missing_option", "--provider llama needs --gguf FILE");
+    if (o.gguf.empty())
+      return MakeError("cli.missing_option", "--provider llama needs --gguf FILE");
     if (!fs::exists(o.gguf)) return MakeError("model.not_found", "no model file at " + o.gguf);
     if (!model::LlamaProvider::Available()) {
       return MakeError("model.llama_unavailable",
@@ -123,7 +127,8 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
     return std::unique_ptr<model::Provider>(std::move(*p));
   }
   if (o.provider == "openai") {
-    if (o.base_url.empty()) return MakeError("cli.missing_option", "--provider openai needs --base-url URL");
+    if (o.base_url.empty())
+      return MakeError("cli.missing_option", "--provider openai needs --base-url URL");
     model::HttpProviderOptions ho;
     ho.base_url = o.base_url;
     if (o.api == "chat") {
@@ -169,7 +174,8 @@ Result<std::vector<harness::MountedApp>> ParseApps(const SessionOptions& o) {
     if (apps.empty()) return MakeError("harness.bad_app", "--app-props needs an --app");
     auto props = ReadJsonArg(o.app_props, "--app-props");
     if (!props) return props.error();
-    if (!props->is_object()) return MakeError("harness.bad_app", "--app-props must be a JSON object");
+    if (!props->is_object())
+      return MakeError("harness.bad_app", "--app-props must be a JSON object");
     apps[0].props = *props;
   }
   return apps;
@@ -243,8 +249,8 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
   std::tm local{};
   localtime_r(&now, &local);
   ho.utc_offset_s = static_cast<int>(local.tm_gmtoff);
-  s->harness = std::make_unique<harness::Harness>(*s->store, *s->provider, *s->frame,
-                                                  s->road.get(), ho);
+  s->harness =
+      std::make_unique<harness::Harness>(*s->store, *s->provider, *s->frame, s->road.get(), ho);
   return s;
 }
 

@@ -26,10 +26,10 @@ struct SessionOptions {
   std::string data;
   std::string model = "Qwen__Qwen3-4B-Instruct-2507";
   std::string provider = "replay";
-  std::string script;        // replay
-  std::string gguf;          // llama
-  int context = 8192;        // llama
-  std::string base_url;      // openai
+  std::string script;    // replay
+  std::string gguf;      // llama
+  int context = 8192;    // llama
+  std::string base_url;  // openai
   std::string api = "completions";
   std::string api_key_env;
   std::string server_model;  // the request's "model" field

@@ -36,7 +36,8 @@ std::string ArgsSummary(const nlohmann::ordered_json& input) {
     std::string v;
     if (value.is_string()) {
       v = Shorten(value.get<std::string>(), 28);
-      for (char& c : v) if (c == '\n') c = ' ';
+      for (char& c : v)
+        if (c == '\n') c = ' ';
     } else if (value.is_object()) {
       auto op = value.find("operation");
       v = op != value.end() && op->is_string() ? op->get<std::string>() + "(…)" : "{…}";
@@ -71,7 +72,8 @@ TerminalView::TerminalView(std::ostream& out, bool tty) : out_(out), tty_(tty) {
       auto secs = std::chrono::duration_cast<std::chrono::seconds>(
                       std::chrono::steady_clock::now() - step_started_)
                       .count();
-      out_ << "\r\033[K" << "\033[36m" << kFrames[frame++ % 10] << "\033[0m "
+      out_ << "\r\033[K"
+           << "\033[36m" << kFrames[frame++ % 10] << "\033[0m "
            << "\033[2m" << spin_label_ << (secs > 0 ? " " + std::to_string(secs) + "s" : "")
            << "\033[0m" << std::flush;
       spinner_drawn_ = true;
@@ -197,8 +199,8 @@ void TerminalView::Show(const harness::Event& event) {
     Spin("running " + call.name);
   } else if (type == "tool-input-error") {
     StopSpin();
-    Line("  " + Color("31", "✗") + " " + (c.value("toolName", "").empty() ? "malformed call"
-                                                                         : c.value("toolName", "")) +
+    Line("  " + Color("31", "✗") + " " +
+         (c.value("toolName", "").empty() ? "malformed call" : c.value("toolName", "")) +
          Dim(" · " + Shorten(c.value("errorText", ""), 100)));
   } else if (type == "tool-output-available") {
     calls_[c.value("toolCallId", "")].ok = true;
@@ -210,7 +212,8 @@ void TerminalView::Show(const harness::Event& event) {
     StopSpin();
     const auto& d = c["data"];
     Line("  " + Color("33", "⚑") + " " + d.value("approvalId", "") + " " +
-         d.value("connector", "") + "." + d.value("operation", "") + Dim(" · " + d.value("state", "")));
+         d.value("connector", "") + "." + d.value("operation", "") +
+         Dim(" · " + d.value("state", "")));
   } else if (type == "tool-output-error") {
     calls_[c.value("toolCallId", "")].error = c.value("errorText", "");
   } else if (type == "data-truth") {
@@ -230,16 +233,17 @@ void TerminalView::Show(const harness::Event& event) {
   } else if (type == "data-surface") {
     StopSpin();
     const auto& d = c["data"];
-    std::string head = "  " + Color("35", "▣") + " surface " + d.value("surfaceId", "") +
-                       Dim(" · " + d.value("kind", "inline") + " · " +
-                           (d.value("live", false) ? "live" : "static") + " · " +
-                           d.value("state", ""));
+    std::string head =
+        "  " + Color("35", "▣") + " surface " + d.value("surfaceId", "") +
+        Dim(" · " + d.value("kind", "inline") + " · " +
+            (d.value("live", false) ? "live" : "static") + " · " + d.value("state", ""));
     std::string program = d.value("program", "");
     std::string body;
     size_t start = 0;
     for (int i = 0; i < 6 && start < program.size(); ++i) {
       size_t nl = program.find('\n', start);
-      std::string line = program.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+      std::string line =
+          program.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
       body += "\n    " + Dim(Shorten(line, 96));
       start = nl == std::string::npos ? program.size() : nl + 1;
     }

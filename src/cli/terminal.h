@@ -35,7 +35,7 @@ class TerminalView {
   // Streams answer text, wrapping at word boundaries at the terminal's width (tty only).
   void Prose(const std::string& delta);
   void FlushWord();
-  void Line(const std::string& text);   // on a line of its own
+  void Line(const std::string& text);  // on a line of its own
   void Spin(const std::string& label);
   void StopSpin();
   std::string Dim(const std::string& s) const;

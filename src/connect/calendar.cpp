@@ -97,8 +97,8 @@ void WriteInstance(icalcomponent*, icaltime_span* span, void* data) {
   if (w->recurring && !w->is_override && w->overridden.count({w->uid, span->start})) return;
   time_t end = span->start + static_cast<time_t>(w->duration);
   std::string start_text = Iso(span->start, w->all_day);
-  std::string id = (w->recurring || w->is_override) ? w->uid + "/" + Iso(span->start, false)
-                                                    : w->uid;
+  std::string id =
+      (w->recurring || w->is_override) ? w->uid + "/" + Iso(span->start, false) : w->uid;
   icalcomponent* c = w->comp;
   std::string values[] = {id,
                           w->uid,
@@ -187,8 +187,8 @@ Result<int64_t> SyncCalendar(const ConnectorManifest& manifest, const std::strin
   for (auto& cal : calendars) {
     std::vector<icalcomponent*> roots;
     if (icalcomponent_isa(cal.root.get()) == ICAL_XROOT_COMPONENT) {
-      for (icalcomponent* c = icalcomponent_get_first_component(cal.root.get(),
-                                                                ICAL_VCALENDAR_COMPONENT);
+      for (icalcomponent* c =
+               icalcomponent_get_first_component(cal.root.get(), ICAL_VCALENDAR_COMPONENT);
            c; c = icalcomponent_get_next_component(cal.root.get(), ICAL_VCALENDAR_COMPONENT)) {
         roots.push_back(c);
       }
@@ -233,8 +233,8 @@ Result<int64_t> SyncCalendar(const ConnectorManifest& manifest, const std::strin
       if (w.uid.empty()) w.uid = cal->name + "#" + std::to_string(i);
       w.all_day = dtstart.is_date;
       icaltimetype dtend = icalcomponent_get_dtend(e);
-      w.duration = icaltime_is_null_time(dtend) ? (w.all_day ? 86400 : 0)
-                                                : ToUtc(dtend) - ToUtc(dtstart);
+      w.duration =
+          icaltime_is_null_time(dtend) ? (w.all_day ? 86400 : 0) : ToUtc(dtend) - ToUtc(dtstart);
       if (w.duration < 0) w.duration = 0;
       w.is_override = !icaltime_is_null_time(icalcomponent_get_recurrenceid(e));
       w.recurring = icalcomponent_get_first_property(e, ICAL_RRULE_PROPERTY) != nullptr ||

@@ -23,12 +23,12 @@
 namespace affordance::connect {
 
 struct ChoiceRequest {
-  std::string connector;             // the slug; choices are confined to it
+  std::string connector;  // the slug; choices are confined to it
   std::string title;
-  std::string request;               // the user's words, verbatim
+  std::string request;                // the user's words, verbatim
   std::vector<Candidate> candidates;  // every readable operation; `which` hints first when present
   std::vector<MirrorTable> mirror_tables;  // for writing SQL against the mirror
-  int step = 1;                      // 1-based
+  int step = 1;                            // 1-based
   int max_steps = 3;
   std::optional<Error> previous_error;  // why the previous choice failed
   nlohmann::json previous_choice;       // {operation, args} of that choice, null on step 1

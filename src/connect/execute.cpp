@@ -24,9 +24,12 @@ constexpr const char* kMirrorFirst = "mirror_first_while_syncing";
 std::vector<json> RowsOf(const json& results, const Operation& op) {
   std::vector<json> rows;
   auto add = [&](const json& v) {
-    if (v.is_object()) rows.push_back(v);
-    else if (!op.detail_operation.empty()) rows.push_back({{op.id_field, v}});
-    else rows.push_back({{"value", v}});
+    if (v.is_object())
+      rows.push_back(v);
+    else if (!op.detail_operation.empty())
+      rows.push_back({{op.id_field, v}});
+    else
+      rows.push_back({{"value", v}});
   };
   if (results.is_array()) {
     for (const auto& v : results) add(v);
@@ -103,7 +106,8 @@ Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManif
   entry.args = args;
   std::vector<std::string> columns;
   if (m.source.kind == SourceKind::kPrintedCli) {
-    SourceMode cli_mode = (mode == SourceMode::kAuto && Syncing(m.slug)) ? SourceMode::kLocal : mode;
+    SourceMode cli_mode =
+        (mode == SourceMode::kAuto && Syncing(m.slug)) ? SourceMode::kLocal : mode;
     Result<CliReply> reply = MakeError("connect.cli_failed", "not run");
     if (op.kind == OperationKind::kSql) {
       // The statement must pass our guard against the CLI's mirror before the CLI sees it.
@@ -199,8 +203,8 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
   }
   for (const auto& id : ids) {
     if (auto s = ValidateArgs(detail->args_schema, json{{list.id_field, id}}); !s) {
-      return MakeError("connect.bad_args", detail->name + " cannot take the listed IDs: " +
-                                               s.error().message);
+      return MakeError("connect.bad_args",
+                       detail->name + " cannot take the listed IDs: " + s.error().message);
     }
   }
   std::vector<std::optional<Result<Execution>>> reads(ids.size());
@@ -231,8 +235,8 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
   for (auto& r : reads) {
     if (!r->ok()) {
       if (!first_error) first_error = r->error();
-      if (errors.size() < 3) errors.push_back({{"code", r->error().code},
-                                               {"message", r->error().message}});
+      if (errors.size() < 3)
+        errors.push_back({{"code", r->error().code}, {"message", r->error().message}});
       continue;
     }
     ++ok;
@@ -256,8 +260,8 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
                    {"failed", failed},
                    {"parallel", width}};
   if (!errors.empty()) entry.fan_out["errors"] = errors;
-  ex.contracts.push_back({detail->handle, m.slug, detail->name, entry.args, source,
-                          entry.served_fields});
+  ex.contracts.push_back(
+      {detail->handle, m.slug, detail->name, entry.args, source, entry.served_fields});
   ex.ledger.push_back(std::move(entry));
   ex.rows = std::move(rows);
   ex.partial = ex.partial || failed > 0;
@@ -283,9 +287,10 @@ Result<std::string> ConnectorRoad::Serve(const ConnectorManifest& m, SourceMode 
   }
   if (mode == SourceMode::kLocal) {
     if (!record.synced) {
-      return MakeError("connect.mirror_empty",
-                       "the mirror of \"" + m.slug + "\" has never been synced; run `affordance "
-                       "connector sync " + m.slug + "` or use the live mode");
+      return MakeError("connect.mirror_empty", "the mirror of \"" + m.slug +
+                                                   "\" has never been synced; run `affordance "
+                                                   "connector sync " +
+                                                   m.slug + "` or use the live mode");
     }
     return std::string("mirror");
   }

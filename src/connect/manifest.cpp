@@ -113,18 +113,20 @@ E Enum(const std::string& text, const std::string& ptr,
 }
 
 OperationKind KindOf(const std::string& s, const std::string& ptr) {
-  return Enum<OperationKind>(s, ptr, {{"list", OperationKind::kList},
-                                      {"detail", OperationKind::kDetail},
-                                      {"search", OperationKind::kSearch},
-                                      {"sql", OperationKind::kSql},
-                                      {"mutation", OperationKind::kMutation}});
+  return Enum<OperationKind>(s, ptr,
+                             {{"list", OperationKind::kList},
+                              {"detail", OperationKind::kDetail},
+                              {"search", OperationKind::kSearch},
+                              {"sql", OperationKind::kSql},
+                              {"mutation", OperationKind::kMutation}});
 }
 
 Operation ParseOperation(const json& j, const std::string& ptr, const ConnectorManifest& m) {
   if (!j.is_object()) Fail(ptr, "must be an object");
-  OnlyKeys(j, ptr, {"name", "kind", "description", "args", "served_fields", "risk", "handle",
-                    "query", "argv", "positional", "detail_operation", "id_field", "statement",
-                    "effect", "idempotency_flag", "verify"});
+  OnlyKeys(j, ptr,
+           {"name", "kind", "description", "args", "served_fields", "risk", "handle", "query",
+            "argv", "positional", "detail_operation", "id_field", "statement", "effect",
+            "idempotency_flag", "verify"});
   Operation op;
   op.name = String(j, "name", ptr, true);
   if (!IsName(op.name, false)) Fail(ptr + "/name", "must match [a-z][a-z0-9_]* (64 bytes max)");
@@ -136,11 +138,11 @@ Operation ParseOperation(const json& j, const std::string& ptr, const ConnectorM
     Fail(ptr + "/args", "must be a JSON Schema with \"type\": \"object\"");
   }
   op.served_fields = Strings(j, "served_fields", ptr);
-  std::string risk = String(j, "risk", ptr, false, op.kind == OperationKind::kMutation ? "write"
-                                                                                       : "read");
-  op.risk = Enum<Risk>(risk, ptr + "/risk", {{"read", Risk::kRead},
-                                             {"write", Risk::kWrite},
-                                             {"destructive", Risk::kDestructive}});
+  std::string risk =
+      String(j, "risk", ptr, false, op.kind == OperationKind::kMutation ? "write" : "read");
+  op.risk = Enum<Risk>(
+      risk, ptr + "/risk",
+      {{"read", Risk::kRead}, {"write", Risk::kWrite}, {"destructive", Risk::kDestructive}});
   if ((op.kind == OperationKind::kMutation) != (op.risk != Risk::kRead)) {
     Fail(ptr + "/risk", op.kind == OperationKind::kMutation
                             ? "a mutation cannot have risk \"read\""
@@ -255,7 +257,8 @@ std::vector<MirrorTable> ParseMirror(const json& j, const std::string& ptr) {
       std::string cat = at + "/columns/" + std::to_string(c);
       if (!cols[c].is_object()) Fail(cat, "must be an object");
       OnlyKeys(cols[c], cat, {"name", "type"});
-      t.columns.push_back({String(cols[c], "name", cat, true), String(cols[c], "type", cat, false)});
+      t.columns.push_back(
+          {String(cols[c], "name", cat, true), String(cols[c], "type", cat, false)});
     }
     tables.push_back(std::move(t));
   }
@@ -264,8 +267,9 @@ std::vector<MirrorTable> ParseMirror(const json& j, const std::string& ptr) {
 
 ConnectorManifest Parse(const json& j, const std::string& file) {
   if (!j.is_object()) Fail("", "a manifest must be a JSON object");
-  OnlyKeys(j, "", {"slug", "title", "description", "source", "modes", "credentials", "mirror",
-                   "sync", "operations", "$comment"});
+  OnlyKeys(j, "",
+           {"slug", "title", "description", "source", "modes", "credentials", "mirror", "sync",
+            "operations", "$comment"});
   ConnectorManifest m;
   m.file = file;
   m.slug = String(j, "slug", "", true);
@@ -342,35 +346,49 @@ std::string EnvOr(const char* name, const char* xdg, const char* fallback) {
 
 std::string ToString(SourceMode mode) {
   switch (mode) {
-    case SourceMode::kLive: return "live";
-    case SourceMode::kLocal: return "local";
-    case SourceMode::kAuto: return "auto";
+    case SourceMode::kLive:
+      return "live";
+    case SourceMode::kLocal:
+      return "local";
+    case SourceMode::kAuto:
+      return "auto";
   }
   return "?";
 }
 std::string ToString(SourceKind kind) {
   switch (kind) {
-    case SourceKind::kSqlite: return "sqlite";
-    case SourceKind::kPrintedCli: return "printed_cli";
-    case SourceKind::kIcs: return "ics";
+    case SourceKind::kSqlite:
+      return "sqlite";
+    case SourceKind::kPrintedCli:
+      return "printed_cli";
+    case SourceKind::kIcs:
+      return "ics";
   }
   return "?";
 }
 std::string ToString(OperationKind kind) {
   switch (kind) {
-    case OperationKind::kList: return "list";
-    case OperationKind::kDetail: return "detail";
-    case OperationKind::kSearch: return "search";
-    case OperationKind::kSql: return "sql";
-    case OperationKind::kMutation: return "mutation";
+    case OperationKind::kList:
+      return "list";
+    case OperationKind::kDetail:
+      return "detail";
+    case OperationKind::kSearch:
+      return "search";
+    case OperationKind::kSql:
+      return "sql";
+    case OperationKind::kMutation:
+      return "mutation";
   }
   return "?";
 }
 std::string ToString(Risk risk) {
   switch (risk) {
-    case Risk::kRead: return "read";
-    case Risk::kWrite: return "write";
-    case Risk::kDestructive: return "destructive";
+    case Risk::kRead:
+      return "read";
+    case Risk::kWrite:
+      return "write";
+    case Risk::kDestructive:
+      return "destructive";
   }
   return "?";
 }
@@ -437,7 +455,8 @@ Result<std::vector<ConnectorManifest>> LoadManifests(const std::string& dir) {
     for (const auto& other : out) {
       if (other.slug == m->slug) {
         return MakeError("connect.manifest_invalid",
-                         "slug \"" + m->slug + "\" is already used by " + other.file, path.string());
+                         "slug \"" + m->slug + "\" is already used by " + other.file,
+                         path.string());
       }
     }
     out.push_back(std::move(m.value()));

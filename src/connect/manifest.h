@@ -31,10 +31,10 @@ std::string ToString(Risk risk);
 Result<SourceMode> ParseSourceMode(const std::string& text);
 
 struct Operation {
-  std::string name;         // unique within the connector: [a-z][a-z0-9_]*
+  std::string name;  // unique within the connector: [a-z][a-z0-9_]*
   OperationKind kind = OperationKind::kList;
   std::string description;
-  nlohmann::json args_schema;  // JSON Schema (object); validated by ValidateArgs
+  nlohmann::json args_schema;              // JSON Schema (object); validated by ValidateArgs
   std::vector<std::string> served_fields;  // empty: whatever the source returns
   Risk risk = Risk::kRead;
   std::string handle;  // query handle name; defaults to "<slug>_<name>"
@@ -84,14 +84,14 @@ struct SyncPolicy {
 
 struct SourceSpec {
   SourceKind kind = SourceKind::kSqlite;
-  std::string path;                 // sqlite: the database (absolute after load)
-  std::vector<std::string> paths;   // ics: .ics files or folders of them (absolute after load)
-  std::string command;              // printed CLI: executable (absolute if it contains '/')
-  std::string mirror_path;          // printed CLI: its SQLite mirror (default: XDG data dir)
+  std::string path;                // sqlite: the database (absolute after load)
+  std::vector<std::string> paths;  // ics: .ics files or folders of them (absolute after load)
+  std::string command;             // printed CLI: executable (absolute if it contains '/')
+  std::string mirror_path;         // printed CLI: its SQLite mirror (default: XDG data dir)
   // printed CLI: optional verbs it has ("which", "sql", "sync", "lookup": `lookup <idempotency
   // key>` answers the effect recorded under that key, exit 3 when there is none).
   std::vector<std::string> verbs;
-  int64_t timeout_ms = 30000;       // printed CLI: per invocation
+  int64_t timeout_ms = 30000;  // printed CLI: per invocation
   // Fan-out width. Default 8 for printed CLIs (one process per read: 7.3x faster than one at a
   // time) and 1 for mirror sources (an indexed read takes microseconds; threads only add
   // contention: 0.44x). See docs/BENCHMARKS.md `## connect`.

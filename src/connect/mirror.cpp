@@ -67,7 +67,8 @@ Result<MirrorWriter> MirrorWriter::Open(const std::string& path, const std::stri
   }
   MirrorWriter writer(db);
   sqlite3_busy_timeout(db, 10000);
-  if (auto s = Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !s) return s.error();
+  if (auto s = Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !s)
+    return s.error();
   if (auto s = Exec(db, std::string(kSyncTable) + schema); !s) return s.error();
   return writer;
 }
@@ -108,8 +109,7 @@ Result<int64_t> MirrorWriter::Replace(const std::function<Result<int64_t>(sqlite
   sqlite3_finalize(stmt);
   if (rc != SQLITE_DONE) {
     (void)Exec(db_, "ROLLBACK");
-    return MakeError("connect.mirror_write_failed", "cannot record the sync",
-                     sqlite3_errmsg(db_));
+    return MakeError("connect.mirror_write_failed", "cannot record the sync", sqlite3_errmsg(db_));
   }
   if (auto s = Exec(db_, "COMMIT"); !s) {
     (void)Exec(db_, "ROLLBACK");

@@ -30,8 +30,8 @@ struct SyncProgress {
 using ProgressFn = std::function<void(const SyncProgress&)>;
 
 struct SyncRecord {
-  bool synced = false;     // false: never synced (empty mirror)
-  int64_t synced_at = 0;   // epoch seconds
+  bool synced = false;    // false: never synced (empty mirror)
+  int64_t synced_at = 0;  // epoch seconds
   int64_t rows = 0;
   std::string source;
   int64_t duration_ms = 0;
@@ -54,8 +54,7 @@ class MirrorWriter {
   // connection and returns the number of rows it wrote; an error (or exception) rolls back and
   // leaves the previous content untouched.
   Result<int64_t> Replace(const std::function<Result<int64_t>(sqlite3*)>& fill, int64_t synced_at,
-                          const std::string& source,
-                          std::chrono::steady_clock::time_point started);
+                          const std::string& source, std::chrono::steady_clock::time_point started);
 
   sqlite3* db() { return db_; }
 

@@ -13,9 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string Stringify(const json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
+std::string Stringify(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 std::string Tail(const std::string& s, size_t n) {
   return ValidUtf8(s.size() <= n ? s : s.substr(s.size() - n));
@@ -146,8 +144,10 @@ Result<std::vector<WhichMatch>> RunWhich(const SourceSpec& source, const std::st
     if (w.entry.contains("command") && w.entry["command"].is_string()) {
       w.command = w.entry["command"].get<std::string>();
     }
-    if (w.entry.contains("args") && w.entry["args"].is_object()) w.args = w.entry["args"];
-    else w.args = json::object();
+    if (w.entry.contains("args") && w.entry["args"].is_object())
+      w.args = w.entry["args"];
+    else
+      w.args = json::object();
     if (m.contains("score") && m["score"].is_number()) w.score = m["score"].get<double>();
     out.push_back(std::move(w));
   }

@@ -20,9 +20,9 @@
 namespace affordance::connect {
 
 struct CliReply {
-  nlohmann::json results;           // the `results` member (any JSON)
-  nlohmann::json meta;              // the `meta` member, {} when absent
-  bool partial = false;             // exit code 6 with results present
+  nlohmann::json results;  // the `results` member (any JSON)
+  nlohmann::json meta;     // the `meta` member, {} when absent
+  bool partial = false;    // exit code 6 with results present
 };
 
 // Runs one invocation. `words` are everything between the command and "--agent". Output nested
@@ -42,10 +42,10 @@ Error ExitCodeError(int exit_code, const std::string& message, const std::string
 std::string PrintedCliMirrorPath(const SourceSpec& source);
 
 struct WhichMatch {
-  std::string command;      // entry.command, e.g. "items get"
-  nlohmann::json args;      // entry.args, {} when absent
+  std::string command;  // entry.command, e.g. "items get"
+  nlohmann::json args;  // entry.args, {} when absent
   double score = 0;
-  nlohmann::json entry;     // the whole entry as the CLI printed it
+  nlohmann::json entry;  // the whole entry as the CLI printed it
 };
 
 // Runs the CLI's `which <query>` verb and returns its matches in the CLI's order.

@@ -109,14 +109,16 @@ Status BoundRows(ConnectorResult& r, int64_t limit, size_t max_chars) {
     return Size(r) <= max_chars;
   };
   if (!fits(0)) {
-    return MakeError("connect.result_too_large",
-                     "the result is over the " + std::to_string(max_chars) +
-                         "-character cap even without rows");
+    return MakeError(
+        "connect.result_too_large",
+        "the result is over the " + std::to_string(max_chars) + "-character cap even without rows");
   }
   while (lo < hi) {
     size_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   fits(lo);
   return {};

@@ -22,12 +22,12 @@ inline constexpr size_t kResultCharCap = 24000;
 // One operation that ran. `source` is "live" (read from the source during this call), "mirror"
 // (the connector's SQLite mirror) or "local" (a local database that is its own source).
 struct LedgerEntry {
-  std::string command;                     // the operation name
+  std::string command;  // the operation name
   nlohmann::json args = nlohmann::json::object();
   std::vector<std::string> served_fields;  // fields the returned rows carry
   std::string source;
   int64_t rows = 0;
-  nlohmann::json fan_out;                  // null, or {detail, requested, succeeded, failed, ...}
+  nlohmann::json fan_out;  // null, or {detail, requested, succeeded, failed, ...}
 };
 
 // What a later Query() binding must match to re-execute this read exactly.

@@ -50,7 +50,8 @@ Result<ConnectorCommand> ParseConnectorCommand(const json& in) {
   if (!in.is_object()) return BadRequest("the command must be a JSON object");
   for (const auto& [key, value] : in.items()) {
     if (key != "connector" && key != "request" && key != "limit" && key != "mode") {
-      return BadRequest("unknown member \"" + key + "\" (allowed: connector, request, limit, mode)");
+      return BadRequest("unknown member \"" + key +
+                        "\" (allowed: connector, request, limit, mode)");
     }
   }
   ConnectorCommand cmd;
@@ -83,13 +84,13 @@ Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorComman
   if (!found) {
     std::string slugs;
     for (const auto& m : manifests_) slugs += (slugs.empty() ? "" : ", ") + m.slug;
-    return MakeError("connect.unknown_connector",
-                     "no connector \"" + cmd.connector + "\" (ready: " +
-                         (slugs.empty() ? "none" : slugs) + ")");
+    return MakeError(
+        "connect.unknown_connector",
+        "no connector \"" + cmd.connector + "\" (ready: " + (slugs.empty() ? "none" : slugs) + ")");
   }
   const ConnectorManifest& m = *found;
-  SourceMode mode = cmd.mode.value_or(m.Supports(SourceMode::kAuto) ? SourceMode::kAuto
-                                                                     : m.modes.front());
+  SourceMode mode =
+      cmd.mode.value_or(m.Supports(SourceMode::kAuto) ? SourceMode::kAuto : m.modes.front());
   if (!m.Supports(mode)) {
     return MakeError("connect.mode_unsupported",
                      "connector \"" + m.slug + "\" does not offer the " + ToString(mode) + " mode");
@@ -116,8 +117,9 @@ Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorComman
     }
     if (op->kind == OperationKind::kMutation) {
       return MakeError("connect.mutation_not_readable",
-                       "\"" + name + "\" is a mutation; writes are staged through authority, not "
-                       "run by RunConnectorCommand");
+                       "\"" + name +
+                           "\" is a mutation; writes are staged through authority, not "
+                           "run by RunConnectorCommand");
     }
     if (!args.is_object()) return MakeError("connect.bad_args", "\"args\" must be an object");
     if (auto s = ValidateArgs(op->args_schema, args); !s) {
@@ -185,22 +187,23 @@ Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorComman
                                   [&](const Candidate& c) { return c.operation == op.name; });
         if (op.kind != OperationKind::kMutation && !hinted) candidates.push_back(CandidateFor(op));
       }
-      ChoiceRequest ask{m.slug, m.title, words, candidates, m.mirror_tables, 1,
-                        options_.focus_steps, std::nullopt, nullptr};
+      ChoiceRequest ask{
+          m.slug,       m.title, words, candidates, m.mirror_tables, 1, options_.focus_steps,
+          std::nullopt, nullptr};
       std::string reason = "the request names no operation and no chooser is available";
       for (int step = 1; chooser && step <= options_.focus_steps; ++step) {
         ask.step = step;
         auto choice = chooser->Choose(ask);
         if (!choice) return choice.error();
         if (choice->operation.empty()) {
-          reason = choice->reason.empty() ? "the chooser found no fitting operation"
-                                          : choice->reason;
+          reason =
+              choice->reason.empty() ? "the chooser found no fitting operation" : choice->reason;
           break;
         }
         ask.previous_choice = {{"operation", choice->operation}, {"args", choice->args}};
         auto op = check(choice->operation, choice->args);
-        Result<Execution> run = op ? Execute(m, **op, choice->args, mode, limit)
-                                   : Result<Execution>(op.error());
+        Result<Execution> run =
+            op ? Execute(m, **op, choice->args, mode, limit) : Result<Execution>(op.error());
         if (run) {
           exec = std::move(run.value());
           result.resolution = {{"by", "chooser"}, {"steps", step}};

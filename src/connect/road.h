@@ -48,10 +48,10 @@
 namespace affordance::connect {
 
 struct RoadOptions {
-  std::string data_dir;                  // mirrors: <data_dir>/<slug>/mirror.db
-  std::function<int64_t()> clock;        // epoch seconds; default: system clock
-  GuardLimits guard;                     // SQL limits for every mirror read
-  int focus_steps = 3;                   // chooser steps per command
+  std::string data_dir;            // mirrors: <data_dir>/<slug>/mirror.db
+  std::function<int64_t()> clock;  // epoch seconds; default: system clock
+  GuardLimits guard;               // SQL limits for every mirror read
+  int focus_steps = 3;             // chooser steps per command
   int64_t default_limit = 50;
   int64_t max_limit = 500;
   size_t max_chars = kResultCharCap;

@@ -13,10 +13,11 @@ using nlohmann::json;
 constexpr std::array<std::string_view, 7> kTypes = {"object", "array",   "string", "integer",
                                                     "number", "boolean", "null"};
 constexpr std::array<std::string_view, 19> kKeywords = {
-    "type",      "properties", "required",  "additionalProperties", "items",    "enum",
-    "const",     "minimum",    "maximum",   "minLength",            "maxLength", "minItems",
-    "maxItems",  "description", "title",    "default",              "examples",  "format",
-    "$comment"};
+    "type",     "properties",  "required",  "additionalProperties",
+    "items",    "enum",        "const",     "minimum",
+    "maximum",  "minLength",   "maxLength", "minItems",
+    "maxItems", "description", "title",     "default",
+    "examples", "format",      "$comment"};
 
 Error Invalid(const std::string& pointer, const std::string& problem) {
   return MakeError("connect.manifest_invalid", pointer + ": " + problem);
@@ -46,9 +47,12 @@ bool Matches(const json& v, std::string_view type) {
 std::string Escape(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -158,8 +162,10 @@ Status CheckSchema(const json& schema, const std::string& ptr) {
       auto one = [&](const json& t) { return t.is_string() && IsType(t.get<std::string>()); };
       bool ok = value.is_array() ? !value.empty() && std::all_of(value.begin(), value.end(), one)
                                  : one(value);
-      if (!ok) return Invalid(at, "type must name object, array, string, integer, number, "
-                                  "boolean or null");
+      if (!ok)
+        return Invalid(at,
+                       "type must name object, array, string, integer, number, "
+                       "boolean or null");
     } else if (key == "properties") {
       if (!value.is_object()) return Invalid(at, "must be an object");
       for (const auto& [name, sub] : value.items()) {
@@ -178,8 +184,7 @@ Status CheckSchema(const json& schema, const std::string& ptr) {
       if (!value.is_array() || value.empty()) return Invalid(at, "must be a non-empty array");
     } else if (key == "minimum" || key == "maximum") {
       if (!value.is_number()) return Invalid(at, "must be a number");
-    } else if (key == "minLength" || key == "maxLength" || key == "minItems" ||
-               key == "maxItems") {
+    } else if (key == "minLength" || key == "maxLength" || key == "minItems" || key == "maxItems") {
       if (!value.is_number_unsigned()) return Invalid(at, "must be a non-negative integer");
     } else if (key == "description" || key == "title" || key == "format" || key == "$comment") {
       if (!value.is_string()) return Invalid(at, "must be a string");

@@ -24,9 +24,9 @@ int64_t NowNs() {
 
 // Pragmas that only describe the schema or the build, whatever their argument.
 constexpr std::array<std::string_view, 12> kIntrospection = {
-    "table_info",     "table_xinfo",   "table_list",  "index_list",   "index_info",
-    "index_xinfo",    "foreign_key_list", "collation_list", "function_list", "module_list",
-    "pragma_list",    "compile_options"};
+    "table_info",    "table_xinfo", "table_list",       "index_list",
+    "index_info",    "index_xinfo", "foreign_key_list", "collation_list",
+    "function_list", "module_list", "pragma_list",      "compile_options"};
 // Pragmas that read state when given no argument (with an argument they change it).
 constexpr std::array<std::string_view, 8> kReadWithoutArgument = {
     "user_version", "schema_version", "application_id", "page_count",
@@ -44,19 +44,33 @@ bool In(const std::array<std::string_view, N>& set, const char* name) {
 std::string ActionName(int action, const char* a, const char* b) {
   auto s = [](const char* p) { return std::string(p ? p : ""); };
   switch (action) {
-    case SQLITE_INSERT: return "INSERT into " + s(a);
-    case SQLITE_UPDATE: return "UPDATE of " + s(a);
-    case SQLITE_DELETE: return "DELETE from " + s(a);
-    case SQLITE_ATTACH: return "ATTACH";
-    case SQLITE_DETACH: return "DETACH";
-    case SQLITE_TRANSACTION: return "transaction control (" + s(a) + ")";
-    case SQLITE_SAVEPOINT: return "SAVEPOINT";
-    case SQLITE_PRAGMA: return "PRAGMA " + s(a) + (b ? "=" + s(b) : "");
-    case SQLITE_ALTER_TABLE: return "ALTER TABLE";
-    case SQLITE_ANALYZE: return "ANALYZE";
-    case SQLITE_REINDEX: return "REINDEX";
-    case SQLITE_CREATE_VTABLE: case SQLITE_DROP_VTABLE: return "virtual table DDL";
-    default: break;
+    case SQLITE_INSERT:
+      return "INSERT into " + s(a);
+    case SQLITE_UPDATE:
+      return "UPDATE of " + s(a);
+    case SQLITE_DELETE:
+      return "DELETE from " + s(a);
+    case SQLITE_ATTACH:
+      return "ATTACH";
+    case SQLITE_DETACH:
+      return "DETACH";
+    case SQLITE_TRANSACTION:
+      return "transaction control (" + s(a) + ")";
+    case SQLITE_SAVEPOINT:
+      return "SAVEPOINT";
+    case SQLITE_PRAGMA:
+      return "PRAGMA " + s(a) + (b ? "=" + s(b) : "");
+    case SQLITE_ALTER_TABLE:
+      return "ALTER TABLE";
+    case SQLITE_ANALYZE:
+      return "ANALYZE";
+    case SQLITE_REINDEX:
+      return "REINDEX";
+    case SQLITE_CREATE_VTABLE:
+    case SQLITE_DROP_VTABLE:
+      return "virtual table DDL";
+    default:
+      break;
   }
   if (action >= SQLITE_CREATE_INDEX && action <= SQLITE_DROP_VIEW) return "schema change (DDL)";
   return "action " + std::to_string(action);
@@ -137,7 +151,8 @@ int64_t LargestField(const std::string& fmt, sqlite3_value** argv, int argc) {
     if (fmt[i] != '%') continue;
     ++i;
     if (i < fmt.size() && fmt[i] == '%') continue;
-    while (i < fmt.size() && std::string_view("-+ 0#!,").find(fmt[i]) != std::string_view::npos) ++i;
+    while (i < fmt.size() && std::string_view("-+ 0#!,").find(fmt[i]) != std::string_view::npos)
+      ++i;
     largest = std::max(largest, number(i));
     if (i < fmt.size() && fmt[i] == '.') {
       ++i;
@@ -324,9 +339,8 @@ SqlGuard::~SqlGuard() { sqlite3_close_v2(db_); }
 
 Result<SqlGuard::Prepared> SqlGuard::Prepare(const std::string& sql) {
   if (static_cast<int64_t>(sql.size()) > limits_.max_sql_bytes) {
-    return MakeError("connect.sql_too_long",
-                     "the statement is longer than " + std::to_string(limits_.max_sql_bytes) +
-                         " bytes");
+    return MakeError("connect.sql_too_long", "the statement is longer than " +
+                                                 std::to_string(limits_.max_sql_bytes) + " bytes");
   }
   Prepared p;
   const char* tail = nullptr;
@@ -414,8 +428,14 @@ Result<QueryRows> SqlGuard::Run(const std::string& sql, const json& params) {
     for (int c = 0; c < ncol; ++c) {
       json& cell = row[out.columns[c]];
       switch (sqlite3_column_type(stmt, c)) {
-        case SQLITE_INTEGER: cell = sqlite3_column_int64(stmt, c); bytes += 8; break;
-        case SQLITE_FLOAT: cell = sqlite3_column_double(stmt, c); bytes += 8; break;
+        case SQLITE_INTEGER:
+          cell = sqlite3_column_int64(stmt, c);
+          bytes += 8;
+          break;
+        case SQLITE_FLOAT:
+          cell = sqlite3_column_double(stmt, c);
+          bytes += 8;
+          break;
         case SQLITE_TEXT: {
           auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
           int n = sqlite3_column_bytes(stmt, c);
@@ -430,7 +450,9 @@ Result<QueryRows> SqlGuard::Run(const std::string& sql, const json& params) {
           bytes += 64;
           break;
         }
-        default: cell = nullptr; break;
+        default:
+          cell = nullptr;
+          break;
       }
     }
     out.rows.push_back(std::move(row));
@@ -442,9 +464,8 @@ Result<QueryRows> SqlGuard::Run(const std::string& sql, const json& params) {
                                                 std::to_string(limits_.time_limit_ms) + " ms");
   }
   if ((rc & 0xff) == SQLITE_TOOBIG) {
-    return MakeError("connect.sql_too_big",
-                     "a value grew past the limit of " + std::to_string(limits_.max_value_bytes) +
-                         " bytes");
+    return MakeError("connect.sql_too_big", "a value grew past the limit of " +
+                                                std::to_string(limits_.max_value_bytes) + " bytes");
   }
   if ((rc & 0xff) == SQLITE_NOMEM) {
     return MakeError("connect.sql_too_big", "the query ran out of memory");

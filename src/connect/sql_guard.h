@@ -32,18 +32,18 @@ struct sqlite3;
 namespace affordance::connect {
 
 struct GuardLimits {
-  int64_t max_rows = 1000;               // rows collected; more sets `truncated`
-  int64_t time_limit_ms = 2000;          // wall clock per statement (progress handler)
-  int64_t max_sql_bytes = 100000;        // statement text
-  int64_t max_value_bytes = 1 << 20;     // SQLITE_LIMIT_LENGTH: any string or blob
-  int64_t max_result_bytes = 8 << 20;    // collected cell bytes; more sets `truncated`
+  int64_t max_rows = 1000;             // rows collected; more sets `truncated`
+  int64_t time_limit_ms = 2000;        // wall clock per statement (progress handler)
+  int64_t max_sql_bytes = 100000;      // statement text
+  int64_t max_value_bytes = 1 << 20;   // SQLITE_LIMIT_LENGTH: any string or blob
+  int64_t max_result_bytes = 8 << 20;  // collected cell bytes; more sets `truncated`
 };
 
 struct QueryRows {
-  std::vector<std::string> columns;      // unique names, in order ("a", "a:2" for duplicates)
-  std::vector<nlohmann::json> rows;      // one JSON object per row
-  bool truncated = false;                // stopped by max_rows or max_result_bytes
-  std::string truncated_reason;          // "max_rows" | "max_result_bytes"
+  std::vector<std::string> columns;  // unique names, in order ("a", "a:2" for duplicates)
+  std::vector<nlohmann::json> rows;  // one JSON object per row
+  bool truncated = false;            // stopped by max_rows or max_result_bytes
+  std::string truncated_reason;      // "max_rows" | "max_result_bytes"
 };
 
 class SqlGuard {

@@ -29,9 +29,12 @@ const ConnectorManifest* ConnectorRoad::Find(const std::string& slug) const {
 
 std::string ConnectorRoad::MirrorPath(const ConnectorManifest& m) const {
   switch (m.source.kind) {
-    case SourceKind::kSqlite: return m.source.path;
-    case SourceKind::kPrintedCli: return PrintedCliMirrorPath(m.source);
-    case SourceKind::kIcs: break;
+    case SourceKind::kSqlite:
+      return m.source.path;
+    case SourceKind::kPrintedCli:
+      return PrintedCliMirrorPath(m.source);
+    case SourceKind::kIcs:
+      break;
   }
   return options_.data_dir + "/" + m.slug + "/mirror.db";
 }
@@ -57,7 +60,8 @@ Result<SyncReport> ConnectorRoad::SyncNow(const ConnectorManifest& m, const Prog
   if (!reply) return reply.error();
   if (progress) progress({"run", 1, 1});
   const json& r = reply->results;
-  if (r.is_array()) report.rows = static_cast<int64_t>(r.size());
+  if (r.is_array())
+    report.rows = static_cast<int64_t>(r.size());
   else if (r.is_object() && r.contains("rows") && r["rows"].is_number_integer()) {
     report.rows = r["rows"].get<int64_t>();
   }
@@ -92,8 +96,10 @@ Result<SyncReport> ConnectorRoad::Sync(const std::string& slug, const ProgressFn
     SyncSlot& slot = syncs_[slug];
     slot.running = false;
     slot.last_error = report ? std::nullopt : std::optional<Error>(report.error());
-    if (report || report.error().code != "connect.auth") slot.credential_rejected.clear();
-    else slot.credential_rejected = report.error().message;
+    if (report || report.error().code != "connect.auth")
+      slot.credential_rejected.clear();
+    else
+      slot.credential_rejected = report.error().message;
   }
   sync_done_.notify_all();
   return report;

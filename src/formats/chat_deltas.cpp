@@ -65,11 +65,13 @@ Status ChatDeltaMapper::Push(const nlohmann::json& chunk, std::vector<StreamPart
   }
   if (auto d = choice.find("delta"); d != choice.end() && d->is_object()) {
     for (const char* key : {"reasoning_content", "reasoning"}) {
-      if (auto r = d->find(key); r != d->end() && r->is_string() && !r->get_ref<const std::string&>().empty()) {
+      if (auto r = d->find(key);
+          r != d->end() && r->is_string() && !r->get_ref<const std::string&>().empty()) {
         reasoning_.Reasoning(r->get_ref<const std::string&>(), out);
       }
     }
-    if (auto c = d->find("content"); c != d->end() && c->is_string() && !c->get_ref<const std::string&>().empty()) {
+    if (auto c = d->find("content");
+        c != d->end() && c->is_string() && !c->get_ref<const std::string&>().empty()) {
       reasoning_.CloseContent(out);
       content_->Push({-1, c->get_ref<const std::string&>(), false}, out);
     }
@@ -121,7 +123,8 @@ Status ChatDeltaMapper::PushToolCall(const nlohmann::json& delta, std::vector<St
   }
   std::string args_piece;
   if (auto fn = delta.find("function"); fn != delta.end() && fn->is_object()) {
-    if (auto n = fn->find("name"); n != fn->end() && n->is_string()) call.name += n->get<std::string>();
+    if (auto n = fn->find("name"); n != fn->end() && n->is_string())
+      call.name += n->get<std::string>();
     if (auto a = fn->find("arguments"); a != fn->end() && a->is_string()) {
       args_piece = a->get<std::string>();
     }

@@ -21,8 +21,7 @@ class Llama31Parser final : public OutputParser {
   void Push(const OutputToken& token, std::vector<StreamPart>& out) override {
     if (ended_) return;
     scanner_.Push(
-        token.text, [&](std::string_view s) { OnText(s, out); },
-        [&](int tag) { OnTag(tag, out); });
+        token.text, [&](std::string_view s) { OnText(s, out); }, [&](int tag) { OnTag(tag, out); });
   }
 
   void Finish(std::vector<StreamPart>& out) override {
@@ -88,8 +87,10 @@ class Llama31Parser final : public OutputParser {
   }
 
   void CloseCall(bool closed, std::string_view why, std::vector<StreamPart>& out) {
-    if (call_->Close(closed, why, out)) ++calls_;
-    else ++errors_;
+    if (call_->Close(closed, why, out))
+      ++calls_;
+    else
+      ++errors_;
     call_.reset();
   }
 

@@ -14,9 +14,12 @@ Result<ChatFormat> ParseChatFormat(std::string_view name) {
 
 std::string_view ChatFormatName(ChatFormat format) {
   switch (format) {
-    case ChatFormat::kQwen3: return "qwen3";
-    case ChatFormat::kLlama31: return "llama3.1";
-    case ChatFormat::kPlain: return "plain";
+    case ChatFormat::kQwen3:
+      return "qwen3";
+    case ChatFormat::kLlama31:
+      return "llama3.1";
+    case ChatFormat::kPlain:
+      return "plain";
   }
   return "plain";
 }
@@ -33,9 +36,12 @@ std::optional<ChatFormat> DetectChatFormat(const text::Tokenizer& tokenizer) {
 
 std::unique_ptr<OutputParser> MakeOutputParser(ChatFormat format, ParserOptions options) {
   switch (format) {
-    case ChatFormat::kQwen3: return internal::MakeQwen3Parser(std::move(options));
-    case ChatFormat::kLlama31: return internal::MakeLlama31Parser(std::move(options));
-    case ChatFormat::kPlain: return internal::MakePlainParser(std::move(options));
+    case ChatFormat::kQwen3:
+      return internal::MakeQwen3Parser(std::move(options));
+    case ChatFormat::kLlama31:
+      return internal::MakeLlama31Parser(std::move(options));
+    case ChatFormat::kPlain:
+      return internal::MakePlainParser(std::move(options));
   }
   return internal::MakePlainParser(std::move(options));
 }

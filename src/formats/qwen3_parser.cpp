@@ -21,8 +21,7 @@ class Qwen3Parser final : public OutputParser {
   void Push(const OutputToken& token, std::vector<StreamPart>& out) override {
     if (ended_) return;
     scanner_.Push(
-        token.text, [&](std::string_view s) { OnText(s, out); },
-        [&](int tag) { OnTag(tag, out); });
+        token.text, [&](std::string_view s) { OnText(s, out); }, [&](int tag) { OnTag(tag, out); });
   }
 
   void Finish(std::vector<StreamPart>& out) override {
@@ -42,9 +41,12 @@ class Qwen3Parser final : public OutputParser {
  private:
   void OnText(std::string_view s, std::vector<StreamPart>& out) {
     if (ended_) return;
-    if (call_) call_->Append(s, out);
-    else if (thinking_) emitter_.Reasoning(s, out);
-    else emitter_.Text(s, out);
+    if (call_)
+      call_->Append(s, out);
+    else if (thinking_)
+      emitter_.Reasoning(s, out);
+    else
+      emitter_.Text(s, out);
   }
 
   void OnTag(int tag, std::vector<StreamPart>& out) {
@@ -94,8 +96,10 @@ class Qwen3Parser final : public OutputParser {
   }
 
   void CloseCall(bool closed, std::string_view why, std::vector<StreamPart>& out) {
-    if (call_->Close(closed, why, out)) ++calls_;
-    else ++errors_;
+    if (call_->Close(closed, why, out))
+      ++calls_;
+    else
+      ++errors_;
     call_.reset();
   }
 

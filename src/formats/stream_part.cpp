@@ -4,23 +4,40 @@ namespace affordance::formats {
 
 std::string_view PartTypeName(PartType type) {
   switch (type) {
-    case PartType::kStart: return "start";
-    case PartType::kStartStep: return "start-step";
-    case PartType::kTextStart: return "text-start";
-    case PartType::kTextDelta: return "text-delta";
-    case PartType::kTextEnd: return "text-end";
-    case PartType::kReasoningStart: return "reasoning-start";
-    case PartType::kReasoningDelta: return "reasoning-delta";
-    case PartType::kReasoningEnd: return "reasoning-end";
-    case PartType::kToolInputStart: return "tool-input-start";
-    case PartType::kToolInputDelta: return "tool-input-delta";
-    case PartType::kToolInputEnd: return "tool-input-end";
-    case PartType::kToolCall: return "tool-call";
-    case PartType::kToolInputError: return "tool-input-error";
-    case PartType::kFinishStep: return "finish-step";
-    case PartType::kFinish: return "finish";
-    case PartType::kError: return "error";
-    case PartType::kAbort: return "abort";
+    case PartType::kStart:
+      return "start";
+    case PartType::kStartStep:
+      return "start-step";
+    case PartType::kTextStart:
+      return "text-start";
+    case PartType::kTextDelta:
+      return "text-delta";
+    case PartType::kTextEnd:
+      return "text-end";
+    case PartType::kReasoningStart:
+      return "reasoning-start";
+    case PartType::kReasoningDelta:
+      return "reasoning-delta";
+    case PartType::kReasoningEnd:
+      return "reasoning-end";
+    case PartType::kToolInputStart:
+      return "tool-input-start";
+    case PartType::kToolInputDelta:
+      return "tool-input-delta";
+    case PartType::kToolInputEnd:
+      return "tool-input-end";
+    case PartType::kToolCall:
+      return "tool-call";
+    case PartType::kToolInputError:
+      return "tool-input-error";
+    case PartType::kFinishStep:
+      return "finish-step";
+    case PartType::kFinish:
+      return "finish";
+    case PartType::kError:
+      return "error";
+    case PartType::kAbort:
+      return "abort";
   }
   return "unknown";
 }

@@ -1,18 +1,20 @@
 // Stream parts: the one typed vocabulary in which a model step reports what it produced.
 //
-// Every provider (src/model/) and every output parser (this part) speaks in StreamParts; the harness
-// turns each part into product state, and the server maps them 1:1 onto the AI SDK UI message
-// stream (docs/HARNESS.md). A part is a plain value: copyable, no references into other objects.
+// Every provider (src/model/) and every output parser (this part) speaks in StreamParts; the
+// harness turns each part into product state, and the server maps them 1:1 onto the AI SDK UI
+// message stream (docs/HARNESS.md). A part is a plain value: copyable, no references into other
+// objects.
 //
 // Ordering contract for one step (what a provider emits):
 //   start-step, then content parts, then exactly one terminal part:
 //     finish-step + finish  (the step completed; finish carries the reason)
 //     error                 (the step failed; nothing after it)
 //     abort                 (the step was cancelled; nothing after it)
-//   Content parts obey the UI-stream rules: text-start before text-delta/text-end with that id (same
-//   for reasoning); tool-input-start before tool-input-delta; a started tool input ends with either
-//   tool-input-end followed by tool-call, or with tool-input-error. Every started text/reasoning
-//   part is ended before the terminal part. `start` (once per assistant message) is the loop's.
+//   Content parts obey the UI-stream rules: text-start before text-delta/text-end with that id
+//   (same for reasoning); tool-input-start before tool-input-delta; a started tool input ends with
+//   either tool-input-end followed by tool-call, or with tool-input-error. Every started
+//   text/reasoning part is ended before the terminal part. `start` (once per assistant message) is
+//   the loop's.
 #pragma once
 
 #include "text/tokenizer.h"

@@ -276,10 +276,10 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
   if (outcome.surface) {
     const SurfaceDraft& d = *outcome.surface;
     store::PartRecord& s = Part("surface", d.id, ledger_.back().index);
-    s.data = {{"surfaceId", d.id}, {"toolCallId", call.id}, {"program", d.program},
-              {"kind", d.kind},    {"appSlug", d.app_slug}, {"live", d.live},
+    s.data = {{"surfaceId", d.id},    {"toolCallId", call.id},       {"program", d.program},
+              {"kind", d.kind},       {"appSlug", d.app_slug},       {"live", d.live},
               {"handles", d.handles}, {"artifactId", d.artifact_id}, {"version", d.version},
-              {"parent", d.parent}, {"sources", d.sources}};
+              {"parent", d.parent},   {"sources", d.sources}};
     s.state = std::string(TruthName(TruthState::kParsed));
     Persist(s);
     if (!store_error_) s.state = std::string(TruthName(TruthState::kPersisted));

@@ -22,7 +22,7 @@ std::string RequestText(const connect::ChoiceRequest& r) {
     tables.push_back({{"name", t.name}, {"description", t.description}, {"columns", cols}});
   }
   nlohmann::json j = {{"connector", r.connector}, {"title", r.title}, {"request", r.request},
-                      {"candidates", candidates}, {"step", r.step}, {"max_steps", r.max_steps}};
+                      {"candidates", candidates}, {"step", r.step},   {"max_steps", r.max_steps}};
   if (!tables.empty()) j["mirror_tables"] = tables;
   if (r.previous_error) {
     j["previous_choice"] = r.previous_choice;
@@ -81,7 +81,7 @@ Result<connect::Choice> ModelChooser::Choose(const connect::ChoiceRequest& reque
       if (choice.operation.empty()) choice.reason = "the model chose no operation";
     } else {
       choice.reason = part.tool_name == "give_up" ? part.input.value("reason", "")
-                                                   : "the model called " + part.tool_name;
+                                                  : "the model called " + part.tool_name;
     }
     return choice;
   }

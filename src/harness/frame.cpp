@@ -32,8 +32,7 @@ Result<std::string> WriteMountedEntry(const FrameOptions& o) {
   std::error_code ec;
   fs::create_directories(o.work_dir, ec);
   if (ec) {
-    return MakeError("harness.frame", "cannot create the frame folder " + o.work_dir,
-                     ec.message());
+    return MakeError("harness.frame", "cannot create the frame folder " + o.work_dir, ec.message());
   }
   fs::path work = fs::absolute(o.work_dir);
   auto rel = [&](const std::string& file) {
@@ -55,12 +54,13 @@ Result<std::string> WriteMountedEntry(const FrameOptions& o) {
     src += "import { " + app.component + " as App" + std::to_string(i) + " } from " +
            Quote(rel(app.view)) + ";\n";
   }
-  src += "export default function MountedFrame({ apps, ...frame }: any) {\n  return (\n"
-         "    <Frame {...frame}>\n";
+  src +=
+      "export default function MountedFrame({ apps, ...frame }: any) {\n  return (\n"
+      "    <Frame {...frame}>\n";
   for (size_t i = 0; i < o.apps.size(); ++i) {
     std::string n = std::to_string(i);
-    src += "      <MountedApp key=\"app" + n + "\" name={" + Quote(o.apps[i].name) +
-           "}><App" + n + " {...apps[" + n + "]} /></MountedApp>\n";
+    src += "      <MountedApp key=\"app" + n + "\" name={" + Quote(o.apps[i].name) + "}><App" + n +
+           " {...apps[" + n + "]} /></MountedApp>\n";
   }
   src += "    </Frame>\n  );\n}\n";
   std::string name = "frame-" + std::to_string(std::hash<std::string>{}(src)) + ".tsx";
@@ -91,8 +91,7 @@ Result<std::unique_ptr<Frame>> Frame::Load(FrameOptions options) {
     entry_file = *generated;
     entry = "default";
   }
-  auto renderer =
-      render::Renderer::Load(entry_file, entry, options.tokenizer, options.model, vo);
+  auto renderer = render::Renderer::Load(entry_file, entry, options.tokenizer, options.model, vo);
   if (!renderer) return renderer.error();
   return std::unique_ptr<Frame>(new Frame(std::move(options), std::move(*renderer)));
 }
@@ -107,8 +106,7 @@ Frame::Frame(FrameOptions options, std::unique_ptr<render::Renderer> renderer)
   }
 }
 
-nlohmann::ordered_json Frame::Props(const std::string& system,
-                                    const nlohmann::ordered_json& tools,
+nlohmann::ordered_json Frame::Props(const std::string& system, const nlohmann::ordered_json& tools,
                                     const std::vector<TranscriptTurn>& transcript) const {
   nlohmann::ordered_json history = nlohmann::ordered_json::array();
   for (const auto& t : transcript) {
@@ -150,9 +148,9 @@ Result<int64_t> Frame::SchemaTokens(const std::string& system,
   if (!schema_view_) {
     view::ViewOptions vo;
     vo.lib_root = (fs::path(options_.views_root) / "lib").string();
-    auto r = render::Renderer::Load(
-        (fs::path(options_.views_root) / "harness" / "frame.tsx").string(), "Frame",
-        options_.tokenizer, options_.model, vo);
+    auto r =
+        render::Renderer::Load((fs::path(options_.views_root) / "harness" / "frame.tsx").string(),
+                               "Frame", options_.tokenizer, options_.model, vo);
     if (!r) return r.error();
     schema_view_ = std::move(*r);
   }
@@ -161,7 +159,8 @@ Result<int64_t> Frame::SchemaTokens(const std::string& system,
   if (!with) return with.error();
   auto without = schema_view_->Render(Props(system, nlohmann::ordered_json::array(), one), &cache_);
   if (!without) return without.error();
-  int64_t n = static_cast<int64_t>(with->tokens.size()) - static_cast<int64_t>(without->tokens.size());
+  int64_t n =
+      static_cast<int64_t>(with->tokens.size()) - static_cast<int64_t>(without->tokens.size());
   schema_tokens_[key] = n;
   return n;
 }
@@ -191,17 +190,26 @@ void Frame::Audit(const std::vector<TranscriptTurn>& transcript, int64_t schemas
       continue;
     }
     switch (t.owner) {
-      case TranscriptTurn::Owner::kReality: owners.push_back("reality"); break;
-      case TranscriptTurn::Owner::kUser: owners.push_back("user"); break;
-      case TranscriptTurn::Owner::kAssistant: owners.push_back("assistant"); break;
-      case TranscriptTurn::Owner::kToolResult: owners.push_back("tool_results"); break;
+      case TranscriptTurn::Owner::kReality:
+        owners.push_back("reality");
+        break;
+      case TranscriptTurn::Owner::kUser:
+        owners.push_back("user");
+        break;
+      case TranscriptTurn::Owner::kAssistant:
+        owners.push_back("assistant");
+        break;
+      case TranscriptTurn::Owner::kToolResult:
+        owners.push_back("tool_results");
+        break;
     }
   }
   if (has_apps()) owners.push_back("apps");
   owners.push_back("generation");
   starts_app_ = -1;
   starts_generation_ = starts.empty() ? -1 : static_cast<int64_t>(starts.back());
-  if (has_apps() && starts.size() >= 2) starts_app_ = static_cast<int64_t>(starts[starts.size() - 2]);
+  if (has_apps() && starts.size() >= 2)
+    starts_app_ = static_cast<int64_t>(starts[starts.size() - 2]);
   int64_t lead = starts.empty() ? a.total : static_cast<int64_t>(starts[0]);
   a.owners["head"] += lead;
   for (size_t s = 0; s < starts.size(); ++s) {
@@ -287,7 +295,8 @@ Result<FramePrompt> Frame::Render(const std::string& system, const nlohmann::ord
     }
   }
   for (const auto& t : tools) prompt.tools.push_back(nlohmann::json::parse(t.dump()));
-  for (const auto& t : prompt.app_tools) prompt.tools.push_back(nlohmann::json::parse(t.ToJson().dump()));
+  for (const auto& t : prompt.app_tools)
+    prompt.tools.push_back(nlohmann::json::parse(t.ToJson().dump()));
   return prompt;
 }
 

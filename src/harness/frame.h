@@ -39,7 +39,7 @@ struct FrameOptions {
   std::string model;       // registered tokenizer name, e.g. "Qwen__Qwen3-4B-Instruct-2507"
   std::shared_ptr<const text::Tokenizer> tokenizer;
   std::vector<MountedApp> apps;
-  std::string work_dir;    // where the generated entry for mounted apps is written
+  std::string work_dir;  // where the generated entry for mounted apps is written
 };
 
 // One turn of the transcript, in the order the model reads them.
@@ -48,10 +48,10 @@ struct TranscriptTurn {
   enum class Owner { kReality, kUser, kAssistant, kToolResult };
   Role role = Role::kUser;
   Owner owner = Owner::kUser;
-  std::string content;                 // user / tool text; assistant text (chat APIs)
-  std::vector<text::TokenId> tokens;   // assistant: the sampled IDs without the end-of-turn token
-  nlohmann::json tool_calls;           // assistant: [{id, name, arguments}] (chat APIs)
-  std::string tool_call_id;            // tool: the call it answers (chat APIs)
+  std::string content;                // user / tool text; assistant text (chat APIs)
+  std::vector<text::TokenId> tokens;  // assistant: the sampled IDs without the end-of-turn token
+  nlohmann::json tool_calls;          // assistant: [{id, name, arguments}] (chat APIs)
+  std::string tool_call_id;           // tool: the call it answers (chat APIs)
 };
 
 struct PromptAudit {
@@ -99,11 +99,11 @@ class Frame {
   std::unique_ptr<render::Renderer> renderer_;
   render::RunCache cache_;
   std::vector<text::TokenId> previous_;
-  std::map<std::string, int64_t> schema_tokens_;  // by tool JSON text
-  text::TokenId turn_start_ = -1;  // <|im_start|> or <|start_header_id|>
+  std::map<std::string, int64_t> schema_tokens_;   // by tool JSON text
+  text::TokenId turn_start_ = -1;                  // <|im_start|> or <|start_header_id|>
   std::unique_ptr<render::Renderer> schema_view_;  // a plain frame, for counting schema tokens
-  int64_t starts_app_ = -1;         // token index of the app turn in the last render
-  int64_t starts_generation_ = -1;  // token index of the generation prompt
+  int64_t starts_app_ = -1;                        // token index of the app turn in the last render
+  int64_t starts_generation_ = -1;                 // token index of the generation prompt
 };
 
 }  // namespace affordance::harness

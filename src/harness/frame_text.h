@@ -17,9 +17,9 @@ const std::string& HeadText();
 struct RealityConnector {
   std::string slug;
   std::string title;
-  std::string data_state;        // live | mirrored | stale | empty | syncing | disconnected
-  int64_t synced_at = 0;         // epoch seconds, 0 = never
-  std::string credential_state;  // not_required | present | missing | rejected
+  std::string data_state;               // live | mirrored | stale | empty | syncing | disconnected
+  int64_t synced_at = 0;                // epoch seconds, 0 = never
+  std::string credential_state;         // not_required | present | missing | rejected
   std::vector<std::string> operations;  // readable operation names
 };
 
@@ -30,13 +30,13 @@ struct RealityQuery {
 };
 
 struct Reality {
-  int64_t now = 0;           // epoch seconds
-  int utc_offset_s = 0;      // local offset from UTC
+  int64_t now = 0;       // epoch seconds
+  int utc_offset_s = 0;  // local offset from UTC
   std::vector<RealityConnector> connectors;
   std::vector<RealityQuery> queries;
-  std::vector<std::string> grants;   // one line each; empty: none
-  std::string active_artifact;       // "" = none
-  std::vector<std::string> apps;     // mounted app names
+  std::vector<std::string> grants;  // one line each; empty: none
+  std::string active_artifact;      // "" = none
+  std::vector<std::string> apps;    // mounted app names
 };
 
 // The reality block: rebuilt unconditionally at the start of every turn and persisted with the

@@ -37,7 +37,8 @@ nlohmann::json TurnReport::ToJson() const {
     generated += s.generated_tokens;
     for (const auto& c : s.calls) {
       if (c.data_state) {
-        evidence.push_back({{"toolCallId", c.id}, {"connector", c.connector},
+        evidence.push_back({{"toolCallId", c.id},
+                            {"connector", c.connector},
                             {"dataState", DataStateName(*c.data_state)}});
       }
     }
@@ -97,8 +98,8 @@ std::vector<TranscriptTurn> Harness::Transcript(
         if (p.kind != "reality" && p.kind != "text") continue;
         TranscriptTurn t;
         t.role = TranscriptTurn::Role::kUser;
-        t.owner = p.kind == "reality" ? TranscriptTurn::Owner::kReality
-                                      : TranscriptTurn::Owner::kUser;
+        t.owner =
+            p.kind == "reality" ? TranscriptTurn::Owner::kReality : TranscriptTurn::Owner::kUser;
         t.content = p.data.value("text", "");
         out.push_back(std::move(t));
       }
@@ -125,7 +126,8 @@ std::vector<TranscriptTurn> Harness::Transcript(
         if (p.kind == "text") a.content += p.data.value("text", "");
         if (p.kind != "tool") continue;
         const std::string name = p.data.value("toolName", "");
-        a.tool_calls.push_back({{"id", p.key}, {"name", name},
+        a.tool_calls.push_back({{"id", p.key},
+                                {"name", name},
                                 {"arguments", p.data.value("input", nlohmann::json::object())}});
         TranscriptTurn r;
         r.role = TranscriptTurn::Role::kTool;

@@ -13,18 +13,30 @@ bool StepEntry::AllCallsFailed() const {
 
 std::string_view TurnStatusName(TurnStatus status) {
   switch (status) {
-    case TurnStatus::kAnswered: return "answered";
-    case TurnStatus::kSurfaceComposed: return "surface_composed";
-    case TurnStatus::kAskedUser: return "asked_user";
-    case TurnStatus::kStepLimit: return "step_limit";
-    case TurnStatus::kToolErrorLimit: return "tool_error_limit";
-    case TurnStatus::kCancelled: return "cancelled";
-    case TurnStatus::kProviderError: return "provider_error";
-    case TurnStatus::kLengthLimit: return "length_limit";
-    case TurnStatus::kStopped: return "stopped";
-    case TurnStatus::kHarnessError: return "harness_error";
-    case TurnStatus::kInterrupted: return "interrupted";
-    case TurnStatus::kAwaitingApproval: return "awaiting_approval";
+    case TurnStatus::kAnswered:
+      return "answered";
+    case TurnStatus::kSurfaceComposed:
+      return "surface_composed";
+    case TurnStatus::kAskedUser:
+      return "asked_user";
+    case TurnStatus::kStepLimit:
+      return "step_limit";
+    case TurnStatus::kToolErrorLimit:
+      return "tool_error_limit";
+    case TurnStatus::kCancelled:
+      return "cancelled";
+    case TurnStatus::kProviderError:
+      return "provider_error";
+    case TurnStatus::kLengthLimit:
+      return "length_limit";
+    case TurnStatus::kStopped:
+      return "stopped";
+    case TurnStatus::kHarnessError:
+      return "harness_error";
+    case TurnStatus::kInterrupted:
+      return "interrupted";
+    case TurnStatus::kAwaitingApproval:
+      return "awaiting_approval";
   }
   return "answered";
 }
@@ -75,19 +87,27 @@ std::optional<DataState> WeakestEvidence(const StepLedger& ledger) {
 namespace {
 std::string_view OutcomeName(CallEntry::Outcome o) {
   switch (o) {
-    case CallEntry::Outcome::kPending: return "pending";
-    case CallEntry::Outcome::kOk: return "ok";
-    case CallEntry::Outcome::kToolError: return "tool_error";
-    case CallEntry::Outcome::kInputError: return "input_error";
-    case CallEntry::Outcome::kCancelled: return "cancelled";
+    case CallEntry::Outcome::kPending:
+      return "pending";
+    case CallEntry::Outcome::kOk:
+      return "ok";
+    case CallEntry::Outcome::kToolError:
+      return "tool_error";
+    case CallEntry::Outcome::kInputError:
+      return "input_error";
+    case CallEntry::Outcome::kCancelled:
+      return "cancelled";
   }
   return "pending";
 }
 std::string_view EndName(StepEntry::End e) {
   switch (e) {
-    case StepEntry::End::kFinished: return "finished";
-    case StepEntry::End::kError: return "error";
-    case StepEntry::End::kAborted: return "aborted";
+    case StepEntry::End::kFinished:
+      return "finished";
+    case StepEntry::End::kError:
+      return "error";
+    case StepEntry::End::kAborted:
+      return "aborted";
   }
   return "finished";
 }

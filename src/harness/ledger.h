@@ -18,19 +18,19 @@ namespace affordance::harness {
 // One tool call of a step, well-formed or not, and what became of it.
 struct CallEntry {
   enum class Outcome {
-    kPending,      // not executed (yet)
-    kOk,           // executed, result returned
-    kToolError,    // executed or refused with a typed error (unknown tool, bad arguments, ...)
-    kInputError,   // the model's call was malformed (tool-input-error)
-    kCancelled,    // the turn was cancelled before it ran or while it ran
+    kPending,     // not executed (yet)
+    kOk,          // executed, result returned
+    kToolError,   // executed or refused with a typed error (unknown tool, bad arguments, ...)
+    kInputError,  // the model's call was malformed (tool-input-error)
+    kCancelled,   // the turn was cancelled before it ran or while it ran
   };
-  std::string id;         // tool call id
-  std::string name;       // tool name ("" when the malformed call had none)
-  nlohmann::json input;   // parsed arguments (null for a malformed call)
+  std::string id;        // tool call id
+  std::string name;      // tool name ("" when the malformed call had none)
+  nlohmann::json input;  // parsed arguments (null for a malformed call)
   Outcome outcome = Outcome::kPending;
-  std::string error_code;  // kToolError / kInputError
-  bool ends_turn = false;  // a terminal tool (AskUserQuestion) that succeeded
-  bool surface = false;    // an accepted ComposeUI program
+  std::string error_code;               // kToolError / kInputError
+  bool ends_turn = false;               // a terminal tool (AskUserQuestion) that succeeded
+  bool surface = false;                 // an accepted ComposeUI program
   std::optional<DataState> data_state;  // connector evidence
   std::string connector;                // connector slug of that evidence
   std::string approval_id;              // a staged effect awaiting a human decision
@@ -55,18 +55,18 @@ using StepLedger = std::vector<StepEntry>;
 
 // Terminal statuses of a turn.
 enum class TurnStatus {
-  kAnswered,         // a step finished without tool calls
-  kSurfaceComposed,  // ... and the turn composed at least one accepted surface
-  kAskedUser,        // AskUserQuestion ended the turn; the next user message answers it
-  kStepLimit,        // the step limit was reached while the model still called tools
-  kToolErrorLimit,   // too many consecutive steps whose calls all failed
-  kCancelled,        // cancelled by the user or a client
-  kProviderError,    // the provider failed
-  kLengthLimit,      // the model hit its token limit without a complete answer
-  kStopped,          // a custom stop predicate ended the turn
-  kHarnessError,     // the frame could not be rendered or the store could not write
-  kInterrupted,      // the process died during the turn (set by recovery, never by the loop)
-  kAwaitingApproval, // a staged effect waits for a human decision (the next turn reports it)
+  kAnswered,          // a step finished without tool calls
+  kSurfaceComposed,   // ... and the turn composed at least one accepted surface
+  kAskedUser,         // AskUserQuestion ended the turn; the next user message answers it
+  kStepLimit,         // the step limit was reached while the model still called tools
+  kToolErrorLimit,    // too many consecutive steps whose calls all failed
+  kCancelled,         // cancelled by the user or a client
+  kProviderError,     // the provider failed
+  kLengthLimit,       // the model hit its token limit without a complete answer
+  kStopped,           // a custom stop predicate ended the turn
+  kHarnessError,      // the frame could not be rendered or the store could not write
+  kInterrupted,       // the process died during the turn (set by recovery, never by the loop)
+  kAwaitingApproval,  // a staged effect waits for a human decision (the next turn reports it)
 };
 
 std::string_view TurnStatusName(TurnStatus status);

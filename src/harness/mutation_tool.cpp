@@ -14,7 +14,9 @@ using ojson = nlohmann::ordered_json;
 const bool declared = authority::DeclareCapability(authority::MakeCapability(
     "tool", "invoke_mutation", "mutation", "stage", authority::Access::kClient,
     authority::Mode::kStagedWrite, "stages an exact connector mutation for human approval",
-    {{"connector", "string"}, {"operation", "string"}, {"args", "object"},
+    {{"connector", "string"},
+     {"operation", "string"},
+     {"args", "object"},
      {"evidence", "string|object"}},
     {{"approvalId", "string"}, {"state", "pending"}}, "connector:<slug>:write",
     "approval request (apr_...)", "a durable approval request; nothing is dispatched"));

@@ -46,9 +46,9 @@ class ToolRegistry {
   Tool* Find(const std::string& name) const;
   bool IsDeferred(const std::string& name) const { return deferred_.count(name) > 0; }
 
-  std::vector<const Tool*> Resident() const;   // in registration order
-  std::vector<const Tool*> Deferred() const;   // sorted by name
-  std::vector<const Tool*> AppTools() const;   // in projection order
+  std::vector<const Tool*> Resident() const;  // in registration order
+  std::vector<const Tool*> Deferred() const;  // sorted by name
+  std::vector<const Tool*> AppTools() const;  // in projection order
 
   // Ranks deferred tools by how well their name and description cover the query's words
   // (BM25 over lower-cased word pieces; a ranking function, not a router: the model decides).

@@ -28,7 +28,7 @@ namespace affordance::harness {
 class ToolRegistry;
 
 struct ToolSpec {
-  std::string name;         // ^[A-Za-z0-9_-]{1,64}$
+  std::string name;  // ^[A-Za-z0-9_-]{1,64}$
   std::string description;
   nlohmann::ordered_json parameters = {{"type", "object"}};  // JSON Schema of the arguments
   // The capability it is declared under in authority::CapabilityRegistry (door "tool"): its own
@@ -45,19 +45,19 @@ struct ToolContext {
   std::string call_id;
   int step = 0;
   model::CancelToken cancel;
-  ToolRegistry* registry = nullptr;       // ToolSearch attaches deferred tools through it
-  connect::Chooser* chooser = nullptr;    // the model-backed chooser of RunConnectorCommand
+  ToolRegistry* registry = nullptr;     // ToolSearch attaches deferred tools through it
+  connect::Chooser* chooser = nullptr;  // the model-backed chooser of RunConnectorCommand
 };
 
 // A surface accepted by ComposeUI (placement and live behaviour are the surface part's business).
 struct SurfaceDraft {
   std::string id;
-  std::string program;       // the exact OpenUI Lang text
-  std::string kind;          // "inline" | "panel" | "live_app"
-  std::string app_slug;      // live apps only
-  bool live = false;         // it binds Query() handles, so it owes paint/hydrate acknowledgements
+  std::string program;   // the exact OpenUI Lang text
+  std::string kind;      // "inline" | "panel" | "live_app"
+  std::string app_slug;  // live apps only
+  bool live = false;     // it binds Query() handles, so it owes paint/hydrate acknowledgements
   std::vector<std::string> handles;
-  std::string artifact_id;   // the artifact version it shows (surface/artifact.h)
+  std::string artifact_id;  // the artifact version it shows (surface/artifact.h)
   int64_t version = 0;
   int64_t parent = 0;
   std::vector<std::string> sources;  // connectors it presents data from
@@ -65,13 +65,13 @@ struct SurfaceDraft {
 
 struct ToolOutcome {
   bool ok = true;
-  Error error;                   // when !ok
-  nlohmann::json output;         // what clients see (tool-output-available.output)
-  std::string model_text;        // what the model reads; empty: output as compact JSON
+  Error error;             // when !ok
+  nlohmann::json output;   // what clients see (tool-output-available.output)
+  std::string model_text;  // what the model reads; empty: output as compact JSON
   TruthState state = TruthState::kExecuted;
   std::optional<DataState> data_state;  // a connector read: where the evidence came from
   std::string connector;                // ... and from which connector
-  bool ends_turn = false;        // a terminal tool (AskUserQuestion)
+  bool ends_turn = false;               // a terminal tool (AskUserQuestion)
   // A staged effect: the durable approval request it wrote. The call then awaits a human
   // decision (tool-approval-request) and the turn ends with status awaiting_approval.
   std::string approval_id;

@@ -17,10 +17,10 @@ using ojson = nlohmann::ordered_json;
 using authority::Access;
 using authority::Mode;
 
-authority::Capability ToolCapability(std::string name, std::string object, std::string action, Mode mode,
-    std::string description, std::string grant = "") {
+authority::Capability ToolCapability(std::string name, std::string object, std::string action,
+                                     Mode mode, std::string description, std::string grant = "") {
   return authority::ClientCapability("tool", std::move(name), std::move(object), std::move(action),
-                                   mode, std::move(description), std::move(grant));
+                                     mode, std::move(description), std::move(grant));
 }
 
 const bool declared = [] {
@@ -101,8 +101,8 @@ class ToolSearch final : public SimpleTool {
       size_t start = 0;
       while (start <= names.size()) {
         size_t comma = names.find(',', start);
-        std::string name = names.substr(start, comma == std::string::npos ? std::string::npos
-                                                                           : comma - start);
+        std::string name =
+            names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         while (!name.empty() && name.front() == ' ') name.erase(name.begin());
         while (!name.empty() && name.back() == ' ') name.pop_back();
         if (!name.empty()) {
@@ -113,8 +113,8 @@ class ToolSearch final : public SimpleTool {
         start = comma + 1;
       }
       if (found.empty()) {
-        return ToolOutcome::Fail(MakeError("harness.bad_arguments",
-                                           "select: needs at least one tool name"));
+        return ToolOutcome::Fail(
+            MakeError("harness.bad_arguments", "select: needs at least one tool name"));
       }
     } else {
       for (const auto& hit : ctx.registry->Search(query, max)) {
@@ -157,9 +157,10 @@ class ListComponents final : public SimpleTool {
     nlohmann::json list = nlohmann::json::array();
     std::vector<std::string> unknown;
     auto add = [&](const surface::Component& c) {
-      list.push_back({{"name", c.name},
-                      {"signature", surface::ComponentSignature(c, lib.document()["$defs"][c.name])},
-                      {"description", c.description}});
+      list.push_back(
+          {{"name", c.name},
+           {"signature", surface::ComponentSignature(c, lib.document()["$defs"][c.name])},
+           {"description", c.description}});
     };
     if (input.contains("names")) {
       for (const auto& n : input["names"]) {
@@ -175,9 +176,9 @@ class ListComponents final : public SimpleTool {
     if (!unknown.empty() && list.empty()) {
       std::string known;
       for (const auto& c : lib.components()) known += (known.empty() ? "" : ", ") + c.name;
-      return ToolOutcome::Fail(
-          MakeError("harness.unknown_component", "no component is named " + unknown.front(),
-                    "known: " + known));
+      return ToolOutcome::Fail(MakeError("harness.unknown_component",
+                                         "no component is named " + unknown.front(),
+                                         "known: " + known));
     }
     nlohmann::json out = {{"components", list}};
     if (!unknown.empty()) out["unknown"] = unknown;
@@ -228,7 +229,8 @@ class RunConnectorCommand final : public SimpleTool {
         "The one road to external data: read a connector. request is the user's words (a string) "
         "or {\"operation\": name, \"args\": {...}} for an exact operation. Returns rows with their "
         "operation ledger, query handles and freshness." +
-        (slugs.empty() ? std::string(" No connector is configured.") : " Connectors: " + slugs + ".");
+        (slugs.empty() ? std::string(" No connector is configured.")
+                       : " Connectors: " + slugs + ".");
     spec_.parameters = ojson::parse(R"({"type": "object", "properties": {
         "connector": {}, "request": {"type": ["string", "object"]},
         "limit": {"type": "integer", "minimum": 1, "maximum": 500},
@@ -239,8 +241,9 @@ class RunConnectorCommand final : public SimpleTool {
 
   ToolOutcome Execute(ToolContext& ctx, const nlohmann::json& input) override {
     if (road_ == nullptr) {
-      return ToolOutcome::Fail(MakeError("connect.unknown_connector",
-                                         "no connector is configured (affordance chat --connectors DIR)"));
+      return ToolOutcome::Fail(
+          MakeError("connect.unknown_connector",
+                    "no connector is configured (affordance chat --connectors DIR)"));
     }
     auto command = connect::ParseConnectorCommand(input);
     if (!command) return ToolOutcome::Fail(command.error());
@@ -409,7 +412,8 @@ class AppAction final : public SimpleTool {
   ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {
     if (Status s = frame_.Act(spec_.name, input); !s) return ToolOutcome::Fail(s.error());
     ToolOutcome o = ToolOutcome::Ok({{"dispatched", spec_.name}});
-    o.model_text = "Done: the app handled " + spec_.name + " and re-rendered; its current view is "
+    o.model_text = "Done: the app handled " + spec_.name +
+                   " and re-rendered; its current view is "
                    "in the app turn.";
     return o;
   }

@@ -68,7 +68,8 @@ void ReadUsage(const nlohmann::json& chunk, StreamState& st) {
     }
     st.usage = usage;
   }
-  if (auto t = chunk.find("timings"); t != chunk.end() && t->is_object() && t->contains("cache_n")) {
+  if (auto t = chunk.find("timings");
+      t != chunk.end() && t->is_object() && t->contains("cache_n")) {
     st.cache_n = (*t)["cache_n"].get<int64_t>();
   }
 }
@@ -180,8 +181,10 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
     st.parser = formats::MakeOutputParser(options_.format, {request.step_id});
   }
   auto close_content = [&] {
-    if (chat) st.mapper->Finish(st.parts);
-    else st.parser->Finish(st.parts);
+    if (chat)
+      st.mapper->Finish(st.parts);
+    else
+      st.parser->Finish(st.parts);
     writer.EmitAll(st.parts);
   };
 
@@ -264,7 +267,8 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
       close_content();
       return writer.Abort();
     }
-    if (!sent_ok && (err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout)) {
+    if (!sent_ok &&
+        (err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout)) {
       --dispatched_;  // never sent
       ++connect_failures_;
       if (attempt < options_.connect_attempts) {
@@ -275,19 +279,19 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
         if (cancel.cancelled()) return writer.Abort();
         continue;
       }
-      return writer.Fail(MakeError(
-          "model.connect",
-          "could not connect to the model server; the request was never sent (tried " +
-              std::to_string(attempt) + " times)",
-          origin_ + ": " + httplib::to_string(err)));
+      return writer.Fail(
+          MakeError("model.connect",
+                    "could not connect to the model server; the request was never sent (tried " +
+                        std::to_string(attempt) + " times)",
+                    origin_ + ": " + httplib::to_string(err)));
     }
-    if (!sent_ok && (err == httplib::Error::SSLConnection ||
-                     err == httplib::Error::SSLServerVerification ||
-                     err == httplib::Error::SSLLoadingCerts)) {
+    if (!sent_ok &&
+        (err == httplib::Error::SSLConnection || err == httplib::Error::SSLServerVerification ||
+         err == httplib::Error::SSLLoadingCerts)) {
       --dispatched_;
-      return writer.Fail(MakeError("model.connect",
-                                   "TLS setup with the model server failed; the request was never sent",
-                                   origin_ + ": " + httplib::to_string(err)));
+      return writer.Fail(MakeError(
+          "model.connect", "TLS setup with the model server failed; the request was never sent",
+          origin_ + ": " + httplib::to_string(err)));
     }
     // From here on the request was dispatched: report, never re-send.
     if (status != 0 && status != 200) {
@@ -302,10 +306,9 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
                       ? inner["message"].get<std::string>()
                       : inner.dump();
       }
-      return writer.Fail(MakeError("model.http_status",
-                                   "the model server answered HTTP " + std::to_string(status) +
-                                       " (not retried)",
-                                   message));
+      return writer.Fail(MakeError(
+          "model.http_status",
+          "the model server answered HTTP " + std::to_string(status) + " (not retried)", message));
     }
     if (st.failure) {
       close_content();
@@ -331,7 +334,8 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
                                    "sent; it is not retried",
                                    httplib::to_string(err)));
     }
-    bool finished = st.done || (chat ? !st.mapper->finish_reason().empty() : !st.raw_finish.empty());
+    bool finished =
+        st.done || (chat ? !st.mapper->finish_reason().empty() : !st.raw_finish.empty());
     if (!finished) {
       close_content();
       return writer.Fail(MakeError("model.stream_interrupted",

@@ -20,8 +20,8 @@
 //   * Once the request was dispatched, any failure (HTTP error status, disconnect mid-stream, read
 //     timeout, a malformed stream) is reported as an error part and NEVER re-sent: the server may
 //     already be generating. Error codes: model.connect (never sent), model.http_status,
-//     model.read_timeout, model.stream_interrupted, model.stream_malformed, model.write (the request
-//     may have partly reached the server).
+//     model.read_timeout, model.stream_interrupted, model.stream_malformed, model.write (the
+//     request may have partly reached the server).
 //   * Cancellation closes the socket at once; the step ends with abort.
 // The API key is read from the environment variable named by `api_key_env` at each step (so it is
 // never stored in configuration) and sent as "Authorization: Bearer <key>".

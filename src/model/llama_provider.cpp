@@ -107,17 +107,17 @@ Status LlamaProvider::Stream(const StepRequest& request, const PartSink& sink,
   }
   for (size_t i = 0; i < prompt.size(); ++i) {
     if (prompt[i] < 0 || prompt[i] >= e.n_vocab) {
-      return writer.Fail(MakeError("model.bad_request", "a prompt token ID is outside the vocabulary",
-                                   "prompt[" + std::to_string(i) + "] = " + std::to_string(prompt[i])));
+      return writer.Fail(
+          MakeError("model.bad_request", "a prompt token ID is outside the vocabulary",
+                    "prompt[" + std::to_string(i) + "] = " + std::to_string(prompt[i])));
     }
   }
   const int64_t n_ctx = llama_n_ctx(e.ctx);
   if (static_cast<int64_t>(prompt.size()) + request.max_tokens > n_ctx) {
-    return writer.Fail(MakeError("model.context_overflow",
-                                 "the prompt plus max_tokens does not fit the context",
-                                 std::to_string(prompt.size()) + " + " +
-                                     std::to_string(request.max_tokens) + " > " +
-                                     std::to_string(n_ctx)));
+    return writer.Fail(
+        MakeError("model.context_overflow", "the prompt plus max_tokens does not fit the context",
+                  std::to_string(prompt.size()) + " + " + std::to_string(request.max_tokens) +
+                      " > " + std::to_string(n_ctx)));
   }
 
   // Reuse the longest common prefix; always evaluate at least the last prompt token.
@@ -153,7 +153,8 @@ Status LlamaProvider::Stream(const StepRequest& request, const PartSink& sink,
   if (request.temperature <= 0) {
     llama_sampler_chain_add(sampler, llama_sampler_init_greedy());
   } else {
-    llama_sampler_chain_add(sampler, llama_sampler_init_temp(static_cast<float>(request.temperature)));
+    llama_sampler_chain_add(sampler,
+                            llama_sampler_init_temp(static_cast<float>(request.temperature)));
     llama_sampler_chain_add(sampler, llama_sampler_init_dist(static_cast<uint32_t>(request.seed)));
   }
   struct SamplerFree {

@@ -55,8 +55,9 @@ struct StepRequest {
   std::string grammar;
 };
 
-// Shared cancellation flag: a handle, so copies (and const references) share one state. Callbacks registered with OnCancel run once,
-// on the thread that calls Cancel() (or at once if already cancelled).
+// Shared cancellation flag: a handle, so copies (and const references) share one state. Callbacks
+// registered with OnCancel run once, on the thread that calls Cancel() (or at once if already
+// cancelled).
 class CancelToken {
  public:
   CancelToken();

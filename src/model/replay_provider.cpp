@@ -84,8 +84,10 @@ Result<ReplayScript> LoadReplayScript(const std::string& path) {
 Result<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
     std::shared_ptr<const text::Tokenizer> tokenizer, ReplayScript script) {
   std::vector<std::string_view> names;
-  if (script.format == formats::ChatFormat::kQwen3) names = {"<|im_end|>", "<|endoftext|>"};
-  else names = {"<|eot_id|>", "<|eom_id|>"};
+  if (script.format == formats::ChatFormat::kQwen3)
+    names = {"<|im_end|>", "<|endoftext|>"};
+  else
+    names = {"<|eot_id|>", "<|eom_id|>"};
   std::vector<text::TokenId> ends;
   for (auto name : names) {
     auto id = tokenizer->TokenIdOf(name);
@@ -102,7 +104,9 @@ Result<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
 
 ReplayProvider::ReplayProvider(std::shared_ptr<const text::Tokenizer> tokenizer,
                                ReplayScript script, std::vector<text::TokenId> end_tokens)
-    : tokenizer_(std::move(tokenizer)), script_(std::move(script)), end_tokens_(std::move(end_tokens)) {}
+    : tokenizer_(std::move(tokenizer)),
+      script_(std::move(script)),
+      end_tokens_(std::move(end_tokens)) {}
 
 Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
                               const CancelToken& cancel) {
@@ -112,8 +116,7 @@ Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
   writer.StartStep();
   if (cancel.cancelled()) return writer.Abort();
   if (index >= script_.steps.size()) {
-    return writer.Fail(MakeError("model.replay_exhausted",
-                                 "the replay script has no more steps",
+    return writer.Fail(MakeError("model.replay_exhausted", "the replay script has no more steps",
                                  std::to_string(script_.steps.size()) + " steps played"));
   }
   ++next_;
@@ -122,7 +125,7 @@ Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
   if (!ids.ok()) return writer.Fail(ids.error());
   std::vector<text::TokenId> tokens = std::move(ids).value();
   bool has_end = !tokens.empty() && std::find(end_tokens_.begin(), end_tokens_.end(),
-                                               tokens.back()) != end_tokens_.end();
+                                              tokens.back()) != end_tokens_.end();
   if (!step.cut_off && !has_end) tokens.push_back(end_tokens_[0]);
 
   internal::TokenStep play(*tokenizer_, script_.format, request.step_id, writer);

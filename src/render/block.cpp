@@ -59,10 +59,10 @@ nlohmann::ordered_json Block::SpansJson() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& s : spans) {
     nlohmann::ordered_json j = {{"kind", s.kind == Span::Kind::kNode ? "node" : "action"},
-                        {"begin", s.begin},
-                        {"end", s.end},
-                        {"path", s.path},
-                        {"type", s.type}};
+                                {"begin", s.begin},
+                                {"end", s.end},
+                                {"path", s.path},
+                                {"type", s.type}};
     if (s.kind == Span::Kind::kNode) {
       j["clipped"] = s.clipped;
     } else {

@@ -32,9 +32,9 @@ struct Span {
   // kAction only. `name` is the tool name for projected actions; timeout, interval and callback
   // handlers are never projected and keep their harness name "<event>:<path>".
   std::string name;
-  std::string event;              // "onChange", "onTimeout", ...
-  view::HandlerId handler = 0;    // 0 when the projection was made with callable: false
-  bool projected = false;         // declared as a tool
+  std::string event;            // "onChange", "onTimeout", ...
+  view::HandlerId handler = 0;  // 0 when the projection was made with callable: false
+  bool projected = false;       // declared as a tool
   // onTimeout / onInterval only: the element's `timeout` / `interval` prop in milliseconds (a
   // non-negative number, fractions dropped); -1 when it is missing or not such a number, or for
   // any other event. Read by the host's timer scheduler (render/timers.h).

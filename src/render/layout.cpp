@@ -72,7 +72,8 @@ class Layouter {
     }
     // A block hidden after a clip point still owes the outer-crop check (done once, in Finish,
     // so a container laid out twice for its marker does not walk its hidden rows twice).
-    if (i < nodes.size()) hidden_.push_back(HiddenRange{&nodes, i, frames_[clip_owners_.back()].path});
+    if (i < nodes.size())
+      hidden_.push_back(HiddenRange{&nodes, i, frames_[clip_owners_.back()].path});
     return {};
   }
 
@@ -107,7 +108,7 @@ class Layouter {
     const std::vector<view::Node>* nodes;
     size_t first;
     const std::string* owner;  // a container's path (its Node outlives the layout)
-    size_t end = SIZE_MAX;  // exclusive; SIZE_MAX: to the end
+    size_t end = SIZE_MAX;     // exclusive; SIZE_MAX: to the end
   };
 
   bool Hidden() const { return frames_.back().clipped; }
@@ -235,7 +236,8 @@ class Layouter {
     const bool own_clip = frames_.back().clipped && !frames_[frames_.size() - 2].clipped;
     if (own_clip && marker->has_value() && !(*marker)->empty()) {
       std::vector<text::TokenId> marker_ids;
-      if (auto st = AppendRun(tokenizer_, options_.cache, **marker, marker_ids); !st.ok()) return st;
+      if (auto st = AppendRun(tokenizer_, options_.cache, **marker, marker_ids); !st.ok())
+        return st;
       Restore(before);
       const int64_t reserve = std::min<int64_t>(*budget, marker_ids.size());
       frames_.back().remaining = *budget - reserve;
@@ -252,8 +254,13 @@ class Layouter {
   }
 
   Snapshot Save() const {
-    return Snapshot{block_.tokens.size(), block_.spans.size(), block_.tools.size(),
-                    actions_.size(),      clip_owners_.size(), hidden_.size(), frames_};
+    return Snapshot{block_.tokens.size(),
+                    block_.spans.size(),
+                    block_.tools.size(),
+                    actions_.size(),
+                    clip_owners_.size(),
+                    hidden_.size(),
+                    frames_};
   }
   void Restore(const Snapshot& s) {
     block_.tokens.resize(s.tokens);
@@ -299,7 +306,8 @@ class Layouter {
   Status Ids(const view::Node& e) {
     if (auto st = NoChildren(e); !st.ok()) return st;
     auto it = e.props.find("value");
-    if (it == e.props.end() || !it->is_array()) return PropError(e, "needs `value`, an array of token IDs");
+    if (it == e.props.end() || !it->is_array())
+      return PropError(e, "needs `value`, an array of token IDs");
     const size_t before = block_.tokens.size();
     const auto vocab = static_cast<int64_t>(tokenizer_.VocabSize());
     for (const auto& v : *it) {
@@ -329,7 +337,8 @@ class Layouter {
   static Status CheckHiddenBlocks(const view::Node& node, const std::string& owner_path) {
     if (node.kind == view::Node::Kind::kBlock) {
       const Block* b = BlockOf(node.block);
-      if (b == nullptr) return MakeError("render.invalid_block", "a block node holds no laid-out tree");
+      if (b == nullptr)
+        return MakeError("render.invalid_block", "a block node holds no laid-out tree");
       for (const auto& s : b->spans) {
         if (s.kind == Span::Kind::kAction && s.projected) return CropError(s, owner_path);
       }
@@ -342,7 +351,8 @@ class Layouter {
 
   Status PlaceBlock(const view::Node& node) {
     const Block* b = BlockOf(node.block);
-    if (b == nullptr) return MakeError("render.invalid_block", "a block node holds no laid-out tree");
+    if (b == nullptr)
+      return MakeError("render.invalid_block", "a block node holds no laid-out tree");
     const uint32_t offset = Begin();
     block_.tokens.insert(block_.tokens.end(), b->tokens.begin(), b->tokens.end());
     const size_t clips = clip_owners_.size();
@@ -407,8 +417,9 @@ Result<LayoutOptions> ProjectionOptions(const nlohmann::ordered_json& options) {
       }
       out.callable = value.get<bool>();
     } else {
-      return MakeError("render.invalid_options",
-                       fmt::format("unknown asChatTools option {}; the only option is callable", key));
+      return MakeError(
+          "render.invalid_options",
+          fmt::format("unknown asChatTools option {}; the only option is callable", key));
     }
   }
   return out;

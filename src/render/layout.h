@@ -16,7 +16,8 @@
 // model-callable handler) is projected only when its element is entirely visible; a cut caused by
 // the element's own budget (a scroll window) does not count against it.
 //
-// Thread-safety: a Layout call uses only its arguments; the cache must not be shared across threads.
+// Thread-safety: a Layout call uses only its arguments; the cache must not be shared across
+// threads.
 #pragma once
 
 #include "base/result.h"
@@ -41,8 +42,8 @@ struct LayoutOptions {
     kDocument,
   };
   Mode mode = Mode::kProjection;
-  bool callable = true;        // kProjection: false keeps tools but drops handler references
-  RunCache* cache = nullptr;   // null: encode every run (cold)
+  bool callable = true;       // kProjection: false keeps tools but drops handler references
+  RunCache* cache = nullptr;  // null: encode every run (cold)
 };
 
 // Lays out `nodes` as siblings. Errors (code, message naming the element path):

@@ -161,7 +161,8 @@ std::optional<std::string> LabelOf(const nlohmann::ordered_json& props) {
 }
 
 Result<nlohmann::ordered_json> ParametersFor(const view::HandlerSignature& signature,
-                                     const nlohmann::ordered_json* args_schema, const std::string& path) {
+                                             const nlohmann::ordered_json* args_schema,
+                                             const std::string& path) {
   if (args_schema != nullptr) {
     if (!args_schema->is_object()) {
       return MakeError("render.invalid_args_schema", "args_schema must be a JSON Schema object",
@@ -180,7 +181,8 @@ Status Project(const std::vector<VisibleAction>& actions, bool callable, Block& 
   for (size_t i = 0; i < actions.size(); ++i) {
     const auto label = LabelOf(actions[i].element->props);
     labeled[i] = label.has_value();
-    names[i] = label ? ToolName(actions[i].handler->event, *label) : EventStem(actions[i].handler->event);
+    names[i] =
+        label ? ToolName(actions[i].handler->event, *label) : EventStem(actions[i].handler->event);
     if (labeled[i]) ++count[names[i]];
   }
   std::unordered_set<std::string> taken;
@@ -198,9 +200,8 @@ Status Project(const std::vector<VisibleAction>& actions, bool callable, Block& 
     const view::Node& element = *actions[i].element;
     const view::Handler& handler = *actions[i].handler;
     auto schema_it = element.props.find("args_schema");
-    auto parameters = ParametersFor(handler.signature,
-                                    schema_it == element.props.end() ? nullptr : &*schema_it,
-                                    element.path);
+    auto parameters = ParametersFor(
+        handler.signature, schema_it == element.props.end() ? nullptr : &*schema_it, element.path);
     if (!parameters.ok()) return parameters.error();
 
     Span& span = block.spans[actions[i].span_index];
@@ -214,8 +215,7 @@ Status Project(const std::vector<VisibleAction>& actions, bool callable, Block& 
 }
 
 nlohmann::ordered_json Tool::ToJson() const {
-  return {{"type", "function"},
-          {"function", {{"name", name}, {"parameters", parameters}}}};
+  return {{"type", "function"}, {"function", {{"name", name}, {"parameters", parameters}}}};
 }
 
 }  // namespace affordance::render

@@ -52,7 +52,8 @@ std::optional<std::string> LabelOf(const nlohmann::ordered_json& props);
 // The parameters schema of a handler. `args_schema` may be null (no prop). Errors:
 // "render.invalid_args_schema" when the prop is not a JSON object.
 Result<nlohmann::ordered_json> ParametersFor(const view::HandlerSignature& signature,
-                                     const nlohmann::ordered_json* args_schema, const std::string& path);
+                                             const nlohmann::ordered_json* args_schema,
+                                             const std::string& path);
 
 // One visible, model-callable action found by layout.
 struct VisibleAction {

@@ -51,8 +51,7 @@ Renderer::Renderer(std::shared_ptr<const text::Tokenizer> tokenizer,
 }
 
 Result<std::unique_ptr<Renderer>> Renderer::Load(const std::string& view_path,
-                                                 const std::string& entry,
-                                                 const std::string& model,
+                                                 const std::string& entry, const std::string& model,
                                                  view::ViewOptions options) {
   auto tokenizer = text::LoadModel(model);
   if (!tokenizer.ok()) return tokenizer.error();
@@ -64,8 +63,8 @@ Result<std::unique_ptr<Renderer>> Renderer::Load(const std::string& view_path,
                                                  std::shared_ptr<const text::Tokenizer> tokenizer,
                                                  const std::string& model_name,
                                                  view::ViewOptions options) {
-  auto view = view::View::Load(view_path, entry, view::Encoder{model_name, tokenizer},
-                               std::move(options));
+  auto view =
+      view::View::Load(view_path, entry, view::Encoder{model_name, tokenizer}, std::move(options));
   if (!view.ok()) return view.error();
   return std::unique_ptr<Renderer>(new Renderer(std::move(tokenizer), std::move(view).value()));
 }

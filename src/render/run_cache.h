@@ -27,7 +27,7 @@ namespace affordance::render {
 struct RunCacheStats {
   uint64_t hits = 0;
   uint64_t misses = 0;
-  uint64_t bytes = 0;     // text bytes + 4 bytes per cached ID, of what is held now
+  uint64_t bytes = 0;  // text bytes + 4 bytes per cached ID, of what is held now
   uint64_t entries = 0;
   uint64_t evictions = 0;  // times the cache was emptied because it outgrew max_bytes
 };
@@ -40,7 +40,8 @@ class RunCache {
 
   // Appends the IDs of `text` (encoded as untrusted text: special-token spellings stay plain text)
   // to `out`, from the cache or by encoding and remembering it. Errors: "render.cache_encoder" when
-  // `tokenizer` is not the one this cache is bound to; tokenizer errors (invalid UTF-8) pass through.
+  // `tokenizer` is not the one this cache is bound to; tokenizer errors (invalid UTF-8) pass
+  // through.
   Status Append(const text::Tokenizer& tokenizer, std::string_view text,
                 std::vector<text::TokenId>& out);
 

@@ -66,9 +66,8 @@ std::map<std::string, Handler> McpHttp::Handlers() {
 size_t McpHttp::sessions() const {
   std::lock_guard lock(mu_);
   const int64_t now = Now();
-  return static_cast<size_t>(std::count_if(sessions_.begin(), sessions_.end(), [&](const auto& e) {
-    return !Idle(*e.second, now);
-  }));
+  return static_cast<size_t>(std::count_if(sessions_.begin(), sessions_.end(),
+                                           [&](const auto& e) { return !Idle(*e.second, now); }));
 }
 
 int64_t McpHttp::Now() const { return options_.now_ms ? options_.now_ms() : store::NowMs(); }

@@ -32,13 +32,14 @@ Result<int64_t> SqliteStore::RecoverInterrupted(const AbandonedFn& abandoned) {
       }
       if (rc != SQLITE_DONE) return IoError(db, "cannot read the running messages");
     }
-    auto mark = conn_->Prepare(
-        "UPDATE messages SET status = 'interrupted', updated_ms = ?2 WHERE id = ?1");
+    auto mark =
+        conn_->Prepare("UPDATE messages SET status = 'interrupted', updated_ms = ?2 WHERE id = ?1");
     if (!mark) return mark.error();
     for (const std::string& id : messages) {
       Statement stmt(*mark);
       stmt.Bind(1, id).Bind(2, now);
-      if (stmt.Step() != SQLITE_DONE) return IoError(db, "cannot mark message " + id + " interrupted");
+      if (stmt.Step() != SQLITE_DONE)
+        return IoError(db, "cannot mark message " + id + " interrupted");
     }
 
     auto open_parts =
@@ -80,7 +81,8 @@ Result<int64_t> SqliteStore::RecoverInterrupted(const AbandonedFn& abandoned) {
     for (const std::string& id : messages) {
       Statement stmt(*steps);
       stmt.Bind(1, id);
-      if (stmt.Step() != SQLITE_DONE) return IoError(db, "cannot mark the steps of " + id + " interrupted");
+      if (stmt.Step() != SQLITE_DONE)
+        return IoError(db, "cannot mark the steps of " + id + " interrupted");
       touched_messages.insert(id);
     }
     // A step left running in a message that is no longer running has no writer either.

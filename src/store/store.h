@@ -171,9 +171,9 @@ struct ActivityFilter {
 // keep it. The store keeps versions immutable and moves an artifact's head atomically.
 
 struct ArtifactRecord {
-  std::string id;         // "a_..."
-  std::string kind;       // "inline" | "panel" | "live_app"
-  std::string app_slug;   // live apps: unique among artifacts; "" otherwise
+  std::string id;        // "a_..."
+  std::string kind;      // "inline" | "panel" | "live_app"
+  std::string app_slug;  // live apps: unique among artifacts; "" otherwise
   std::string title;
   std::string thread_id;  // the thread it was composed in ("" when not composed in a turn)
   int64_t head = 0;       // its latest version (1, 2, ...)

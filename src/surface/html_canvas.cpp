@@ -37,9 +37,9 @@ void AppendUtf8(uint32_t cp, std::string* out) {
 // Decodes numeric character references and the named ones that matter for URLs and markup.
 std::string DecodeReferences(std::string_view s) {
   static const std::pair<const char*, const char*> kNamed[] = {
-      {"colon", ":"}, {"tab", "\t"}, {"newline", "\n"}, {"amp", "&"}, {"lt", "<"},
-      {"gt", ">"}, {"quot", "\""}, {"apos", "'"}, {"sol", "/"}, {"lpar", "("},
-      {"rpar", ")"}, {"nbsp", "\xC2\xA0"}, {"equals", "="}, {"num", "#"}};
+      {"colon", ":"}, {"tab", "\t"},        {"newline", "\n"}, {"amp", "&"}, {"lt", "<"},
+      {"gt", ">"},    {"quot", "\""},       {"apos", "'"},     {"sol", "/"}, {"lpar", "("},
+      {"rpar", ")"},  {"nbsp", "\xC2\xA0"}, {"equals", "="},   {"num", "#"}};
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] != '&') {
@@ -55,9 +55,10 @@ std::string DecodeReferences(std::string_view s) {
       size_t digits = 0;
       while (j < s.size()) {
         char c = s[j];
-        int v = (c >= '0' && c <= '9') ? c - '0'
+        int v = (c >= '0' && c <= '9')          ? c - '0'
                 : (hex && c >= 'a' && c <= 'f') ? c - 'a' + 10
-                : (hex && c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+                : (hex && c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                                : -1;
         if (v < 0) break;
         cp = std::min<uint32_t>(cp * (hex ? 16 : 10) + v, 0x110000);
         ++digits;
@@ -120,8 +121,8 @@ class Tokenizer {
     if (s_[i_] == '!') {
       if (s_.substr(i_, 3) == "!--") {
         size_t end = s_.find("-->", i_ + 3);
-        if (s_.substr(i_ + 3, 1) == ">") end = i_ + 3 - 2;       // "<!-->"
-        if (s_.substr(i_ + 3, 2) == "->") end = i_ + 3 - 1;      // "<!--->"
+        if (s_.substr(i_ + 3, 1) == ">") end = i_ + 3 - 2;   // "<!-->"
+        if (s_.substr(i_ + 3, 2) == "->") end = i_ + 3 - 1;  // "<!--->"
         i_ = end == std::string_view::npos ? s_.size() : end + 3;
       } else {
         SkipBogus();
@@ -204,13 +205,14 @@ class Tokenizer {
 
   void Attribute(const std::string& name, const std::string& value, bool has_value) {
     if (name.size() >= 2 && name[0] == 'o' && name[1] == 'n') {
-      Problem("runtime-handler", "the Html canvas may not use the event-handler attribute " +
-                                     name + "; put interactive parts in HtmlMount slots");
+      Problem("runtime-handler", "the Html canvas may not use the event-handler attribute " + name +
+                                     "; put interactive parts in HtmlMount slots");
     }
     if (!has_value) return;
     if (IsScriptUrl(value)) {
-      Problem("runtime-url", "attribute " + name + " holds a script URL; the Html canvas "
-                             "may not run JavaScript");
+      Problem("runtime-url", "attribute " + name +
+                                 " holds a script URL; the Html canvas "
+                                 "may not run JavaScript");
     }
     if (name == "data-mount") scan_.mount_slots.push_back(value);
     if (name == "srcdoc" && depth_ < 4) {

@@ -15,7 +15,7 @@
 namespace affordance::surface {
 
 struct HtmlProblem {
-  std::string code;     // "runtime-script" | "runtime-handler" | "runtime-url"
+  std::string code;  // "runtime-script" | "runtime-handler" | "runtime-url"
   std::string message;
 };
 

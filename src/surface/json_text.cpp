@@ -29,10 +29,14 @@ bool Hex4(std::string_view s, size_t at, uint32_t* value) {
   for (size_t k = at; k < at + 4; ++k) {
     char c = s[k];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= c - '0';
-    else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
-    else return false;
+    if (c >= '0' && c <= '9')
+      v |= c - '0';
+    else if (c >= 'a' && c <= 'f')
+      v |= c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      v |= c - 'A' + 10;
+    else
+      return false;
   }
   *value = v;
   return true;
@@ -43,13 +47,14 @@ size_t SpaceAt(std::string_view s, size_t i) {
   unsigned char c = s[i];
   if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') return 1;
   auto at = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0; };
-  if (c == 0xC2 && at(1) == 0xA0) return 2;                           // U+00A0
-  if (c == 0xE1 && at(1) == 0x9A && at(2) == 0x80) return 3;          // U+1680
-  if (c == 0xE2 && at(1) == 0x80 && ((at(2) >= 0x80 && at(2) <= 0x8A) || at(2) == 0xA8 ||
-                                     at(2) == 0xA9 || at(2) == 0xAF)) return 3;
-  if (c == 0xE2 && at(1) == 0x81 && at(2) == 0x9F) return 3;          // U+205F
-  if (c == 0xE3 && at(1) == 0x80 && at(2) == 0x80) return 3;          // U+3000
-  if (c == 0xEF && at(1) == 0xBB && at(2) == 0xBF) return 3;          // U+FEFF
+  if (c == 0xC2 && at(1) == 0xA0) return 2;                   // U+00A0
+  if (c == 0xE1 && at(1) == 0x9A && at(2) == 0x80) return 3;  // U+1680
+  if (c == 0xE2 && at(1) == 0x80 &&
+      ((at(2) >= 0x80 && at(2) <= 0x8A) || at(2) == 0xA8 || at(2) == 0xA9 || at(2) == 0xAF))
+    return 3;
+  if (c == 0xE2 && at(1) == 0x81 && at(2) == 0x9F) return 3;  // U+205F
+  if (c == 0xE3 && at(1) == 0x80 && at(2) == 0x80) return 3;  // U+3000
+  if (c == 0xEF && at(1) == 0xBB && at(2) == 0xBF) return 3;  // U+FEFF
   return 0;
 }
 
@@ -72,14 +77,30 @@ bool DecodeJsonString(std::string_view s, std::string* out) {
     char e = s[i + 1];
     i += 2;
     switch (e) {
-      case '"': *out += '"'; break;
-      case '\\': *out += '\\'; break;
-      case '/': *out += '/'; break;
-      case 'b': *out += '\b'; break;
-      case 'f': *out += '\f'; break;
-      case 'n': *out += '\n'; break;
-      case 'r': *out += '\r'; break;
-      case 't': *out += '\t'; break;
+      case '"':
+        *out += '"';
+        break;
+      case '\\':
+        *out += '\\';
+        break;
+      case '/':
+        *out += '/';
+        break;
+      case 'b':
+        *out += '\b';
+        break;
+      case 'f':
+        *out += '\f';
+        break;
+      case 'n':
+        *out += '\n';
+        break;
+      case 'r':
+        *out += '\r';
+        break;
+      case 't':
+        *out += '\t';
+        break;
       case 'u': {
         uint32_t cp = 0;
         if (!Hex4(s, i, &cp)) return false;

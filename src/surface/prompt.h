@@ -30,7 +30,8 @@ struct PromptOptions {
   std::vector<std::string> additional_rules;
 };
 
-// The signature of one component as shown to the model, e.g. `Card(children: any[], title?: string)`.
+// The signature of one component as shown to the model, e.g. `Card(children: any[], title?:
+// string)`.
 std::string ComponentSignature(const Component& component, const Json& definition);
 
 std::string GeneratePrompt(const Library& library, const PromptOptions& options);

@@ -38,9 +38,9 @@ class StreamParser {
   size_t completed_statements() const { return completed_count_; }
 
  private:
-  void Clean();            // raw_ -> cleaned_ (fences, comments), incrementally
-  void EmitCode(char c);   // comment stripping of fenced/unfenced code
-  void ScanStatements();   // cleaned_ -> completed statements
+  void Clean();           // raw_ -> cleaned_ (fences, comments), incrementally
+  void EmitCode(char c);  // comment stripping of fenced/unfenced code
+  void ScanStatements();  // cleaned_ -> completed statements
   void AddCompleted(std::string_view text);
   void RestartAfterFirstFence(size_t fence_at);
 
@@ -50,14 +50,14 @@ class StreamParser {
 
   // stripFences() state over raw_.
   enum class Fence { kNone, kTagLine, kBlock, kBetween } fence_ = Fence::kNone;
-  bool leading_ = true;         // still skipping leading white space
+  bool leading_ = true;               // still skipping leading white space
   bool dq_ = false, dq_esc_ = false;  // inside a double-quoted string (skipString)
 
   // stripComments() state over the code being emitted.
   char cs_str_ = 0;
   bool cs_esc_ = false;
   bool cs_comment_ = false;
-  bool cs_slash_ = false;       // a '/' outside strings waits for the next character
+  bool cs_slash_ = false;  // a '/' outside strings waits for the next character
 
   std::string cleaned_;
   // scanNewCompleted() state over cleaned_.

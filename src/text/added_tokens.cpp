@@ -15,10 +15,18 @@ namespace {
 // connector punctuation.
 bool IsWordChar(char32_t c) {
   switch (utf8proc_category(static_cast<utf8proc_int32_t>(c))) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME: case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO: case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_PC:
       return true;
     default:
       return false;
@@ -27,8 +35,8 @@ bool IsWordChar(char32_t c) {
 
 bool IsSpace(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
 }
 
 char32_t LastChar(std::string_view s) {
@@ -87,7 +95,8 @@ const AddedTokenMatcher::Pattern* AddedTokenMatcher::LongestAt(std::string_view 
     unsigned char b = static_cast<unsigned char>(text[i]);
     const Edge* lo = edges_.data() + first_edge_[n];
     const Edge* hi = edges_.data() + first_edge_[n + 1];
-    const Edge* e = std::lower_bound(lo, hi, b, [](const Edge& x, unsigned char v) { return x.byte < v; });
+    const Edge* e =
+        std::lower_bound(lo, hi, b, [](const Edge& x, unsigned char v) { return x.byte < v; });
     if (e == hi || e->byte != b) break;
     n = e->node;
     if (terminal_[n] >= 0) best = &patterns_[static_cast<size_t>(terminal_[n])];

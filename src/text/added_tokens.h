@@ -1,6 +1,6 @@
 // Added tokens (tokenizer.json "added_tokens"): control tokens such as <|im_end|> and extra
-// vocabulary, with the reference library's matching rules (leftmost-longest; single_word, lstrip and
-// rstrip; `normalized` tokens match the normalized text, the others the raw text).
+// vocabulary, with the reference library's matching rules (leftmost-longest; single_word, lstrip
+// and rstrip; `normalized` tokens match the normalized text, the others the raw text).
 #pragma once
 
 #include "text/tokenizer.h"

@@ -90,14 +90,30 @@ class Reader {
       if (pos_ >= s_.size()) return Fail("unterminated escape");
       char e = s_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           uint32_t cp = 0;
           if (Status st = Hex4(cp); !st.ok()) return st;
@@ -130,10 +146,14 @@ class Reader {
     for (int k = 0; k < 4; ++k) {
       char h = s_[pos_++];
       cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= static_cast<uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') cp |= static_cast<uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') cp |= static_cast<uint32_t>(h - 'A' + 10);
-      else return Fail("invalid \\u escape");
+      if (h >= '0' && h <= '9')
+        cp |= static_cast<uint32_t>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        cp |= static_cast<uint32_t>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        cp |= static_cast<uint32_t>(h - 'A' + 10);
+      else
+        return Fail("invalid \\u escape");
     }
     return {};
   }
@@ -195,7 +215,8 @@ class Reader {
     if (neg) ++p;
     size_t digits = p;
     v = 0;
-    while (p < s_.size() && s_[p] >= '0' && s_[p] <= '9' && p - digits < 18) v = v * 10 + (s_[p++] - '0');
+    while (p < s_.size() && s_[p] >= '0' && s_[p] <= '9' && p - digits < 18)
+      v = v * 10 + (s_[p++] - '0');
     if (p == digits || (p < s_.size() && std::strchr(".eE0123456789", s_[p]) && s_[p] != '\0'))
       return false;
     if (s_[digits] == '0' && p - digits > 1) return false;

@@ -81,7 +81,8 @@ Result<std::shared_ptr<const Tokenizer>> LoadModel(const std::string& name_or_pa
     std::error_code ec;
     if (!fs::is_directory(name_or_path, ec)) {
       std::string names;
-      for (const char* name : kRegisteredModels) names += std::string(names.empty() ? "" : ", ") + name;
+      for (const char* name : kRegisteredModels)
+        names += std::string(names.empty() ? "" : ", ") + name;
       return MakeError("tokenizer.model_not_found",
                        "not a registered model name or a folder with tokenizer.json",
                        fmt::format("{} (registered: {})", name_or_path, names));

@@ -75,9 +75,9 @@ class Pcre2Pattern final : public SplitPattern {
     std::string rewritten = RewriteSpaces(pattern);
     int err = 0;
     PCRE2_SIZE err_offset = 0;
-    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(rewritten.data()),
-                                     rewritten.size(), PCRE2_UTF | PCRE2_UCP, &err, &err_offset,
-                                     nullptr);
+    pcre2_code* code =
+        pcre2_compile(reinterpret_cast<PCRE2_SPTR>(rewritten.data()), rewritten.size(),
+                      PCRE2_UTF | PCRE2_UCP, &err, &err_offset, nullptr);
     if (!code) {
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(err, message, sizeof message);

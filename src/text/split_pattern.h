@@ -3,8 +3,8 @@
 // `SplitPattern` finds the non-overlapping matches of a tokenizer.json Split pattern the way the
 // reference library does (Oniguruma's find_iter: an empty match right after the previous match is
 // skipped). Regexes run on PCRE2 with JIT and Unicode properties; `\s`/`\S` are rewritten to the
-// Unicode White_Space set Oniguruma uses. The two pre-tokenizer regexes of the GPT-4 family (Llama 3
-// with \p{N}{1,3}, Qwen 2/3 with \p{N}) are recognised and matched by a hand-written scanner that
+// Unicode White_Space set Oniguruma uses. The two pre-tokenizer regexes of the GPT-4 family (Llama
+// 3 with \p{N}{1,3}, Qwen 2/3 with \p{N}) are recognised and matched by a hand-written scanner that
 // the fuzzer checks against PCRE2.
 #pragma once
 

@@ -1,4 +1,5 @@
-// Exact Hugging Face byte-level BPE tokenization (tokenizer.json), for every token the product emits.
+// Exact Hugging Face byte-level BPE tokenization (tokenizer.json), for every token the product
+// emits.
 //
 // A Tokenizer is immutable after Load() and safe to use from many threads at once (Encode/Decode
 // are const and allocate only their results and per-call scratch). IDs are int32_t as in
@@ -81,8 +82,9 @@ class IncrementalDecoder {
 // The model registry. `name_or_path` is a registered name ("Qwen__Qwen3-4B-Instruct-2507",
 // "meta-llama__Llama-3.1-8B-Instruct", resolved under the models root: $AFFORDANCE_MODELS, else
 // the prepared data installed with the running program (<prefix>/share/affordance/models, see
-// base/data_dir.h), else <source root>/models) or a path to any folder with tokenizer.json (+ tokenizer_config.json).
-// Loaded tokenizers are cached per resolved folder for the life of the process.
+// base/data_dir.h), else <source root>/models) or a path to any folder with tokenizer.json (+
+// tokenizer_config.json). Loaded tokenizers are cached per resolved folder for the life of the
+// process.
 Result<std::shared_ptr<const Tokenizer>> LoadModel(const std::string& name_or_path);
 
 }  // namespace affordance::text

@@ -75,11 +75,12 @@ Status ReadPreTokenizer(const json& j, PreTokenizer& out, bool& saw_byte_level) 
   if (!j.is_object()) return Invalid("pre_tokenizer must be an object or null");
   std::string type = TypeOf(j);
   if (saw_byte_level)
-    return Unsupported(fmt::format("pre_tokenizer {} after ByteLevel (ByteLevel must be last)",
-                                   type));
+    return Unsupported(
+        fmt::format("pre_tokenizer {} after ByteLevel (ByteLevel must be last)", type));
   if (type == "Sequence") {
     auto it = j.find("pretokenizers");
-    if (it == j.end() || !it->is_array()) return Invalid("pre_tokenizer Sequence needs pretokenizers");
+    if (it == j.end() || !it->is_array())
+      return Invalid("pre_tokenizer Sequence needs pretokenizers");
     for (const json& p : *it)
       if (Status s = ReadPreTokenizer(p, out, saw_byte_level); !s.ok()) return s;
     return {};
@@ -140,7 +141,8 @@ Status ReadPostProcessor(const json& j, TokenizerParts& parts) {
   if (type == "ByteLevel") return {};  // only adjusts offsets
   if (type == "Sequence") {
     auto it = j.find("processors");
-    if (it == j.end() || !it->is_array()) return Invalid("post_processor Sequence needs processors");
+    if (it == j.end() || !it->is_array())
+      return Invalid("post_processor Sequence needs processors");
     for (const json& p : *it)
       if (Status s = ReadPostProcessor(p, parts); !s.ok()) return s;
     return {};
@@ -159,8 +161,9 @@ Status ReadPostProcessor(const json& j, TokenizerParts& parts) {
         if (!ids.ok()) return ids.error();
         tmpl.push_back({false, std::move(ids.value())});
       } else {
-        return Invalid("TemplateProcessing.single has an item that is neither Sequence nor "
-                       "SpecialToken");
+        return Invalid(
+            "TemplateProcessing.single has an item that is neither Sequence nor "
+            "SpecialToken");
       }
     }
     parts.templates.push_back(std::move(tmpl));
@@ -214,8 +217,8 @@ Result<std::unique_ptr<Bpe>> ReadModel(const TokenizerDocument& doc) {
   const json& m = *it;
   std::string type = TypeOf(m);
   if (type != "BPE") return Unsupported(fmt::format("model {}", type));
-  if (auto d = m.find("dropout"); d != m.end() && !d->is_null() &&
-                                  !(d->is_number() && d->get<double>() == 0.0))
+  if (auto d = m.find("dropout");
+      d != m.end() && !d->is_null() && !(d->is_number() && d->get<double>() == 0.0))
     return Unsupported("model.dropout (BPE dropout is random)");
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     auto k = m.find(key);
@@ -287,7 +290,7 @@ std::vector<AddedToken> AssignAddedIds(std::vector<AddedToken> tokens, const Voc
       id = static_cast<TokenId>(model_size);
     } else {
       id = static_cast<TokenId>(max_added >= model_size || model_size == 0 ? max_added + 1
-                                                                          : model_size);
+                                                                           : model_size);
     }
     max_added = std::max<int64_t>(max_added, id);
     t.id = id;

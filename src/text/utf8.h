@@ -21,9 +21,18 @@ size_t FirstInvalid(std::string_view s);
 inline char32_t Next(std::string_view s, size_t& i) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data()) + i;
   unsigned char c = p[0];
-  if (c < 0x80) { i += 1; return c; }
-  if (c < 0xE0) { i += 2; return ((c & 0x1F) << 6) | (p[1] & 0x3F); }
-  if (c < 0xF0) { i += 3; return ((c & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F); }
+  if (c < 0x80) {
+    i += 1;
+    return c;
+  }
+  if (c < 0xE0) {
+    i += 2;
+    return ((c & 0x1F) << 6) | (p[1] & 0x3F);
+  }
+  if (c < 0xF0) {
+    i += 3;
+    return ((c & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+  }
   i += 4;
   return ((c & 0x07) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6) | (p[3] & 0x3F);
 }

@@ -72,7 +72,8 @@ std::optional<TokenId> Vocabulary::FindHashed(std::string_view token, uint64_t h
 }
 
 std::optional<std::string_view> Vocabulary::StringOf(TokenId id) const {
-  if (id < 0 || static_cast<size_t>(id) >= by_id_.size() || !by_id_[static_cast<size_t>(id)].present)
+  if (id < 0 || static_cast<size_t>(id) >= by_id_.size() ||
+      !by_id_[static_cast<size_t>(id)].present)
     return std::nullopt;
   return View(by_id_[static_cast<size_t>(id)]);
 }

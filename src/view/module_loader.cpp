@@ -19,9 +19,9 @@ namespace fs = std::filesystem;
 
 constexpr const char* kRuntimeModule = "affordance";
 constexpr const char* kRuntimeExports[] = {
-    "h",           "Fragment",   "useState",    "useReducer", "useRef",
-    "useMemo",     "useCallback", "useEffect",  "createContext", "useContext",
-    "asChatTools", "modelName",  "hasToken",    "tokenId"};
+    "h",           "Fragment",    "useState",  "useReducer",    "useRef",
+    "useMemo",     "useCallback", "useEffect", "createContext", "useContext",
+    "asChatTools", "modelName",   "hasToken",  "tokenId"};
 
 bool ReadFile(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
@@ -102,8 +102,9 @@ char* View::Impl::Normalize(const char* base, const char* name) {
       why = "no file under " + root.string() + " matches it";
     }
   } else {
-    why = "views may import \"./relative\" files, \"@lib/...\", \"@adapters/...\" and "
-          "\"affordance\" only";
+    why =
+        "views may import \"./relative\" files, \"@lib/...\", \"@adapters/...\" and "
+        "\"affordance\" only";
   }
   if (resolved) return js_strdup(ctx_, resolved->c_str());
 
@@ -188,10 +189,11 @@ std::optional<Error> View::Impl::MissingExportError(const std::string& message) 
   size_t mod = message.find(" in module '", end);
   std::string target = mod == std::string::npos ? "" : message.substr(mod + 12);
   if (!target.empty() && target.back() == '\'') target.pop_back();
-  Error e = MakeError("view.missing_export",
-                      "\"" + target + "\" does not export \"" + name + "\"");
+  Error e = MakeError("view.missing_export", "\"" + target + "\" does not export \"" + name + "\"");
   // Find the import statement that names it: `import { ..., NAME, ... } from "..."`.
-  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+  };
   for (const auto& [file, record] : modules_) {
     if (file == target) continue;
     const std::string& src = record.source;

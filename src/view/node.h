@@ -146,7 +146,8 @@ struct Node {
 };
 
 inline NodeList::NodeList(std::vector<Node> nodes)
-    : nodes_(nodes.empty() ? nullptr : std::make_shared<const std::vector<Node>>(std::move(nodes))) {}
+    : nodes_(nodes.empty() ? nullptr
+                           : std::make_shared<const std::vector<Node>>(std::move(nodes))) {}
 inline NodeList::NodeList(std::initializer_list<Node> nodes) : NodeList(std::vector<Node>(nodes)) {}
 inline const std::vector<Node>& NodeList::vec() const {
   static const std::vector<Node> kEmpty;
@@ -173,8 +174,8 @@ struct ChatTools {
 // children subtree, already reconciled into intrinsic nodes; `options` is the options object as
 // JSON (e.g. {"callable": false}). An Error becomes a JavaScript exception thrown from
 // asChatTools, and so a render error with the same code and message.
-using ChatToolsHook =
-    std::function<Result<ChatTools>(const std::vector<Node>& children, const nlohmann::ordered_json& options)>;
+using ChatToolsHook = std::function<Result<ChatTools>(const std::vector<Node>& children,
+                                                      const nlohmann::ordered_json& options)>;
 
 // The same, also given the result this call site got last time (nullptr on its first layout), so
 // a hook can answer `same_tools` instead of building tool objects that did not change (an act that

@@ -119,8 +119,8 @@ class Scanner {
     Scanner sc(t);
     sc.SkipSpace();
     t.remove_prefix(sc.pos_);
-    while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\t' ||
-                          t.back() == '\r')) {
+    while (!t.empty() &&
+           (t.back() == ' ' || t.back() == '\n' || t.back() == '\t' || t.back() == '\r')) {
       t.remove_suffix(1);
     }
     return t;

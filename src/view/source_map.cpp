@@ -14,12 +14,18 @@ bool DecodeVlq(std::string_view s, size_t* i, int64_t* value) {
   while (*i < s.size()) {
     char c = s[(*i)++];
     int digit;
-    if (c >= 'A' && c <= 'Z') digit = c - 'A';
-    else if (c >= 'a' && c <= 'z') digit = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') digit = c - '0' + 52;
-    else if (c == '+') digit = 62;
-    else if (c == '/') digit = 63;
-    else return false;
+    if (c >= 'A' && c <= 'Z')
+      digit = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      digit = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      digit = c - '0' + 52;
+    else if (c == '+')
+      digit = 62;
+    else if (c == '/')
+      digit = 63;
+    else
+      return false;
     if (shift > 30) return false;
     result += static_cast<int64_t>(digit & 31) << shift;
     shift += 5;
@@ -67,8 +73,7 @@ SourceMap SourceMap::Decode(std::string_view mappings) {
     }
     if (n >= 4) {
       map.lines_.back().push_back({static_cast<int>(generated_column),
-                                   static_cast<int>(source_line),
-                                   static_cast<int>(source_column)});
+                                   static_cast<int>(source_line), static_cast<int>(source_column)});
     }
   }
   return map;
@@ -79,8 +84,10 @@ SourcePosition SourceMap::Original(SourcePosition generated) const {
   const auto& segments = lines_[generated.line - 1];
   const Segment* best = nullptr;
   for (const Segment& s : segments) {
-    if (s.generated_column <= generated.column - 1) best = &s;
-    else break;
+    if (s.generated_column <= generated.column - 1)
+      best = &s;
+    else
+      break;
   }
   if (!best) return generated;
   return {best->source_line + 1,

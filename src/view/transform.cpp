@@ -5,13 +5,13 @@
 #include <quickjs.h>
 #include <xxhash.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
-#include <unistd.h>
 
 extern "C" {
 extern const unsigned long affordance_sucrase_bytecode_size;
@@ -102,7 +102,8 @@ class Transformer {
     if (r.IsException()) return MakeError("view.transformer", "cannot start the TSX transformer");
     fn_ = JS_Eval(ctx_, kTransformFunction, sizeof(kTransformFunction) - 1, "<transform>",
                   JS_EVAL_TYPE_GLOBAL);
-    if (JS_IsException(fn_)) return MakeError("view.transformer", "cannot start the TSX transformer");
+    if (JS_IsException(fn_))
+      return MakeError("view.transformer", "cannot start the TSX transformer");
     ready_ = true;
     return {};
   }

@@ -22,7 +22,8 @@ TEST(CliSmoke, VersionNamesTheGitCommit) {
   std::string out = RunCommand(std::string(AFFORDANCE_CLI) + " --version", &status);
   EXPECT_EQ(status, 0);
   // "affordance 0.1.0 (commit <40 hex>[-dirty])" inside a git checkout.
-  EXPECT_TRUE(std::regex_search(out, std::regex(R"(^affordance \d+\.\d+\.\d+ \(commit [0-9a-f]{40}(-dirty)?\))")))
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(R"(^affordance \d+\.\d+\.\d+ \(commit [0-9a-f]{40}(-dirty)?\))")))
       << out;
 }
 

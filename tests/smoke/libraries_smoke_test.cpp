@@ -2,12 +2,12 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 #include <openssl/sha.h>
 #include <pcre2.h>
 #include <sqlite3.h>
 #include <utf8proc.h>
 #include <xxhash.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -47,15 +47,17 @@ TEST(LibrariesSmoke, Utf8procComposesToNfc) {
 }
 
 TEST(LibrariesSmoke, SqliteWritesAWalFile) {
-  auto dir = std::filesystem::temp_directory_path() / ("affordance-smoke-" + std::to_string(getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("affordance-smoke-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::string path = (dir / "mirror.db").string();
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   char* err = nullptr;
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1);",
-                         nullptr, nullptr, &err),
-            SQLITE_OK)
+  ASSERT_EQ(
+      sqlite3_exec(db, "PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1);",
+                   nullptr, nullptr, &err),
+      SQLITE_OK)
       << (err ? err : "");
   EXPECT_TRUE(std::filesystem::exists(path + "-wal"));
   sqlite3_stmt* stmt = nullptr;

@@ -17,8 +17,8 @@ JSModuleDef* LoadModule(JSContext* ctx, const char* name, void*) {
     return nullptr;
   }
   std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  JSValue fn = JS_Eval(ctx, src.c_str(), src.size(), name,
-                       JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+  JSValue fn =
+      JS_Eval(ctx, src.c_str(), src.size(), name, JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
   if (JS_IsException(fn)) return nullptr;
   auto* m = static_cast<JSModuleDef*>(JS_VALUE_GET_PTR(fn));
   JS_FreeValue(ctx, fn);

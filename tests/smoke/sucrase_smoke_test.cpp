@@ -52,7 +52,7 @@ TEST(SucraseSmoke, TransformsTsxInsideQuickJsAndRunsIt) {
   ASSERT_FALSE(JS_IsException(code)) << TakeException(ctx);
   std::string js = ToString(ctx, code);
   JS_FreeValue(ctx, code);
-  EXPECT_EQ(js.find("interface"), std::string::npos) << js;  // types are stripped
+  EXPECT_EQ(js.find("interface"), std::string::npos) << js;   // types are stripped
   EXPECT_NE(js.find("h(Greeting"), std::string::npos) << js;  // JSX uses the h pragma
   EXPECT_NE(js.find("h(Fragment"), std::string::npos) << js;
 
@@ -60,9 +60,10 @@ TEST(SucraseSmoke, TransformsTsxInsideQuickJsAndRunsIt) {
   ASSERT_FALSE(JS_IsException(run)) << TakeException(ctx);
   JS_FreeValue(ctx, run);
   JSValue result = JS_GetPropertyStr(ctx, global, "result");
-  EXPECT_EQ(ToString(ctx, result),
-            R"({"type":"fragment","props":{},"children":[{"type":"text","props":{},)"
-            R"("children":["Hello, ","QuickJS","!"]},{"type":"text","props":{},"children":[42]}]})");
+  EXPECT_EQ(
+      ToString(ctx, result),
+      R"({"type":"fragment","props":{},"children":[{"type":"text","props":{},)"
+      R"("children":["Hello, ","QuickJS","!"]},{"type":"text","props":{},"children":[42]}]})");
   JS_FreeValue(ctx, result);
   JS_FreeValue(ctx, global);
   JS_FreeContext(ctx);

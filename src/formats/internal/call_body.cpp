@@ -39,8 +39,14 @@ struct Cursor {
     bool esc = false;
     for (; i < s.size(); ++i) {
       char c = s[i];
-      if (esc) { esc = false; continue; }
-      if (c == '\\') { esc = true; continue; }
+      if (esc) {
+        esc = false;
+        continue;
+      }
+      if (c == '\\') {
+        esc = true;
+        continue;
+      }
       if (c == '"') {
         ++i;
         *literal = s.substr(begin, i - begin);
@@ -113,14 +119,22 @@ void CallBody::StreamArgs(std::vector<StreamPart>& out) {
     char c = raw_[i];
     if (!value_started_) {
       value_started_ = true;
-      if (c == '{' || c == '[') { depth_ = 1; continue; }
-      if (c == '"') { in_string_ = true; continue; }
+      if (c == '{' || c == '[') {
+        depth_ = 1;
+        continue;
+      }
+      if (c == '"') {
+        in_string_ = true;
+        continue;
+      }
       scalar_ = true;
       continue;
     }
     if (in_string_) {
-      if (escape_) escape_ = false;
-      else if (c == '\\') escape_ = true;
+      if (escape_)
+        escape_ = false;
+      else if (c == '\\')
+        escape_ = true;
       else if (c == '"') {
         in_string_ = false;
         if (depth_ == 0) done = true;
@@ -134,8 +148,10 @@ void CallBody::StreamArgs(std::vector<StreamPart>& out) {
       }
       continue;
     }
-    if (c == '"') in_string_ = true;
-    else if (c == '{' || c == '[') ++depth_;
+    if (c == '"')
+      in_string_ = true;
+    else if (c == '{' || c == '[')
+      ++depth_;
     else if (c == '}' || c == ']') {
       if (--depth_ == 0) done = true;
     }

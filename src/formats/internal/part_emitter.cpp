@@ -35,8 +35,8 @@ void PartEmitter::Content(Kind kind, std::string_view s, std::vector<StreamPart>
     open_ = kind;
     open_id_ = prefix_ + (kind == kText ? "text-" + std::to_string(texts_++)
                                         : "reasoning-" + std::to_string(reasonings_++));
-    out.push_back(StreamPart::Of(kind == kText ? PartType::kTextStart : PartType::kReasoningStart,
-                                 open_id_));
+    out.push_back(
+        StreamPart::Of(kind == kText ? PartType::kTextStart : PartType::kReasoningStart, open_id_));
     if (!pending.empty()) {
       pending.append(s);
       StreamPart delta = StreamPart::Of(

@@ -35,7 +35,10 @@ class TagScanner {
       for (size_t t = 0; t < tags_.size(); ++t) {
         const std::string& tag = tags_[t];
         if (rest.size() >= tag.size()) {
-          if (rest.compare(0, tag.size(), tag) == 0) { whole = static_cast<int>(t); break; }
+          if (rest.compare(0, tag.size(), tag) == 0) {
+            whole = static_cast<int>(t);
+            break;
+          }
         } else if (tag.compare(0, rest.size(), rest) == 0) {
           partial = true;
         }

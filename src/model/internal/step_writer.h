@@ -18,8 +18,7 @@ class StepWriter {
   void EmitAll(std::vector<formats::StreamPart>& parts);
   void StartStep() { Emit(formats::StreamPart::Of(formats::PartType::kStartStep)); }
   // finish-step (usage, tokens) + finish(reason); returns ok.
-  Status Finish(const formats::Usage& usage, std::vector<text::TokenId> tokens,
-                std::string reason);
+  Status Finish(const formats::Usage& usage, std::vector<text::TokenId> tokens, std::string reason);
   // error part; returns the error.
   Status Fail(Error error);
   // abort part; returns "model.cancelled".

@@ -55,7 +55,8 @@ TEST(CliRender, WithoutJsonPrintsTheDecodedPrompt) {
 }
 
 TEST(CliRender, StateFromStdinBatchAndCache) {
-  Ran one = Cli("render " + kNotebook + "--state - --json", R"({"numbers":[1,2,3],"question":"q"})");
+  Ran one =
+      Cli("render " + kNotebook + "--state - --json", R"({"numbers":[1,2,3],"question":"q"})");
   ASSERT_EQ(one.status, 0) << one.out;
   Ran batch = Cli("render " + kNotebook + "--state - --batch --cache --json",
                   R"([{"numbers":[1,2,3],"question":"q"},{"numbers":[4],"question":"r"}])");
@@ -70,7 +71,8 @@ TEST(CliRender, ToolObjectsAndStateKeepTheKeyOrderTheyWereWrittenIn) {
   // The test view lives outside views/, so its @lib imports need the library named.
   setenv("AFFORDANCE_VIEWS_LIB", (std::string(AFFORDANCE_SOURCE_DIR) + "/views/lib").c_str(), 1);
   const std::string view =
-      "--model Qwen__Qwen3-4B-Instruct-2507 --view tests/contract/adapters/data/key_order_view.tsx ";
+      "--model Qwen__Qwen3-4B-Instruct-2507 --view "
+      "tests/contract/adapters/data/key_order_view.tsx ";
   Ran r = Cli("render " + view + "--entry KeyOrderWithHistory --state -",
               R"({"history":[{"role":"tool","content":{"zeta":1,"alpha":{"y":2,"b":3}}}]})");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -97,33 +99,41 @@ TEST(CliRender, BadInputAndRenderFailuresExitNonZeroWithAnErrorObject) {
   Ran missing = Cli("render " + kNotebook + "--state /nonexistent.json --json");
   EXPECT_NE(missing.status, 0);
   EXPECT_TRUE(nlohmann::json::parse(missing.out).contains("error"));
-  Ran no_view = Cli("render --model Qwen__Qwen3-4B-Instruct-2507 --view views/demo/none.tsx "
-                    "--entry X --state - --json", "{}");
+  Ran no_view =
+      Cli("render --model Qwen__Qwen3-4B-Instruct-2507 --view views/demo/none.tsx "
+          "--entry X --state - --json",
+          "{}");
   EXPECT_NE(no_view.status, 0);
-  EXPECT_EQ(nlohmann::json::parse(no_view.out)["error"]["code"].get<std::string>().rfind("view.", 0), 0u);
+  EXPECT_EQ(
+      nlohmann::json::parse(no_view.out)["error"]["code"].get<std::string>().rfind("view.", 0), 0u);
   // A render failure: numbers is not an array, so the app throws.
   Ran throws = Cli("render " + kNotebook + "--state - --json", R"({"numbers":5,"question":"q"})");
   EXPECT_EQ(throws.status, 1);
   EXPECT_TRUE(nlohmann::json::parse(throws.out)["error"].contains("message"));
   // Llama's encoder lacks Qwen's protocol tokens.
-  Ran wrong_model = Cli("render --model meta-llama__Llama-3.1-8B-Instruct --view views/demo/notebook_chat.tsx "
-                        "--entry NotebookChat --state views/demo/notebook_state.json --json");
+  Ran wrong_model =
+      Cli("render --model meta-llama__Llama-3.1-8B-Instruct --view views/demo/notebook_chat.tsx "
+          "--entry NotebookChat --state views/demo/notebook_state.json --json");
   EXPECT_EQ(wrong_model.status, 1);
   EXPECT_EQ(nlohmann::json::parse(wrong_model.out)["error"]["code"], "render.unknown_token");
 }
 
 TEST(CliAct, DispatchesOneCallAndPrintsTheReRender) {
-  Ran r = Cli("act " + kNotebook + "--state views/demo/notebook_state.json --json "
+  Ran r = Cli("act " + kNotebook +
+              "--state views/demo/notebook_state.json --json "
               "--call '{\"name\":\"change__notes\",\"arguments\":{\"value\":\"done\"}}'");
   ASSERT_EQ(r.status, 0) << r.out;
-  Ran decoded = Cli("act " + kNotebook + "--state views/demo/notebook_state.json "
+  Ran decoded = Cli("act " + kNotebook +
+                    "--state views/demo/notebook_state.json "
                     "--call '{\"name\":\"change__notes\",\"arguments\":{\"value\":\"done\"}}'");
   EXPECT_NE(decoded.out.find("notes: done<|im_end|>"), std::string::npos) << decoded.out;
-  Ran unknown = Cli("act " + kNotebook + "--state views/demo/notebook_state.json --json "
+  Ran unknown = Cli("act " + kNotebook +
+                    "--state views/demo/notebook_state.json --json "
                     "--call '{\"name\":\"click__nothing\",\"arguments\":{}}'");
   EXPECT_EQ(unknown.status, 1);
   EXPECT_EQ(nlohmann::json::parse(unknown.out)["error"]["code"], "render.unknown_tool");
-  Ran bad_call = Cli("act " + kNotebook + "--state views/demo/notebook_state.json --json --call 'nope'");
+  Ran bad_call =
+      Cli("act " + kNotebook + "--state views/demo/notebook_state.json --json --call 'nope'");
   EXPECT_EQ(bad_call.status, 2);
   EXPECT_EQ(nlohmann::json::parse(bad_call.out)["error"]["code"], "cli.bad_call");
 }
@@ -228,7 +238,8 @@ export default function Own() { return <box>{greeting}</box>; }
   // Without the variable, the shipped views/lib has no greeting module: a clear error.
   Ran missing = CliIn(dir.path, "", kOwnRender + " --json");
   EXPECT_NE(missing.status, 0);
-  EXPECT_NE(missing.out.find("cannot import \\\"@lib/greeting\\\""), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("cannot import \\\"@lib/greeting\\\""), std::string::npos)
+      << missing.out;
   Ran r = CliIn(dir.path, "AFFORDANCE_VIEWS_LIB='" + dir.path + "/mylib'", kOwnRender);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.rfind("from my lib", 0), 0u) << r.out;

@@ -54,9 +54,9 @@ void ExpectMatches(const Model& m, const std::string& name, bool app_written) {
     if (x["name"] == name) c = x;
   }
   ASSERT_FALSE(c.is_null()) << "no case " << name << " in " << m.golden;
-  auto r = Renderer::Load(std::string(AFFORDANCE_SOURCE_DIR) +
-                              "/tests/contract/adapters/data/golden_view.tsx",
-                          m.entry, m.model, Options());
+  auto r = Renderer::Load(
+      std::string(AFFORDANCE_SOURCE_DIR) + "/tests/contract/adapters/data/golden_view.tsx", m.entry,
+      m.model, Options());
   ASSERT_TRUE(r.ok()) << r.error().code << ": " << r.error().ToString();
   c["app_written"] = app_written;
   auto prompt = (*r)->Render({{"c", c}});
@@ -64,7 +64,8 @@ void ExpectMatches(const Model& m, const std::string& name, bool app_written) {
   const auto expected = c["tokens"].get<std::vector<text::TokenId>>();
   if (prompt->tokens != expected) {
     auto ours = (*r)->tokenizer().Decode(prompt->tokens);
-    ADD_FAILURE() << "reference:\n" << c["text"].get<std::string>() << "\nours:\n"
+    ADD_FAILURE() << "reference:\n"
+                  << c["text"].get<std::string>() << "\nours:\n"
                   << (ours.ok() ? *ours : "?");
   }
   EXPECT_EQ(prompt->tokens, expected);
@@ -90,16 +91,21 @@ TEST_P(Golden, AppWrittenAssistantTextMatchesToo) {
 
 const Model kQwen{"qwen3.json", "Qwen__Qwen3-4B-Instruct-2507", "GoldenQwen"};
 const Model kLlama{"llama31.json", "meta-llama__Llama-3.1-8B-Instruct", "GoldenLlama"};
-const std::vector<std::string> kCases = {"no_tools",          "with_tools",        "unicode",
-                                         "history_tool_call", "system_with_tools", "system_no_tools",
-                                         "multi_turn_history", "whitespace_with_tools",
+const std::vector<std::string> kCases = {"no_tools",
+                                         "with_tools",
+                                         "unicode",
+                                         "history_tool_call",
+                                         "system_with_tools",
+                                         "system_no_tools",
+                                         "multi_turn_history",
+                                         "whitespace_with_tools",
                                          "whitespace_no_tools"};
 
-INSTANTIATE_TEST_SUITE_P(Qwen3, Golden, ::testing::Combine(::testing::Values(kQwen),
-                                                           ::testing::ValuesIn(kCases)),
+INSTANTIATE_TEST_SUITE_P(Qwen3, Golden,
+                         ::testing::Combine(::testing::Values(kQwen), ::testing::ValuesIn(kCases)),
                          [](const auto& info) { return std::get<1>(info.param); });
-INSTANTIATE_TEST_SUITE_P(Llama31, Golden, ::testing::Combine(::testing::Values(kLlama),
-                                                             ::testing::ValuesIn(kCases)),
+INSTANTIATE_TEST_SUITE_P(Llama31, Golden,
+                         ::testing::Combine(::testing::Values(kLlama), ::testing::ValuesIn(kCases)),
                          [](const auto& info) { return std::get<1>(info.param); });
 
 TEST(GoldenFiles, EachModelHasAtLeastSixIndependentCases) {

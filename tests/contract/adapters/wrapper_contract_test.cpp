@@ -75,7 +75,8 @@ TEST(WrapperContract, NativeAndWrappedAppTokensAreTheSame) {
   // The app is the last user turn: <|im_start|>user\n{app}<|im_end|>\n<|im_start|>assistant\n.
   const size_t suffix = 5;  // <|im_end|> \n <|im_start|> assistant \n
   ASSERT_GT(tail.size(), n->tokens.size() + suffix);
-  EXPECT_TRUE(std::equal(n->tokens.begin(), n->tokens.end(), tail.end() - suffix - n->tokens.size()));
+  EXPECT_TRUE(
+      std::equal(n->tokens.begin(), n->tokens.end(), tail.end() - suffix - n->tokens.size()));
 }
 
 TEST(WrapperContract, OnlyRowsThatFitTheAppBudgetBecomeTools) {
@@ -83,11 +84,13 @@ TEST(WrapperContract, OnlyRowsThatFitTheAppBudgetBecomeTools) {
   ASSERT_NE(r, nullptr);
   nlohmann::json rows = nlohmann::json::array();
   for (int i = 0; i < 100; ++i) {
-    rows.push_back({{"type", "button"}, {"props", {{"label", "row" + std::to_string(i)}}},
+    rows.push_back({{"type", "button"},
+                    {"props", {{"label", "row" + std::to_string(i)}}},
                     {"handlers", {"onClick"}}});
   }
-  nlohmann::json c = {{"question", "Pick a row."},
-                      {"body", {{{"type", "scroll"}, {"props", {{"budget", 12}}}, {"children", rows}}}}};
+  nlohmann::json c = {
+      {"question", "Pick a row."},
+      {"body", {{{"type", "scroll"}, {"props", {{"budget", 12}}}, {"children", rows}}}}};
   auto b = r->Render({{"c", c}});
   ASSERT_TRUE(b.ok()) << b.error().ToString();
   ASSERT_FALSE(b->tools.empty());
@@ -110,7 +113,7 @@ TEST(WrapperContract, ActDispatchesThroughTheProjectedHandlerAndReRenders) {
   b = r->Act({{"name", "scroll__numbers"}, {"arguments", R"({"offset": 190})"}});
   ASSERT_TRUE(b.ok()) << b.error().ToString();
   EXPECT_EQ(Decode(*r, *b, *Action(*b, "scroll__numbers")).substr(0, 4), "30\n6");  // 190*37%1000
-  EXPECT_EQ(Decode(*r, *b, *Action(*b, "change__notes")), "notes: sum is 42");  // state kept
+  EXPECT_EQ(Decode(*r, *b, *Action(*b, "change__notes")), "notes: sum is 42");      // state kept
   // act reuses native runs: the projection cache answered most runs of the re-render.
   EXPECT_GT(r->projection_cache_stats().hits, 0u);
 }
@@ -120,7 +123,8 @@ TEST(WrapperContract, ActErrorsAreClear) {
   ASSERT_NE(r, nullptr);
   auto before = r->Act({{"name", "click__x"}, {"arguments", nlohmann::json::object()}});
   EXPECT_EQ(before.error().code, "render.not_rendered");
-  nlohmann::json body = {{{"type", "button"}, {"props", {{"label", "reset"}}}, {"handlers", {"onReset"}}}};
+  nlohmann::json body = {
+      {{"type", "button"}, {"props", {{"label", "reset"}}}, {"handlers", {"onReset"}}}};
   ASSERT_TRUE(r->Render({{"c", {{"question", "q"}, {"body", body}}}}).ok());
   auto unknown = r->Act({{"name", "click__nope"}, {"arguments", nlohmann::json::object()}});
   EXPECT_EQ(unknown.error().code, "render.unknown_tool");
@@ -174,8 +178,10 @@ TEST(WrapperContract, ActRefusesArgumentsNestedTooDeep) {
 TEST(WrapperContract, CroppingTheProjectedTreeFromOutsideIsAnError) {
   auto r = Load("tests/contract/adapters/data/golden_view.tsx", "CroppingWrapper");
   ASSERT_NE(r, nullptr);
-  nlohmann::json body = {"Notebook\n", {{"type", "input"}, {"props", {{"label", "notes"}, {"value", "x"}}},
-                                        {"handlers", {"onChange"}}}};
+  nlohmann::json body = {"Notebook\n",
+                         {{"type", "input"},
+                          {"props", {{"label", "notes"}, {"value", "x"}}},
+                          {"handlers", {"onChange"}}}};
   auto b = r->Render({{"c", {{"body", body}, {"crop", 4}}}});
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.error().code, "render.outer_crop");
@@ -265,7 +271,8 @@ TEST(WrapperContract, Llama31TrimsTextOutsideTheAppLikeTheTemplate) {
   auto padded = Load("views/demo/notebook_llama31.tsx", "NotebookLlama31", kLlama);
   auto plain = Load("views/demo/notebook_llama31.tsx", "NotebookLlama31", kLlama);
   ASSERT_TRUE(padded && plain);
-  auto a = padded->Render({{"numbers", Numbers(5)}, {"question", "\u2003 Sum the numbers.\u3000\n\u0085"}});
+  auto a = padded->Render(
+      {{"numbers", Numbers(5)}, {"question", "\u2003 Sum the numbers.\u3000\n\u0085"}});
   auto b = plain->Render({{"numbers", Numbers(5)}, {"question", "Sum the numbers."}});
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->tokens, b->tokens);

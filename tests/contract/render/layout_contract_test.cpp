@@ -78,9 +78,10 @@ TEST_F(LayoutContract, SpecialSpellingsInTextStayText) {
 TEST_F(LayoutContract, BudgetCutsARunAtATokenBoundaryAndHidesWhatFollows) {
   const Ids first = Enc(*qwen, "one two three four five six");
   ASSERT_GT(first.size(), 4u);
-  const Block b = Lay({El("box", {{"budget", 4}}, {Text("one two three four five six"), Text("seven")}),
-                       Text(" after")},
-                      *qwen);
+  const Block b =
+      Lay({El("box", {{"budget", 4}}, {Text("one two three four five six"), Text("seven")}),
+           Text(" after")},
+          *qwen);
   Ids expected(first.begin(), first.begin() + 4);
   const Ids after = Enc(*qwen, " after");
   expected.insert(expected.end(), after.begin(), after.end());
@@ -100,9 +101,10 @@ TEST_F(LayoutContract, BudgetsClipInDocumentOrderNotBestFit) {
 
 TEST_F(LayoutContract, NestedBudgetsUseTheTightestAndOnlyTheOwnerStops) {
   // The inner list clips at its own budget; the outer box goes on with its next child.
-  const Block b = Lay({El("box", {{"budget", 100}},
-                          {El("list", {{"budget", 2}}, {Text("1"), Text("2"), Text("3")}), Text("end")})},
-                      *qwen);
+  const Block b =
+      Lay({El("box", {{"budget", 100}},
+              {El("list", {{"budget", 2}}, {Text("1"), Text("2"), Text("3")}), Text("end")})},
+          *qwen);
   Ids expected = Enc(*qwen, "1");
   for (const auto& s : {"2", "end"}) {
     auto ids = Enc(*qwen, s);
@@ -160,7 +162,8 @@ TEST_F(LayoutContract, ControlTokensResolveLazilyAgainstTheEncoder) {
   EXPECT_EQ(e.detail, "App/token");
   // ...and not when a budget hides it.
   const Block hidden =
-      Lay({El("box", {{"budget", 1}}, {Text("a b c"), El("token", {{"name", "<|im_start|>"}})})}, *llama);
+      Lay({El("box", {{"budget", 1}}, {Text("a b c"), El("token", {{"name", "<|im_start|>"}})})},
+          *llama);
   EXPECT_EQ(hidden.tokens.size(), 1u);
 }
 

@@ -72,7 +72,8 @@ TEST_F(ProjectionContract, OnChangeOnNotesBecomesChangeNotes) {
 TEST_F(ProjectionContract, EventStemsAreLowerCased) {
   const Block b = Project({El("box", {{"label", "row"}}, {Text("x")},
                               {On("onClick", 1), On("onSubmit", 2), On("onDoubleClick", 3)})});
-  EXPECT_EQ(ToolNames(b), (std::vector<std::string>{"click__row", "submit__row", "doubleclick__row"}));
+  EXPECT_EQ(ToolNames(b),
+            (std::vector<std::string>{"click__row", "submit__row", "doubleclick__row"}));
 }
 
 TEST_F(ProjectionContract, LossyLabelsGetADigestOfTheFullLabelAndStayDistinct) {
@@ -85,7 +86,8 @@ TEST_F(ProjectionContract, LossyLabelsGetADigestOfTheFullLabelAndStayDistinct) {
 }
 
 TEST_F(ProjectionContract, NonAsciiLabelsAreLossyWithStableSuffixes) {
-  const Block b = Project({Button("Grüße senden", 1), Button("数字", 2), Button("Grüsse senden", 3)});
+  const Block b =
+      Project({Button("Grüße senden", 1), Button("数字", 2), Button("Grüsse senden", 3)});
   EXPECT_EQ(b.tools[0].name, "click__Gr_e_senden_" + LabelDigest("Grüße senden"));
   EXPECT_EQ(b.tools[1].name, "click____" + LabelDigest("数字"));
   EXPECT_EQ(b.tools[2].name, "click__Gr_sse_senden_" + LabelDigest("Grüsse senden"));
@@ -106,8 +108,8 @@ TEST_F(ProjectionContract, TruncatedLabelsFitSixtyFourWithADigest) {
 TEST_F(ProjectionContract, DuplicatesAndUnlabeledTargetsAreNamedByPosition) {
   const Block b = Project({Button("save", 1), El("box", {}, {Text("x")}, {On("onClick", 2)}),
                            Button("save", 3), Button("open", 4)});
-  EXPECT_EQ(ToolNames(b),
-            (std::vector<std::string>{"click__save_0", "click__1", "click__save_2", "click__open"}));
+  EXPECT_EQ(ToolNames(b), (std::vector<std::string>{"click__save_0", "click__1", "click__save_2",
+                                                    "click__open"}));
   // A label that spells a positional name still gets a unique name.
   const Block clash = Project({El("box", {}, {Text("x")}, {On("onClick", 1)}), Button("0", 2)});
   EXPECT_EQ(ToolNames(clash), (std::vector<std::string>{"click__0", "click__0_1"}));
@@ -125,11 +127,12 @@ TEST_F(ProjectionContract, LabeledNamesAreStableWhenRowsReorder) {
 TEST_F(ProjectionContract, EveryNameIsAValidFunctionName) {
   const std::regex valid("^[a-zA-Z0-9_-]{1,64}$");
   std::vector<view::Node> nodes;
-  const std::vector<std::string> labels = {"", " ", "a b", "é", "🙂🙂", std::string(200, 'z'),
-                                           "\n", "x.y/z", "-", "__", "0"};
+  const std::vector<std::string> labels = {
+      "", " ", "a b", "é", "🙂🙂", std::string(200, 'z'), "\n", "x.y/z", "-", "__", "0"};
   view::HandlerId id = 1;
   for (const auto& l : labels) nodes.push_back(Button(l, id++));
-  nodes.push_back(El("box", {{"label", 42}}, {Text("n")}, {On("onVeryLongEventNameThatGoesOnAndOnAndOnForeverAndEverAndEver", id++)}));
+  nodes.push_back(El("box", {{"label", 42}}, {Text("n")},
+                     {On("onVeryLongEventNameThatGoesOnAndOnAndOnForeverAndEverAndEver", id++)}));
   const Block b = Project(nodes);
   ASSERT_EQ(b.tools.size(), labels.size() + 1);
   std::set<std::string> names;
@@ -164,8 +167,7 @@ TEST_F(ProjectionContract, NamingEndsForLabelsThatCollideWithGeneratedSuffixes) 
   const Block b = ProjectWithin(this, {Button(spelled, 1), Button(z200, 2), Button(z200, 3)});
   const std::string cut = "click__" + std::string(48, 'z') + "_" + digest;  // 64 characters
   ASSERT_EQ(cut.size(), 64u);
-  EXPECT_EQ(ToolNames(b), (std::vector<std::string>{"click__" + spelled,
-                                                    cut.substr(0, 60) + "_1-2",
+  EXPECT_EQ(ToolNames(b), (std::vector<std::string>{"click__" + spelled, cut.substr(0, 60) + "_1-2",
                                                     cut.substr(0, 62) + "_2"}));
   // The label from the issue report, verbatim.
   const Block issue = ProjectWithin(
@@ -202,11 +204,11 @@ TEST_F(ProjectionContract, ArgsSchemaIsCopied) {
   const nlohmann::json schema = {{"type", "object"},
                                  {"properties", {{"n", {{"type", "integer"}, {"minimum", 0}}}}},
                                  {"required", {"n"}}};
-  const Block b = Project({El("input", {{"label", "count"}, {"value", "1"}, {"args_schema", schema}},
-                              {}, {OnChange(1)})});
+  const Block b = Project({El(
+      "input", {{"label", "count"}, {"value", "1"}, {"args_schema", schema}}, {}, {OnChange(1)})});
   EXPECT_EQ(b.tools[0].parameters, schema);
-  auto bad = Layout({El("button", {{"label", "x"}, {"args_schema", "int"}}, {}, {On("onClick", 1)})},
-                    *qwen, {});
+  auto bad = Layout(
+      {El("button", {{"label", "x"}, {"args_schema", "int"}}, {}, {On("onClick", 1)})}, *qwen, {});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, "render.invalid_args_schema");
 }
@@ -219,9 +221,9 @@ TEST_F(ProjectionContract, DestructuredFieldsAreUnconstrainedAndDefaultsOptional
       "properties":{"text":{},"mode":{},"count":{}},"required":["text","count"]})"));
   // Names never imply types: a field called "count" is still {}.
   EXPECT_EQ(b.tools[0].parameters["properties"]["count"], nlohmann::json::object());
-  const Block all_optional =
-      Project({Button("x", 1)});
-  EXPECT_EQ(all_optional.tools[0].parameters, nlohmann::ordered_json::parse(R"({"type":"object","properties":{}})"));
+  const Block all_optional = Project({Button("x", 1)});
+  EXPECT_EQ(all_optional.tools[0].parameters,
+            nlohmann::ordered_json::parse(R"({"type":"object","properties":{}})"));
 }
 
 TEST_F(ProjectionContract, SingleEventParameterIsAnUnconstrainedObject) {
@@ -232,10 +234,10 @@ TEST_F(ProjectionContract, SingleEventParameterIsAnUnconstrainedObject) {
 }
 
 TEST_F(ProjectionContract, TimersAndCallbacksAreNeverProjectedAndKeepHarnessNames) {
-  const Block b = Project({El("box", {{"label", "clock"}}, {Text("12:00")},
-                              {On("onTimeout", 1), On("onInterval", 2), On("onCallback", 3),
-                               On("onClick", 4)},
-                              "App/box#clock")});
+  const Block b =
+      Project({El("box", {{"label", "clock"}}, {Text("12:00")},
+                  {On("onTimeout", 1), On("onInterval", 2), On("onCallback", 3), On("onClick", 4)},
+                  "App/box#clock")});
   EXPECT_EQ(ToolNames(b), std::vector<std::string>{"click__clock"});
   EXPECT_NE(ActionSpan(b, "onTimeout:App/box#clock"), nullptr);
   EXPECT_NE(ActionSpan(b, "onInterval:App/box#clock"), nullptr);
@@ -246,7 +248,8 @@ TEST_F(ProjectionContract, TimersAndCallbacksAreNeverProjectedAndKeepHarnessName
 }
 
 TEST_F(ProjectionContract, CallableFalseKeepsSchemasAndTokensButDropsHandlers) {
-  const std::vector<view::Node> nodes = {El("input", {{"label", "notes"}, {"value", "x"}}, {}, {OnChange(5)})};
+  const std::vector<view::Node> nodes = {
+      El("input", {{"label", "notes"}, {"value", "x"}}, {}, {OnChange(5)})};
   const Block live = Project(nodes);
   const Block preview = Project(nodes, /*callable=*/false);
   EXPECT_EQ(preview.tokens, live.tokens);
@@ -285,8 +288,9 @@ TEST_F(ProjectionContract, OnlyFullyVisibleActionsUnderABudgetAreProjected) {
 }
 
 TEST_F(ProjectionContract, PartlyClippedActionsAreRemovedButOwnWindowActionsStay) {
-  const Block b = Project({El("box", {{"budget", 3}},
-                              {El("button", {{"label", "a very long label indeed"}}, {}, {On("onClick", 1)})})});
+  const Block b = Project(
+      {El("box", {{"budget", 3}},
+          {El("button", {{"label", "a very long label indeed"}}, {}, {On("onClick", 1)})})});
   EXPECT_TRUE(b.tools.empty());
   EXPECT_EQ(b.tokens.size(), 3u);
   // A scroll clipping its own rows is still wholly shown as designed: its action is declared.
@@ -298,10 +302,11 @@ TEST_F(ProjectionContract, PartlyClippedActionsAreRemovedButOwnWindowActionsStay
 }
 
 TEST_F(ProjectionContract, SpansAreRebasedWhenAnOuterTreePlacesTheBlock) {
-  const Block inner = Project({Text("Notebook\n"),
-                               El("input", {{"label", "notes"}, {"value", "x"}}, {}, {OnChange(9)})});
+  const Block inner = Project(
+      {Text("Notebook\n"), El("input", {{"label", "notes"}, {"value", "x"}}, {}, {OnChange(9)})});
   const auto header = Enc(*qwen, "system header\n");
-  auto outer = Document({El("box", {}, {Text("system header\n"), BlockNode(inner), Text("\nend")})});
+  auto outer =
+      Document({El("box", {}, {Text("system header\n"), BlockNode(inner), Text("\nend")})});
   ASSERT_TRUE(outer.ok()) << outer.error().ToString();
   const Span* in = ActionSpan(inner, "change__notes");
   const Span* out = ActionSpan(*outer, "change__notes");
@@ -309,15 +314,17 @@ TEST_F(ProjectionContract, SpansAreRebasedWhenAnOuterTreePlacesTheBlock) {
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(out->begin, in->begin + header.size());
   EXPECT_EQ(out->end, in->end + header.size());
-  EXPECT_EQ(std::vector<text::TokenId>(outer->tokens.begin() + out->begin, outer->tokens.begin() + out->end),
-            std::vector<text::TokenId>(inner.tokens.begin() + in->begin, inner.tokens.begin() + in->end));
+  EXPECT_EQ(
+      std::vector<text::TokenId>(outer->tokens.begin() + out->begin,
+                                 outer->tokens.begin() + out->end),
+      std::vector<text::TokenId>(inner.tokens.begin() + in->begin, inner.tokens.begin() + in->end));
   EXPECT_EQ(ToolNames(*outer), std::vector<std::string>{"change__notes"});
   EXPECT_EQ(outer->tools[0].handler, 9u);
 }
 
 TEST_F(ProjectionContract, AnOuterCropOfAProjectedActionIsAnError) {
-  const Block inner = Project({Text("Notebook\n"),
-                               El("input", {{"label", "notes"}, {"value", "x"}}, {}, {OnChange(9)})});
+  const Block inner = Project(
+      {Text("Notebook\n"), El("input", {{"label", "notes"}, {"value", "x"}}, {}, {OnChange(9)})});
   auto cropped = Document({El("box", {{"budget", 4}}, {BlockNode(inner)}, {}, "Chat/box")});
   ASSERT_FALSE(cropped.ok());
   EXPECT_EQ(cropped.error().code, "render.outer_crop");
@@ -329,7 +336,8 @@ TEST_F(ProjectionContract, AnOuterCropOfAProjectedActionIsAnError) {
   ASSERT_FALSE(hidden.ok());
   EXPECT_EQ(hidden.error().code, "render.outer_crop");
   // Scrolled out of an outer window: an error too.
-  auto scrolled = Document({El("scroll", {{"offset", 1}}, {BlockNode(inner), Text("x")}, {}, "Chat/scroll")});
+  auto scrolled =
+      Document({El("scroll", {{"offset", 1}}, {BlockNode(inner), Text("x")}, {}, "Chat/scroll")});
   ASSERT_FALSE(scrolled.ok());
   EXPECT_EQ(scrolled.error().code, "render.outer_crop");
   EXPECT_NE(scrolled.error().message.find("Chat/scroll"), std::string::npos);
@@ -337,7 +345,8 @@ TEST_F(ProjectionContract, AnOuterCropOfAProjectedActionIsAnError) {
   const Block tail = Project({El("input", {{"label", "notes"}, {"value", "x"}}, {}, {OnChange(9)}),
                               Text(" and a long tail of text")});
   const size_t action_end = ActionSpan(tail, "change__notes")->end;
-  auto ok = Document({El("box", {{"budget", static_cast<int>(action_end) + 1}}, {BlockNode(tail)})});
+  auto ok =
+      Document({El("box", {{"budget", static_cast<int>(action_end) + 1}}, {BlockNode(tail)})});
   ASSERT_TRUE(ok.ok()) << ok.error().ToString();
   EXPECT_EQ(ok->tokens.size(), action_end + 1);
 }
@@ -365,9 +374,10 @@ TEST(ProjectionRegression, ActionSpansOfManyHandlersCoverTheirElement) {
   ASSERT_TRUE(qwen.ok());
   std::vector<view::Node> nodes;
   for (int i = 0; i < 40; ++i) {
-    nodes.push_back(testing::El("box", {{"label", "b" + std::to_string(i)}}, {testing::Text("x y z")},
-                                {testing::On("onA", 1), testing::On("onB", 2), testing::On("onC", 3),
-                                 testing::On("onTimeout", 4), testing::On("onD", 5)}));
+    nodes.push_back(
+        testing::El("box", {{"label", "b" + std::to_string(i)}}, {testing::Text("x y z")},
+                    {testing::On("onA", 1), testing::On("onB", 2), testing::On("onC", 3),
+                     testing::On("onTimeout", 4), testing::On("onD", 5)}));
   }
   auto b = Layout(nodes, **qwen, {});
   ASSERT_TRUE(b.ok());

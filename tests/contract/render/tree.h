@@ -21,8 +21,8 @@ inline view::Node Text(std::string s) {
 }
 
 inline view::Node El(std::string type, nlohmann::json props = nlohmann::json::object(),
-                     std::vector<view::Node> children = {}, std::vector<view::Handler> handlers = {},
-                     std::string path = "") {
+                     std::vector<view::Node> children = {},
+                     std::vector<view::Handler> handlers = {}, std::string path = "") {
   static std::atomic<int> serial{0};
   view::Node n;
   n.kind = view::Node::Kind::kElement;

@@ -1,6 +1,7 @@
 // Every golden program parses to what lang-core 0.2.18 produced: root tree, props, meta,
 // stateDeclarations, queryStatements, mutationStatements. Our extra error codes (documented in
-// docs/SURFACE.md) may be added to meta.errors; every lang-core error must still be there, in order.
+// docs/SURFACE.md) may be added to meta.errors; every lang-core error must still be there, in
+// order.
 #include "surface/edit.h"
 #include "surface/program.h"
 #include "surface/prompt.h"
@@ -27,7 +28,9 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-Plain ToPlain(const Json& j) { return Plain::parse(j.dump(-1, ' ', false, Json::error_handler_t::replace)); }
+Plain ToPlain(const Json& j) {
+  return Plain::parse(j.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
 
 // Compares our ParseResult JSON with lang-core's; returns "" when they agree.
 std::string Compare(const Plain& ours, const Plain& theirs) {
@@ -61,7 +64,8 @@ struct GoldenFile {
 std::vector<GoldenFile> LoadGoldens() {
   std::vector<GoldenFile> out;
   for (const char* name : {"valid", "invalid", "edit"}) {
-    std::string path = std::string(AFFORDANCE_SOURCE_DIR) + "/tests/golden/surface/golden/" + name + ".json";
+    std::string path =
+        std::string(AFFORDANCE_SOURCE_DIR) + "/tests/golden/surface/golden/" + name + ".json";
     std::string text = ReadFile(path);
     if (text.empty()) continue;
     out.push_back({name, Plain::parse(text)});
@@ -73,7 +77,8 @@ const Library& LibraryFor(const std::string& path) {
   static std::map<std::string, Library> cache;
   auto it = cache.find(path);
   if (it == cache.end()) {
-    Result<Library> lib = Library::FromJson(ReadFile(std::string(AFFORDANCE_SOURCE_DIR) + "/" + path));
+    Result<Library> lib =
+        Library::FromJson(ReadFile(std::string(AFFORDANCE_SOURCE_DIR) + "/" + path));
     EXPECT_TRUE(lib.ok()) << path;
     it = cache.emplace(path, std::move(lib).value()).first;
   }
@@ -120,7 +125,8 @@ TEST(SurfaceConformance, StreamingMatchesLangCoreStreamingParser) {
       if (!c.contains("stream")) continue;
       const std::string program = c["program"];
       StreamParser parser(lib);
-      for (size_t i = 0; i < program.size(); i += 7) parser.Push(std::string_view(program).substr(i, 7));
+      for (size_t i = 0; i < program.size(); i += 7)
+        parser.Push(std::string_view(program).substr(i, 7));
       std::string diff = Compare(ToPlain(parser.Result().ToJson()), c["stream"]);
       EXPECT_EQ(diff, "") << g.name << "/" << c["name"].get<std::string>();
       ++checked;
@@ -134,8 +140,8 @@ TEST(SurfaceConformance, EditMergeMatchesLangCore) {
   for (const auto& g : LoadGoldens()) {
     if (g.name != "edit") continue;
     for (const auto& c : g.doc["cases"]) {
-      Result<std::string> merged = MergeProgram(c["existing"].get<std::string>(),
-                                                c["patch"].get<std::string>());
+      Result<std::string> merged =
+          MergeProgram(c["existing"].get<std::string>(), c["patch"].get<std::string>());
       ASSERT_TRUE(merged.ok()) << c["name"] << ": " << merged.error().message;
       EXPECT_EQ(*merged, c["merged"].get<std::string>()) << c["name"];
       ++checked;
@@ -170,7 +176,8 @@ TEST(SurfaceConformance, PromptMatchesLangCore) {
     size_t at = 0;
     while (at < ours.size() && at < theirs.size() && ours[at] == theirs[at]) ++at;
     EXPECT_EQ(ours, theirs) << it.key() << ": first difference at byte " << at << ": ours «"
-                            << ours.substr(at, 80) << "» lang-core «" << theirs.substr(at, 80) << "»";
+                            << ours.substr(at, 80) << "» lang-core «" << theirs.substr(at, 80)
+                            << "»";
   }
 }
 

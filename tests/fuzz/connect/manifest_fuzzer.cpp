@@ -28,8 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto* d = m->FindOperation(op.detail_operation);
       if (!d || d->kind != affordance::connect::OperationKind::kDetail) std::abort();
     }
-    (void)affordance::connect::ValidateArgs(op.args_schema, nlohmann::json::parse(
-        text, nullptr, false, true));
+    (void)affordance::connect::ValidateArgs(op.args_schema,
+                                            nlohmann::json::parse(text, nullptr, false, true));
   }
   return 0;
 }

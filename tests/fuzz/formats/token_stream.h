@@ -22,16 +22,38 @@ struct Item {
 // starts a run of (b & 0x0f) + 1 raw bytes taken verbatim from the input (any bytes, so invalid
 // UTF-8 and partial tags too).
 inline std::vector<Item> Decode(const uint8_t* data, size_t size) {
-  static const std::vector<Item> kPieces = {
-      {151657, "<tool_call>", false}, {151658, "</tool_call>", false}, {151667, "<think>", false},
-      {151668, "</think>", false},    {151645, "<|im_end|>", true},    {151643, "<|endoftext|>", true},
-      {128010, "<|python_tag|>", true}, {128008, "<|eom_id|>", true},  {128009, "<|eot_id|>", true},
-      {1, "{\"name\": \"f\", \"arguments\": ", false}, {2, "{\"name\": \"g\", \"parameters\": ", false},
-      {3, "{", false}, {4, "}", false}, {5, "\"", false}, {6, "\\", false}, {7, "\n", false},
-      {8, "<", false}, {9, "<tool", false}, {10, "_call>", false}, {11, "</tool_", false},
-      {12, "[", false}, {13, "]", false}, {14, ":", false}, {15, ",", false}, {16, " ", false},
-      {17, "\"a\": 1", false}, {18, "null", false}, {19, "<|eot", false}, {20, "_id|>", false},
-      {21, "\xe2\x82", false}, {22, "\xac", false}, {23, "\"x\\\"y\"", false}};
+  static const std::vector<Item> kPieces = {{151657, "<tool_call>", false},
+                                            {151658, "</tool_call>", false},
+                                            {151667, "<think>", false},
+                                            {151668, "</think>", false},
+                                            {151645, "<|im_end|>", true},
+                                            {151643, "<|endoftext|>", true},
+                                            {128010, "<|python_tag|>", true},
+                                            {128008, "<|eom_id|>", true},
+                                            {128009, "<|eot_id|>", true},
+                                            {1, "{\"name\": \"f\", \"arguments\": ", false},
+                                            {2, "{\"name\": \"g\", \"parameters\": ", false},
+                                            {3, "{", false},
+                                            {4, "}", false},
+                                            {5, "\"", false},
+                                            {6, "\\", false},
+                                            {7, "\n", false},
+                                            {8, "<", false},
+                                            {9, "<tool", false},
+                                            {10, "_call>", false},
+                                            {11, "</tool_", false},
+                                            {12, "[", false},
+                                            {13, "]", false},
+                                            {14, ":", false},
+                                            {15, ",", false},
+                                            {16, " ", false},
+                                            {17, "\"a\": 1", false},
+                                            {18, "null", false},
+                                            {19, "<|eot", false},
+                                            {20, "_id|>", false},
+                                            {21, "\xe2\x82", false},
+                                            {22, "\xac", false},
+                                            {23, "\"x\\\"y\"", false}};
   std::vector<Item> items;
   size_t i = 0;
   while (i < size) {

@@ -38,7 +38,8 @@ class Swappable final : public model::Provider {
 };
 
 struct World {
-  std::shared_ptr<const text::Tokenizer> tok = text::LoadModel("Qwen__Qwen3-4B-Instruct-2507").value();
+  std::shared_ptr<const text::Tokenizer> tok =
+      text::LoadModel("Qwen__Qwen3-4B-Instruct-2507").value();
   std::unique_ptr<store::Store> store = store::OpenSqlite(":memory:").value();
   Swappable provider;
   std::unique_ptr<harness::Frame> frame;
@@ -65,7 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t start = 0;
   while (steps.size() < 6) {
     size_t nul = input.find('\0', start);
-    std::string step = input.substr(start, nul == std::string::npos ? std::string::npos : nul - start);
+    std::string step =
+        input.substr(start, nul == std::string::npos ? std::string::npos : nul - start);
     // JSON text must be valid UTF-8: keep the bytes as Latin-1-free replacement where they are not.
     std::string clean;
     for (unsigned char c : step) clean.push_back(c < 0x80 ? static_cast<char>(c) : '?');
@@ -73,7 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (nul == std::string::npos) break;
     start = nul + 1;
   }
-  auto script = model::ParseReplayScript(nlohmann::json{{"format", "qwen3"}, {"steps", steps}}.dump());
+  auto script =
+      model::ParseReplayScript(nlohmann::json{{"format", "qwen3"}, {"steps", steps}}.dump());
   if (!script.ok()) Fail("a generated script did not parse: " + script.error().ToString());
   world->provider.inner = model::ReplayProvider::Create(world->tok, *script).value();
   auto thread = world->store->CreateThread("fuzz").value();
@@ -83,7 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       thread.id, "go", [&](const harness::Event& e) { events.push_back(e.chunk); },
       model::CancelToken());
   if (!report.ok()) Fail("RunTurn failed: " + report.error().ToString());
-  if (events.empty() || events.front()["type"] != "start") Fail("the stream does not start with start");
+  if (events.empty() || events.front()["type"] != "start")
+    Fail("the stream does not start with start");
   const std::string last = events.back()["type"];
   if (last != "finish" && last != "abort") Fail("the stream ends with " + last);
   std::set<std::string> open;

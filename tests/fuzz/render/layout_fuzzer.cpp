@@ -33,8 +33,8 @@ struct Bytes {
 };
 
 const char* kTypes[] = {"box", "list", "scroll", "input", "button", "token", "ids", "marquee"};
-const char* kEvents[] = {"onClick", "onChange", "onSubmit", "onTimeout", "onInterval",
-                         "onCallback", "onX y", "on"};
+const char* kEvents[] = {"onClick",    "onChange",   "onSubmit", "onTimeout",
+                         "onInterval", "onCallback", "onX y",    "on"};
 
 Node Build(Bytes& in, int depth, const Block* nested) {
   Node n;
@@ -59,7 +59,9 @@ Node Build(Bytes& in, int depth, const Block* nested) {
   if (flags & 16) n.props["value"] = in.Str();
   if (n.type == "token") n.props["name"] = (flags & 32) ? "<|im_start|>" : in.Str();
   if (n.type == "ids") n.props["value"] = {in.Next(), in.Next() * 1000};
-  if (flags & 128) n.props["args_schema"] = (in.Next() & 1) ? nlohmann::json{{"type", "object"}} : nlohmann::json(3);
+  if (flags & 128)
+    n.props["args_schema"] =
+        (in.Next() & 1) ? nlohmann::json{{"type", "object"}} : nlohmann::json(3);
   const int handlers = in.Next() % 3;
   for (int i = 0; i < handlers; ++i) {
     affordance::view::Handler h;

@@ -35,10 +35,12 @@ const McpProtocol& Protocol() {
     echo.object = "thing";
     echo.action = "read";
     echo.params = {{"type", "object"},
-                   {"properties", {{"n", {{"type", "integer"}, {"maximum", 100}}},
-                                   {"s", {{"type", "string"}, {"maxLength", 64u}}}}},
+                   {"properties",
+                    {{"n", {{"type", "integer"}, {"maximum", 100}}},
+                     {"s", {{"type", "string"}, {"maxLength", 64u}}}}},
                    {"additionalProperties", false}};
-    echo.result = {{"type", "object"}, {"properties", {{"echo", {{"type", "object"}}}}},
+    echo.result = {{"type", "object"},
+                   {"properties", {{"echo", {{"type", "object"}}}}},
                    {"required", {"echo"}}};
     Capability op = echo;
     op.name = "decide";
@@ -53,7 +55,8 @@ const McpProtocol& Protocol() {
       if (c.arguments.value("n", 0) == 13) {
         return reply(ToolResult::Fail(affordance::MakeError("fuzz.unlucky", "thirteen")));
       }
-      if (c.arguments.value("n", 0) == 42) return reply(ToolResult::Ok({{"echo", "not an object"}}));
+      if (c.arguments.value("n", 0) == 42)
+        return reply(ToolResult::Ok({{"echo", "not an object"}}));
       reply(ToolResult::Ok({{"echo", c.arguments}}));
     };
     auto table = ToolTable::Build(registry, {{"echo", fn}, {"decide", fn}});
@@ -85,12 +88,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
   int running_replies = 0;
   if ((flags & 6) == 6) {  // a call that runs until cancelled
-    p.Handle(McpProtocol::Parse(
-                 R"({"jsonrpc":"2.0","id":"running","method":"tools/call","params":{"name":"echo","arguments":{"n":7}}})"),
-             session, [&](json r) {
-               ++running_replies;
-               if (!r.is_null()) std::abort();
-             });
+    p.Handle(
+        McpProtocol::Parse(
+            R"({"jsonrpc":"2.0","id":"running","method":"tools/call","params":{"name":"echo","arguments":{"n":7}}})"),
+        session, [&](json r) {
+          ++running_replies;
+          if (!r.is_null()) std::abort();
+        });
     if (running_replies != 0) std::abort();
   }
   auto parsed = McpProtocol::Parse(text);

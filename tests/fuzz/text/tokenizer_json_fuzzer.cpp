@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     EncodeOptions options;
     options.match_special = special;
     options.add_special_tokens = special;
-    auto ids = (*t)->Encode("Hello world, it's 2024! <|im_end|> \xC3\xA9 \xF0\x9F\x98\x80", options);
+    auto ids =
+        (*t)->Encode("Hello world, it's 2024! <|im_end|> \xC3\xA9 \xF0\x9F\x98\x80", options);
     if (!ids.ok()) std::abort();
     (void)(*t)->Decode(*ids);
   }

@@ -6,9 +6,9 @@
 #include "store/store.h"
 #include "support.h"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <sys/wait.h>
 
 #include <sstream>
@@ -17,31 +17,34 @@
 namespace affordance::harness::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 struct Cli {
   TempDir dir;
   Cli() {
     std::filesystem::create_directories(dir / "connectors");
-    std::filesystem::copy_file(Source("examples/connectors/calendar.ics"), dir / "connectors/calendar.ics");
-    std::filesystem::copy_file(Source("examples/connectors/calendar.json"), dir / "connectors/calendar.json");
+    std::filesystem::copy_file(Source("examples/connectors/calendar.ics"),
+                               dir / "connectors/calendar.ics");
+    std::filesystem::copy_file(Source("examples/connectors/calendar.json"),
+                               dir / "connectors/calendar.json");
     // Reads need grants: what a new user does once (README).
     auto granted = connect::RunProcess({AFFORDANCE_CLI, "grants", "grant", "calendar", "--read",
-                                        "--data", dir / "data", "--connectors",
-                                        dir / "connectors"}, 60000);
+                                        "--data", dir / "data", "--connectors", dir / "connectors"},
+                                       60000);
     EXPECT_TRUE(granted.ok() && granted->exit_code == 0)
         << (granted.ok() ? granted->out + granted->err : granted.error().ToString());
   }
   std::string Script(const json& steps, int delay_ms = 0) {
     static int n = 0;
     std::string path = dir / ("script" + std::to_string(n++) + ".json");
-    WriteText(path, json{{"format", "qwen3"}, {"token_delay_ms", delay_ms}, {"steps", steps}}.dump());
+    WriteText(path,
+              json{{"format", "qwen3"}, {"token_delay_ms", delay_ms}, {"steps", steps}}.dump());
     return path;
   }
   std::vector<std::string> Argv(const std::string& command, std::vector<std::string> args) {
-    std::vector<std::string> argv = {AFFORDANCE_CLI, command, "--data", dir / "data",
-                                     "--connectors", dir / "connectors"};
+    std::vector<std::string> argv = {AFFORDANCE_CLI, command,        "--data",
+                                     dir / "data",   "--connectors", dir / "connectors"};
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
   }
@@ -71,10 +74,10 @@ const json kWeek = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:0
 
 TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
   Cli cli;
-  auto script = cli.Script({Call("RunConnectorCommand",
-                                 {{"connector", "calendar"},
-                                  {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
-                            "Three meetings."});
+  auto script = cli.Script(
+      {Call("RunConnectorCommand", {{"connector", "calendar"},
+                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+       "Three meetings."});
   auto out = cli.Run({"--provider", "replay", "--script", script, "--json", "What is next week?"});
   ASSERT_EQ(out.exit_code, 0) << out.err;
   auto events = Lines(out.out);
@@ -94,13 +97,15 @@ TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
   EXPECT_EQ((*threads)[0].messages, 2);
 
   // The human form streams the answer and one line per tool call.
-  auto human = cli.Run({"--provider", "replay", "--script", cli.Script({"Plain answer."}), "hello"});
+  auto human =
+      cli.Run({"--provider", "replay", "--script", cli.Script({"Plain answer."}), "hello"});
   ASSERT_EQ(human.exit_code, 0) << human.err;
   EXPECT_THAT(human.out, HasSubstr("Plain answer."));
   EXPECT_THAT(human.out, HasSubstr("— answered · 1 step"));
 
   auto audit = connect::RunProcess({AFFORDANCE_CLI, "prompt", "audit", "--data", cli.dir / "data",
-                                    "--thread", (*threads)[0].id, "--json"}, 60000);
+                                    "--thread", (*threads)[0].id, "--json"},
+                                   60000);
   ASSERT_TRUE(audit.ok());
   ASSERT_EQ(audit->exit_code, 0) << audit->out << audit->err;
   json a = json::parse(audit->out);
@@ -111,7 +116,8 @@ TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
 
 TEST(HarnessCli, BadInvocationsAreClearErrors) {
   Cli cli;
-  auto missing = cli.Run({"--provider", "replay", "--script", cli.dir / "nope.json", "--json", "hi"});
+  auto missing =
+      cli.Run({"--provider", "replay", "--script", cli.dir / "nope.json", "--json", "hi"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(json::parse(missing.out)["error"]["code"], "model.replay_script");
   auto provider = cli.Run({"--provider", "magic", "--json", "hi"});
@@ -120,8 +126,8 @@ TEST(HarnessCli, BadInvocationsAreClearErrors) {
   auto gguf = cli.Run({"--provider", "llama", "--gguf", cli.dir / "none.gguf", "--json", "hi"});
   EXPECT_EQ(gguf.exit_code, 2);
   EXPECT_EQ(json::parse(gguf.out)["error"]["code"], "model.not_found");
-  auto thread = cli.Run({"--provider", "replay", "--script", cli.Script({"x"}), "--thread", "t_0",
-                         "--json", "hi"});
+  auto thread = cli.Run(
+      {"--provider", "replay", "--script", cli.Script({"x"}), "--thread", "t_0", "--json", "hi"});
   EXPECT_EQ(thread.exit_code, 2);
   EXPECT_EQ(json::parse(thread.out)["error"]["code"], "store.not_found");
   auto app = cli.Run({"--provider", "replay", "--script", cli.Script({"x"}), "--app",
@@ -129,7 +135,8 @@ TEST(HarnessCli, BadInvocationsAreClearErrors) {
   EXPECT_EQ(app.exit_code, 2);
   EXPECT_EQ(json::parse(app.out)["error"]["code"], "harness.bad_app");
   // An unreachable server: the turn runs and ends with provider_error (nothing was sent).
-  auto server = cli.Run({"--provider", "openai", "--base-url", "http://127.0.0.1:9", "--json", "hi"});
+  auto server =
+      cli.Run({"--provider", "openai", "--base-url", "http://127.0.0.1:9", "--json", "hi"});
   ASSERT_EQ(server.exit_code, 0) << server.err;
   auto events = Lines(server.out);
   json turn;
@@ -215,8 +222,8 @@ TEST(HarnessCli, KilledMidTurnTheDatabaseOpensShowsTheTurnInterruptedAndResumes)
   // Three steps at 8 ms a token: the kill lands while step 2 streams.
   auto script = cli.Script(
       {Call("ListComponents", {{"names", {"Table"}}}),
-       Call("RunConnectorCommand",
-            {{"connector", "calendar"}, {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+       Call("RunConnectorCommand", {{"connector", "calendar"},
+                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
        "A long answer that will never finish because the process is killed while it streams, "
        "token after token after token after token after token after token after token."},
       8);
@@ -285,8 +292,9 @@ TEST(HarnessCli, KilledMidTurnTheDatabaseOpensShowsTheTurnInterruptedAndResumes)
     if (e["type"] == "data-turn") turn = e["data"];
   }
   EXPECT_EQ(turn["status"], "answered");
-  auto audit = connect::RunProcess({AFFORDANCE_CLI, "prompt", "audit", "--data", cli.dir / "data",
-                                    "--thread", thread, "--json"}, 60000);
+  auto audit = connect::RunProcess(
+      {AFFORDANCE_CLI, "prompt", "audit", "--data", cli.dir / "data", "--thread", thread, "--json"},
+      60000);
   json steps = json::parse(audit->out)["steps"];
   // The interrupted turn's two finished steps and their results are in the new frame.
   EXPECT_GT(steps[0]["audit"]["owners"]["assistant"].get<int>(), 10);
@@ -304,13 +312,16 @@ TEST(HarnessRecovery, ATurnOfALiveProcessIsNeverInterrupted) {
   auto store = store::OpenSqlite(dir / "affordance.db").value();
   auto thread = store->CreateThread("t").value();
   // Ours (this process is alive), one of a dead process, one with no owner.
-  auto live = store->AddMessage(thread.id, "assistant", "running", {{"owner", TurnOwner()}}).value();
+  auto live =
+      store->AddMessage(thread.id, "assistant", "running", {{"owner", TurnOwner()}}).value();
   pid_t child = fork();
   if (child == 0) _exit(0);
   int status = 0;
   waitpid(child, &status, 0);
-  auto dead = store->AddMessage(thread.id, "assistant", "running",
-                                {{"owner", {{"pid", child}, {"start", 1}}}}).value();
+  auto dead = store
+                  ->AddMessage(thread.id, "assistant", "running",
+                               {{"owner", {{"pid", child}, {"start", 1}}}})
+                  .value();
   auto none = store->AddMessage(thread.id, "assistant", "running", json::object()).value();
   auto recovered = store->RecoverInterrupted(Abandoned);
   ASSERT_TRUE(recovered.ok());

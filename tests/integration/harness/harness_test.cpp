@@ -12,9 +12,9 @@
 namespace affordance::harness::testing {
 namespace {
 
+using nlohmann::json;
 using ::testing::Contains;
 using ::testing::HasSubstr;
-using nlohmann::json;
 
 const json kWeek = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:00Z"}};
 
@@ -35,10 +35,9 @@ const store::PartRecord* ToolPart(const store::MessageRecord& m, const std::stri
 
 TEST(HarnessReplay, MultiStepCalendarQuestionEndsInComposedSurface) {
   Rig rig(json::array(
-      {Call("RunConnectorCommand",
-            {{"connector", "calendar"}, {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
-       Call("ComposeUI", {{"program", Program()}}),
-       "Here is next week's calendar."}));
+      {Call("RunConnectorCommand", {{"connector", "calendar"},
+                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+       Call("ComposeUI", {{"program", Program()}}), "Here is next week's calendar."}));
   auto report = rig.Turn("What is on my calendar next week?");
   ASSERT_TRUE(report.ok()) << report.error().ToString();
   EXPECT_EQ(report->status, TurnStatus::kSurfaceComposed);
@@ -113,8 +112,8 @@ TEST(HarnessReplay, MultiStepCalendarQuestionEndsInComposedSurface) {
 
 TEST(HarnessReplay, ComposeUIRefusesInventedSourceValuesAndAcceptsAnEditPatch) {
   Rig rig(json::array(
-      {Call("RunConnectorCommand",
-            {{"connector", "calendar"}, {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+      {Call("RunConnectorCommand", {{"connector", "calendar"},
+                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
        Call("ComposeUI", {{"program", "root = Table([Col(\"Event\", [\"Board meeting\"])])\n"}}),
        Call("ComposeUI", {{"program", Program()}, {"surface", "live_app"}, {"app_slug", "week"}}),
        Call("ComposeUI", {{"program", "title = CardHeader(\"The week ahead\")\n"}, {"edit", true}}),
@@ -173,9 +172,10 @@ TEST(HarnessReplay, ToolSearchAttachesThenTheToolIsCallable) {
 }
 
 TEST(HarnessReplay, ToolSearchSelectAttachesExactNamesAndRejectsUnknownOnes) {
-  Rig rig(json::array({Call("ToolSearch", {{"query", "select:calendar__nope"}}),
-                       Call("ToolSearch", {{"query", "select:calendar__list_events,calendar__event_detail"}}),
-                       "ok"}));
+  Rig rig(json::array(
+      {Call("ToolSearch", {{"query", "select:calendar__nope"}}),
+       Call("ToolSearch", {{"query", "select:calendar__list_events,calendar__event_detail"}}),
+       "ok"}));
   auto report = rig.Turn("x");
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->ledger[0].calls[0].error_code, "harness.unknown_tool");
@@ -185,11 +185,13 @@ TEST(HarnessReplay, ToolSearchSelectAttachesExactNamesAndRejectsUnknownOnes) {
 
 TEST(HarnessReplay, MalformedCallAndBadArgumentsAreTypedErrorsTheModelRecoversFrom) {
   Rig rig(json::array(
-      {"<tool_call>\n{\"name\": \"RunConnectorCommand\", \"arguments\": {\"connector\": \n</tool_call>",
-       Call("RunConnectorCommand", {{"connector", "calendar"}, {"request", "next week"}, {"limit", "ten"}}) +
-           "\n" + Call("NoSuchTool", json::object()),
+      {"<tool_call>\n{\"name\": \"RunConnectorCommand\", \"arguments\": {\"connector\": "
+       "\n</tool_call>",
        Call("RunConnectorCommand",
-            {{"connector", "calendar"}, {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+            {{"connector", "calendar"}, {"request", "next week"}, {"limit", "ten"}}) +
+           "\n" + Call("NoSuchTool", json::object()),
+       Call("RunConnectorCommand", {{"connector", "calendar"},
+                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
        "Recovered."}));
   auto report = rig.Turn("Next week?");
   ASSERT_TRUE(report.ok()) << report.error().ToString();
@@ -253,7 +255,8 @@ TEST(HarnessReplay, TheStepLimitEndsTheTurn) {
 }
 
 TEST(HarnessReplay, CancellationMidStepLeavesAConsistentPersistedTurn) {
-  Rig rig(json::array({"This answer is long enough to be cancelled after its first words arrive."}));
+  Rig rig(
+      json::array({"This answer is long enough to be cancelled after its first words arrive."}));
   model::CancelToken cancel;
   auto report = rig.Turn("Tell me a story", cancel, [&](const Event& e) {
     if (e.type() == "text-delta") cancel.Cancel();
@@ -272,7 +275,8 @@ TEST(HarnessReplay, CancellationMidStepLeavesAConsistentPersistedTurn) {
 }
 
 TEST(HarnessReplay, CancellationBeforeACallRunsClosesItAsCancelled) {
-  Rig rig(json::array({Call("ListComponents", json::object()) + Call("ListComponents", json::object())}));
+  Rig rig(json::array(
+      {Call("ListComponents", json::object()) + Call("ListComponents", json::object())}));
   model::CancelToken cancel;
   auto report = rig.Turn("go", cancel, [&](const Event& e) {
     if (e.type() == "tool-output-available") cancel.Cancel();
@@ -362,7 +366,8 @@ TEST(HarnessReplay, NotebookAppIsDrivenByModelToolCallsThroughAct) {
   Rig rig(json::array({Call("scroll__numbers", {{"offset", 12}}),
                        Call("change__notes", {{"value", "947 + 866 = 1813"}}), "Written."}),
           o);
-  auto report = rig.Turn("Scroll to the end and write the sum of the last two numbers in the notes.");
+  auto report =
+      rig.Turn("Scroll to the end and write the sum of the last two numbers in the notes.");
   ASSERT_TRUE(report.ok()) << report.error().ToString();
   EXPECT_EQ(report->status, TurnStatus::kAnswered);
   ASSERT_EQ(report->ledger.size(), 3u);
@@ -479,10 +484,10 @@ namespace {
 TEST(HarnessReplay, ARequestInWordsGetsAFocusedChooserStepOnTheSameProvider) {
   const nlohmann::json week = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:00Z"}};
   Rig rig(nlohmann::json::array(
-      {Call("RunConnectorCommand", {{"connector", "calendar"}, {"request", "what is on next week"}}),
+      {Call("RunConnectorCommand",
+            {{"connector", "calendar"}, {"request", "what is on next week"}}),
        // The chooser's sub-step: it sees the candidates and names one with arguments.
-       Call("choose_operation", {{"operation", "list_events"}, {"args", week}}),
-       "Found them."}));
+       Call("choose_operation", {{"operation", "list_events"}, {"args", week}}), "Found them."}));
   auto report = rig.Turn("What is on next week?");
   ASSERT_TRUE(report.ok()) << report.error().ToString();
   EXPECT_EQ(report->status, TurnStatus::kAnswered);

@@ -15,8 +15,8 @@
 #include "text/tokenizer.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -105,7 +105,8 @@ struct Rig {
   // `steps`: the replay script's steps (strings or objects).
   explicit Rig(const nlohmann::json& steps, Options o = {}) : Rig(nullptr, steps, std::move(o)) {}
   // A real provider instead of the replay script (`provider` bound to the model's tokenizer).
-  Rig(std::unique_ptr<model::Provider> real, Options o) : Rig(std::move(real), nullptr, std::move(o)) {}
+  Rig(std::unique_ptr<model::Provider> real, Options o)
+      : Rig(std::move(real), nullptr, std::move(o)) {}
 
   Rig(std::unique_ptr<model::Provider> real, const nlohmann::json& steps, Options o) {
     auto s = store::OpenSqlite(dir / "data/affordance.db");
@@ -162,8 +163,7 @@ struct Rig {
     thread = t->id;
   }
 
-  Result<TurnReport> Turn(const std::string& text,
-                          model::CancelToken cancel = model::CancelToken(),
+  Result<TurnReport> Turn(const std::string& text, model::CancelToken cancel = model::CancelToken(),
                           std::function<void(const Event&)> also = {}) {
     return harness->RunTurn(
         thread, text,

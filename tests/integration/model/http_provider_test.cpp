@@ -17,8 +17,11 @@ using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
 std::string Chunk(const std::string& text, int id, nlohmann::json finish = nullptr) {
-  nlohmann::json c = {{"choices", {{{"index", 0}, {"text", text}, {"finish_reason", finish},
-                                    {"logprobs", {{"content", {{{"id", id}, {"token", text}}}}}}}}}};
+  nlohmann::json c = {{"choices",
+                       {{{"index", 0},
+                         {"text", text},
+                         {"finish_reason", finish},
+                         {"logprobs", {{"content", {{{"id", id}, {"token", text}}}}}}}}}};
   return c.dump();
 }
 
@@ -55,13 +58,16 @@ StepRequest Prompt() {
 TEST(HttpProviderCompletions, StreamsTokenArrayPromptIntoParts) {
   ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
     ScriptedServer::StreamEvents(
-        res, {Chunk("Hi", 13048), Chunk(" there", 1052), Chunk("\n<tool", 27),
-              Chunk("_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 1}}\n</tool_call>", 151658),
-              nlohmann::json({{"choices", {{{"index", 0}, {"text", ""}, {"finish_reason", "stop"}}}},
-                              {"usage", {{"prompt_tokens", 9}, {"completion_tokens", 4},
-                                         {"prompt_tokens_details", {{"cached_tokens", 5}}}}}})
-                  .dump(),
-              "[DONE]"});
+        res,
+        {Chunk("Hi", 13048), Chunk(" there", 1052), Chunk("\n<tool", 27),
+         Chunk("_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 1}}\n</tool_call>", 151658),
+         nlohmann::json({{"choices", {{{"index", 0}, {"text", ""}, {"finish_reason", "stop"}}}},
+                         {"usage",
+                          {{"prompt_tokens", 9},
+                           {"completion_tokens", 4},
+                           {"prompt_tokens_details", {{"cached_tokens", 5}}}}}})
+             .dump(),
+         "[DONE]"});
   });
   auto provider = Make(server.url());
   auto step = Collect(*provider, Prompt());
@@ -88,15 +94,21 @@ TEST(HttpProviderCompletions, StreamsTokenArrayPromptIntoParts) {
 TEST(HttpProviderChat, MapsToolCallDeltasAndSendsKeyFromEnvironment) {
   ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
     auto d = [](nlohmann::json delta, nlohmann::json finish = nullptr) {
-      return nlohmann::json({{"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}}}}).dump();
+      return nlohmann::json(
+                 {{"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}}}})
+          .dump();
     };
     ScriptedServer::StreamEvents(
         res, {d({{"role", "assistant"}, {"content", "ok"}}),
-              d({{"tool_calls", {{{"index", 0}, {"id", "call_1"}, {"function", {{"name", "g"}, {"arguments", "{\"q\":"}}}}}}}),
+              d({{"tool_calls",
+                  {{{"index", 0},
+                    {"id", "call_1"},
+                    {"function", {{"name", "g"}, {"arguments", "{\"q\":"}}}}}}}),
               d({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "\"z\"}"}}}}}}}),
               d(nlohmann::json::object(), "tool_calls"),
               nlohmann::json({{"choices", nlohmann::json::array()},
-                              {"usage", {{"prompt_tokens", 20}, {"completion_tokens", 7}}}}).dump(),
+                              {"usage", {{"prompt_tokens", 20}, {"completion_tokens", 7}}}})
+                  .dump(),
               "[DONE]"});
   });
   ::setenv("AFFORDANCE_TEST_MODEL_KEY", "sk-test-123", 1);
@@ -109,7 +121,8 @@ TEST(HttpProviderChat, MapsToolCallDeltasAndSendsKeyFromEnvironment) {
   StepRequest r;
   r.step_id = "s0-";  // the server's ids are kept outside the step's own id namespace
   r.messages = {{{"role", "user"}, {"content", "hi"}}};
-  r.tools = {{{"type", "function"}, {"function", {{"name", "g"}, {"parameters", {{"type", "object"}}}}}}};
+  r.tools = {
+      {{"type", "function"}, {"function", {{"name", "g"}, {"parameters", {{"type", "object"}}}}}}};
   auto step = Collect(*provider, r);
   ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
   const auto* call = Find(step.parts, PartType::kToolCall);
@@ -188,16 +201,16 @@ TEST(HttpProviderDelivery, MidStreamDisconnectIsReportedAndNeverResent) {
 TEST(HttpProviderDelivery, ReadTimeoutIsReportedAndNeverResent) {
   ScriptedServer server([](const httplib::Request&, httplib::Response& res,
                            const std::atomic<bool>& stopping) {
-    res.set_chunked_content_provider("text/event-stream", [&stopping, first = true](
-                                                              size_t, httplib::DataSink& sink) mutable {
-      if (first) {
-        first = false;
-        std::string f = "data: " + Chunk("slow", 1) + "\n\n";
-        return sink.write(f.data(), f.size());
-      }
-      for (int i = 0; i < 300 && !stopping; ++i) std::this_thread::sleep_for(10ms);
-      return false;
-    });
+    res.set_chunked_content_provider(
+        "text/event-stream", [&stopping, first = true](size_t, httplib::DataSink& sink) mutable {
+          if (first) {
+            first = false;
+            std::string f = "data: " + Chunk("slow", 1) + "\n\n";
+            return sink.write(f.data(), f.size());
+          }
+          for (int i = 0; i < 300 && !stopping; ++i) std::this_thread::sleep_for(10ms);
+          return false;
+        });
   });
   HttpProviderOptions o;
   o.read_timeout = 300ms;
@@ -311,9 +324,10 @@ TEST(HttpProviderDelivery, ErrorEventMidStreamIsReportedAfterTheTextSoFar) {
   // llama-server ends a stream this way when its output parser rejects what the model sampled.
   ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
     ScriptedServer::StreamEvents(
-        res, {Chunk("partial", 1),
-              R"({"error": {"code": 500, "message": "The model produced output that does not match",)"
-              R"( "type": "server_error"}})"});
+        res,
+        {Chunk("partial", 1),
+         R"({"error": {"code": 500, "message": "The model produced output that does not match",)"
+         R"( "type": "server_error"}})"});
   });
   auto provider = Make(server.url());
   auto step = Collect(*provider, Prompt());

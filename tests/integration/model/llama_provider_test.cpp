@@ -43,7 +43,9 @@ TEST_F(RandomWeightQwen3Embedded, PrefixReuseAcrossTwoStepsIsReportedAndCorrect)
   auto provider = Open();
   ASSERT_NE(provider, nullptr);
   StepRequest first;
-  first.prompt = Encode("<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n");
+  first.prompt = Encode(
+      "<|im_start|>system\nYou are "
+      "terse.<|im_end|>\n<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n");
   first.max_tokens = 8;
   first.step_id = "s1-";
   auto a = Collect(*provider, first);
@@ -91,7 +93,8 @@ TEST_F(RandomWeightQwen3Embedded, PrefixReuseAcrossTwoStepsIsReportedAndCorrect)
   EXPECT_EQ(FinishStep(d).usage.cached_prompt_tokens, 5);
   // The same prompt again reuses all but the last token.
   auto e = Collect(*provider, third);
-  EXPECT_EQ(FinishStep(e).usage.cached_prompt_tokens, static_cast<int64_t>(third.prompt.size()) - 1);
+  EXPECT_EQ(FinishStep(e).usage.cached_prompt_tokens,
+            static_cast<int64_t>(third.prompt.size()) - 1);
 }
 
 TEST_F(RandomWeightQwen3Embedded, BadRequestsAreErrors) {

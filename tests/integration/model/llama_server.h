@@ -55,9 +55,22 @@ class LlamaServer {
       return;
     }
     port_ = UnusedPort();
-    std::vector<std::string> args = {AFFORDANCE_LLAMA_SERVER, "-m", *model, "--host", "127.0.0.1",
-                                     "--port", std::to_string(port_), "-c", "4096", "--parallel",
-                                     "1", "-t", "2", "--no-webui", "--no-warmup", "--log-disable"};
+    std::vector<std::string> args = {AFFORDANCE_LLAMA_SERVER,
+                                     "-m",
+                                     *model,
+                                     "--host",
+                                     "127.0.0.1",
+                                     "--port",
+                                     std::to_string(port_),
+                                     "-c",
+                                     "4096",
+                                     "--parallel",
+                                     "1",
+                                     "-t",
+                                     "2",
+                                     "--no-webui",
+                                     "--no-warmup",
+                                     "--log-disable"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

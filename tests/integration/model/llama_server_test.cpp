@@ -1,8 +1,8 @@
 // The HTTP provider against the REAL llama-server (built from the same llama.cpp source by
 // scripts/build-llama) on loopback, serving the random-weight Qwen3-vocabulary model
 // (random_gguf.h): token-array prompts, streaming, prefix cache reporting, cancellation, a timeout.
-#include "model/http_provider.h"
 #include "llama_server.h"
+#include "model/http_provider.h"
 #include "random_gguf.h"
 #include "scripted_server.h"
 #include "well_formed.h"
@@ -54,7 +54,8 @@ class RandomWeightQwen3LlamaServer : public ::testing::Test {
 TEST_F(RandomWeightQwen3LlamaServer, StreamsATokenArrayPromptAndReportsCacheReuse) {
   auto provider = Provider();
   StepRequest r;
-  r.prompt = Encode("<|im_start|>user\nhello there, how are you today?<|im_end|>\n<|im_start|>assistant\n");
+  r.prompt = Encode(
+      "<|im_start|>user\nhello there, how are you today?<|im_end|>\n<|im_start|>assistant\n");
   r.max_tokens = 12;
   r.step_id = "s1-";
   auto a = Collect(*provider, r);
@@ -94,7 +95,8 @@ TEST_F(RandomWeightQwen3LlamaServer, CancellationAbortsAndTheServerStaysUsable) 
     std::this_thread::sleep_for(150ms);
     cancel.Cancel();
   });
-  auto status = provider->Stream(r, [&](const formats::StreamPart& p) { parts.push_back(p); }, cancel);
+  auto status = provider->Stream(
+      r, [&](const formats::StreamPart& p) { parts.push_back(p); }, cancel);
   canceller.join();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
   ASSERT_FALSE(status.ok());

@@ -2,8 +2,8 @@
 
 #include <ggml.h>
 #include <gguf.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>

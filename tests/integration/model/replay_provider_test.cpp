@@ -121,7 +121,8 @@ TEST(ReplayQwen3, CutOffAndTokenLimitFinishWithLength) {
 }
 
 TEST(ReplayQwen3, IsDeterministic) {
-  const char* script = R"({"steps": ["Hi <think>x</think> <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"]})";
+  const char* script =
+      R"({"steps": ["Hi <think>x</think> <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"]})";
   auto a = Collect(*Make(Qwen(), script), {});
   auto b = Collect(*Make(Qwen(), script), {});
   ASSERT_EQ(a.parts.size(), b.parts.size());
@@ -164,8 +165,9 @@ TEST(ReplayLlama31, CallAfterPythonTagAndProse) {
 }
 
 TEST(ReplayScriptFile, BadScriptsAreErrors) {
-  for (const char* bad : {"not json", "[]", R"({"steps": 3})", R"({"format": "gpt", "steps": []})",
-                          R"({"steps": [5]})", R"({"steps": [{"text": "x", "finish": "maybe"}]})"}) {
+  for (const char* bad :
+       {"not json", "[]", R"({"steps": 3})", R"({"format": "gpt", "steps": []})",
+        R"({"steps": [5]})", R"({"steps": [{"text": "x", "finish": "maybe"}]})"}) {
     auto s = ParseReplayScript(bad);
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_EQ(s.error().code, "model.replay_script");

@@ -2,8 +2,8 @@
 // llama-server cannot be made to produce on demand: refusals, disconnects, silence, bad events).
 #pragma once
 
-#include <httplib.h>
 #include <arpa/inet.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -37,7 +37,8 @@ class ScriptedServer {
     port_ = port == 0 ? server_.bind_to_any_port("127.0.0.1") : port;
     if (port != 0 && !server_.bind_to_port("127.0.0.1", port)) port_ = -1;
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (port_ > 0 && !server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (port_ > 0 && !server_.is_running())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ~ScriptedServer() { Stop(); }
 
@@ -62,19 +63,20 @@ class ScriptedServer {
   static void StreamEvents(httplib::Response& res, std::vector<std::string> events,
                            bool then_drop = false,
                            std::chrono::milliseconds gap = std::chrono::milliseconds(0)) {
-    res.set_chunked_content_provider(
-        "text/event-stream",
-        [events = std::move(events), then_drop, gap, i = size_t{0}](
-            size_t, httplib::DataSink& sink) mutable {
-          if (i < events.size()) {
-            if (gap.count() > 0 && i > 0) std::this_thread::sleep_for(gap);
-            std::string frame = "data: " + events[i++] + "\n\n";
-            return sink.write(frame.data(), frame.size());
-          }
-          if (then_drop) return false;  // abort the connection mid-stream
-          sink.done();
-          return true;
-        });
+    res.set_chunked_content_provider("text/event-stream",
+                                     [events = std::move(events), then_drop, gap, i = size_t{0}](
+                                         size_t, httplib::DataSink& sink) mutable {
+                                       if (i < events.size()) {
+                                         if (gap.count() > 0 && i > 0)
+                                           std::this_thread::sleep_for(gap);
+                                         std::string frame = "data: " + events[i++] + "\n\n";
+                                         return sink.write(frame.data(), frame.size());
+                                       }
+                                       if (then_drop)
+                                         return false;  // abort the connection mid-stream
+                                       sink.done();
+                                       return true;
+                                     });
   }
 
  private:

@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
@@ -18,7 +18,8 @@ struct LangRun {
 
 // CTest runs each test in its own process, in parallel: the pid keeps their files apart.
 std::string TempFile(const std::string& name, const std::string& content) {
-  std::string path = ::testing::TempDir() + "/affordance-lang-" + std::to_string(getpid()) + "-" + name;
+  std::string path =
+      ::testing::TempDir() + "/affordance-lang-" + std::to_string(getpid()) + "-" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }
@@ -51,7 +52,7 @@ TEST(SurfaceCli, ParseJsonPrintsTheParseResult) {
 TEST(SurfaceCli, ValidateReportsErrorsAndExitsOne) {
   const std::string handles = TempFile("handles.json", "[\"list\"]");
   LangRun r = Lang("validate --json --handles " + handles,
-               "root = Html(\"<img src=x onerror=alert(1)>\")\nq = Query(\"drop\", {}, {})\n");
+                   "root = Html(\"<img src=x onerror=alert(1)>\")\nq = Query(\"drop\", {}, {})\n");
   EXPECT_EQ(r.status, 1) << r.out;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["ok"].get<bool>());
@@ -67,8 +68,9 @@ TEST(SurfaceCli, BadFilesGetCodesAndExitTwo) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(nlohmann::json::parse(r.out)["error"]["code"], "surface.library_invalid");
   const std::string notjson = TempFile("not_json.json", "{");
-  EXPECT_EQ(nlohmann::json::parse(Lang("prompt --json --tools " + notjson, "").out)["error"]["code"],
-            "surface.tools_invalid");
+  EXPECT_EQ(
+      nlohmann::json::parse(Lang("prompt --json --tools " + notjson, "").out)["error"]["code"],
+      "surface.tools_invalid");
   const std::string empty = TempFile("empty.lang", "");
   LangRun patch = Lang("parse --json --existing " + empty, "a = 1\n");
   EXPECT_EQ(patch.status, 2);
@@ -76,7 +78,8 @@ TEST(SurfaceCli, BadFilesGetCodesAndExitTwo) {
 }
 
 TEST(SurfaceCli, EditPatchMergesIntoTheExistingProgram) {
-  const std::string existing = TempFile("existing.lang", "root = Stack([h])\nh = CardHeader(\"Old\")\n");
+  const std::string existing =
+      TempFile("existing.lang", "root = Stack([h])\nh = CardHeader(\"Old\")\n");
   LangRun r = Lang("parse --json --existing " + existing, "h = CardHeader(\"New\")\n");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["root"]["props"]["children"][0]["props"]["title"], "New");

@@ -167,8 +167,10 @@ TEST(CalendarRoad, AnswersFromTheMirrorAtOnceWhileABackgroundSyncRuns) {
   std::filesystem::copy_file(Source("examples/connectors/calendar.ics"), ics);
   int64_t clock = kNow;
   ConnectorRoad road({CalendarManifest(ics)}, TestOptions(dir, &clock));
-  ConnectorCommand search{"calendar", {{"operation", "search_events"}, {"args", {{"text", "dentist"}}}},
-                          std::nullopt, std::nullopt};
+  ConnectorCommand search{"calendar",
+                          {{"operation", "search_events"}, {"args", {{"text", "dentist"}}}},
+                          std::nullopt,
+                          std::nullopt};
   auto first = road.RunConnectorCommand(search);  // empty mirror: auto syncs first
   ASSERT_TRUE(first.ok()) << first.error().ToString();
   EXPECT_EQ(first->mirror_snapshot.serving_decision, "live");
@@ -182,7 +184,7 @@ TEST(CalendarRoad, AnswersFromTheMirrorAtOnceWhileABackgroundSyncRuns) {
   auto started = road.StartSync("calendar", [&](const SyncProgress& p) { gate.WaitAtWrite(p); });
   ASSERT_TRUE(started.ok());
   ASSERT_TRUE(*started);
-  gate.AwaitReached();  // the sync holds its write transaction open now
+  gate.AwaitReached();                        // the sync holds its write transaction open now
   EXPECT_FALSE(*road.StartSync("calendar"));  // one sync per connector at a time
 
   auto during = road.RunConnectorCommand(search);
@@ -212,8 +214,10 @@ TEST(CalendarRoad, StaleMirrorInAutoModeStartsABackgroundSync) {
   ConnectorRoad road({CalendarManifest()}, TestOptions(dir, &clock));
   ASSERT_TRUE(road.Sync("calendar").ok());
   clock = kNow + 3601;
-  ConnectorCommand cmd{"calendar", {{"operation", "search_events"}, {"args", {{"text", "offsite"}}}},
-                       std::nullopt, std::nullopt};
+  ConnectorCommand cmd{"calendar",
+                       {{"operation", "search_events"}, {"args", {{"text", "offsite"}}}},
+                       std::nullopt,
+                       std::nullopt};
   auto stale = road.RunConnectorCommand(cmd);
   ASSERT_TRUE(stale.ok());
   EXPECT_EQ(stale->mirror_snapshot.serving_decision, "mirror_first_while_syncing");
@@ -225,8 +229,10 @@ TEST(CalendarRoad, StaleMirrorInAutoModeStartsABackgroundSync) {
 TEST(CalendarRoad, LocalModeNeverSyncsAndSaysSoWhenEmpty) {
   TempDir dir;
   ConnectorRoad road({CalendarManifest()}, TestOptions(dir));
-  ConnectorCommand cmd{"calendar", {{"operation", "search_events"}, {"args", {{"text", "x"}}}},
-                       std::nullopt, SourceMode::kLocal};
+  ConnectorCommand cmd{"calendar",
+                       {{"operation", "search_events"}, {"args", {{"text", "x"}}}},
+                       std::nullopt,
+                       SourceMode::kLocal};
   auto empty = road.RunConnectorCommand(cmd);
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().code, "connect.mirror_empty");
@@ -264,7 +270,8 @@ TEST(CalendarRoad, ConflictsNextWeekAreAnsweredBySqlOverTheMirror) {
   EXPECT_EQ(rows, json::parse(R"J([
     {"first":"Dentist","second":"Design review","first_start":"2026-12-01T14:30:00Z","second_start":"2026-12-01T14:00:00Z"},
     {"first":"Lunch with Ana","second":"Team standup (moved)","first_start":"2026-12-04T10:15:00Z","second_start":"2026-12-04T10:00:00Z"}
-  ])J")) << rows.dump(1);
+  ])J"))
+      << rows.dump(1);
   ASSERT_EQ(chooser.asked.size(), 1u);
   const ChoiceRequest& asked = chooser.asked[0];
   EXPECT_EQ(asked.request, "What conflicts next week?");
@@ -292,10 +299,11 @@ TEST(CalendarRoad, ConflictsNextWeekAreAnsweredBySqlOverTheMirror) {
 TEST(CalendarRoad, IdOnlyListFansOutToBoundedParallelDetailReads) {
   TempDir dir;
   ConnectorRoad road({CalendarManifest()}, TestOptions(dir));
-  ConnectorCommand cmd{"calendar",
-                       {{"operation", "event_ids"},
-                        {"args", {{"from", "2026-11-30"}, {"to", "2026-12-07"}}}},
-                       5, std::nullopt};
+  ConnectorCommand cmd{
+      "calendar",
+      {{"operation", "event_ids"}, {"args", {{"from", "2026-11-30"}, {"to", "2026-12-07"}}}},
+      5,
+      std::nullopt};
   auto result = road.RunConnectorCommand(cmd);
   ASSERT_TRUE(result.ok()) << result.error().ToString();
   ASSERT_EQ(result->rows.size(), 5u);  // 7 IDs listed, bounded by the limit before reading

@@ -15,8 +15,9 @@ using testing::TempDir;
 struct Cli {
   TempDir data;
   ProcessOutput Run(std::vector<std::string> args) {
-    std::vector<std::string> argv = {AFFORDANCE_CLI, "connector", "--connectors",
-                                     Source("examples/connectors"), "--data", data.path()};
+    std::vector<std::string> argv = {AFFORDANCE_CLI, "connector",
+                                     "--connectors", Source("examples/connectors"),
+                                     "--data",       data.path()};
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = RunProcess(argv, 60000);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().ToString());
@@ -59,8 +60,8 @@ TEST(ConnectorCli, SyncRunAndSqlOverTheCalendar) {
   EXPECT_EQ(w["status"], "unresolved");
   EXPECT_EQ(w["candidates"].size(), 5u);
 
-  auto sql = cli.Run({"sql", "calendar", "SELECT count(*) AS n FROM events WHERE all_day = 1",
-                      "--json"});
+  auto sql =
+      cli.Run({"sql", "calendar", "SELECT count(*) AS n FROM events WHERE all_day = 1", "--json"});
   ASSERT_EQ(sql.exit_code, 0) << sql.out;
   EXPECT_EQ(json::parse(sql.out)["rows"][0]["n"], 1);
 }
@@ -74,8 +75,8 @@ TEST(ConnectorCli, ErrorsAreJsonWithCodesAndExitStatus) {
   auto unknown = cli.Run({"run", "nope", "anything", "--json"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(json::parse(unknown.out)["error"]["code"], "connect.unknown_connector");
-  auto bad_args = cli.Run({"run", "calendar", "--operation", "event_detail", "--args", "{",
-                           "--json"});
+  auto bad_args =
+      cli.Run({"run", "calendar", "--operation", "event_detail", "--args", "{", "--json"});
   EXPECT_EQ(bad_args.exit_code, 2);
   EXPECT_EQ(json::parse(bad_args.out)["error"]["code"], "connect.bad_args");
   auto human = cli.Run({"sql", "calendar", "DROP TABLE events"});
@@ -84,8 +85,8 @@ TEST(ConnectorCli, ErrorsAreJsonWithCodesAndExitStatus) {
 
   TempDir broken;
   testing::WriteText(broken / "bad.json", R"({"slug": "x"})");
-  auto bad = RunProcess({AFFORDANCE_CLI, "connector", "--connectors", broken.path(), "list",
-                         "--json"}, 10000);
+  auto bad = RunProcess(
+      {AFFORDANCE_CLI, "connector", "--connectors", broken.path(), "list", "--json"}, 10000);
   ASSERT_TRUE(bad.ok());
   EXPECT_EQ(bad->exit_code, 1);
   json e = json::parse(bad->out)["error"];

@@ -68,21 +68,38 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
       {"no source", [](json& j) { j.erase("source"); }, "/source: is required"},
       {"source kind", [](json& j) { j["source"]["kind"] = "ftp"; },
        "/source/kind: \"ftp\" is not one of sqlite, printed_cli, ics"},
-      {"sqlite without path", [](json& j) { j["source"].erase("path"); }, "/source/path: is required"},
-      {"sqlite extra key", [](json& j) { j["source"]["command"] = "x"; }, "/source/command: unknown"},
-      {"ics without paths", [](json& j) { j["source"] = {{"kind", "ics"}}; },
+      {"sqlite without path", [](json& j) { j["source"].erase("path"); },
+       "/source/path: is required"},
+      {"sqlite extra key", [](json& j) { j["source"]["command"] = "x"; },
+       "/source/command: unknown"},
+      {"ics without paths",
+       [](json& j) {
+         j["source"] = {{"kind", "ics"}};
+       },
        "/source/paths: needs at least one"},
-      {"cli without command", [](json& j) { j["source"] = {{"kind", "printed_cli"}}; },
+      {"cli without command",
+       [](json& j) {
+         j["source"] = {{"kind", "printed_cli"}};
+       },
        "/source/command: is required"},
       {"cli bad verb",
-       [](json& j) { j["source"] = {{"kind", "printed_cli"}, {"command", "x"}, {"verbs", {"rm"}}}; },
+       [](json& j) {
+         j["source"] = {{"kind", "printed_cli"}, {"command", "x"}, {"verbs", {"rm"}}};
+       },
        "/source/verbs: \"rm\" is not one of which, sql, sync, lookup"},
       {"cli timeout",
-       [](json& j) { j["source"] = {{"kind", "printed_cli"}, {"command", "x"}, {"timeout_ms", 0}}; },
+       [](json& j) {
+         j["source"] = {{"kind", "printed_cli"}, {"command", "x"}, {"timeout_ms", 0}};
+       },
        "/source/timeout_ms: must be between 1 and 3600000"},
       {"no modes", [](json& j) { j["modes"] = json::array(); }, "/modes: must list at least one"},
-      {"bad mode", [](json& j) { j["modes"] = {"remote"}; }, "source mode must be live, local or auto"},
-      {"duplicate mode", [](json& j) { j["modes"] = {"local", "local"}; }, "listed twice"},
+      {"bad mode", [](json& j) { j["modes"] = {"remote"}; },
+       "source mode must be live, local or auto"},
+      {"duplicate mode",
+       [](json& j) {
+         j["modes"] = {"local", "local"};
+       },
+       "listed twice"},
       {"sqlite live", [](json& j) { j["modes"] = {"live"}; }, "only the \"local\" mode"},
       {"no operations", [](json& j) { j["operations"] = json::array(); },
        "/operations: must be a non-empty array"},
@@ -101,19 +118,25 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
       {"read with write risk", [](json& j) { j["operations"][0]["risk"] = "write"; },
        "only a mutation may have risk"},
       {"sqlite mutation without statement",
-       [](json& j) { j["operations"][1] = {{"name", "add"}, {"kind", "mutation"}}; },
+       [](json& j) {
+         j["operations"][1] = {{"name", "add"}, {"kind", "mutation"}};
+       },
        "/operations/1/statement: a SQLite mutation needs its write statement"},
-      {"mutation keys on a read", [](json& j) { j["operations"][0]["statement"] = "DELETE FROM t"; },
+      {"mutation keys on a read",
+       [](json& j) { j["operations"][0]["statement"] = "DELETE FROM t"; },
        "/operations/0: statement, effect, idempotency_flag and verify belong to mutations"},
       {"verify names no readable operation",
        [](json& j) {
-         j["operations"][1] = {{"name", "add"}, {"kind", "mutation"},
-                               {"statement", "DELETE FROM t"}, {"verify", {{"operation", "nope"}}}};
+         j["operations"][1] = {{"name", "add"},
+                               {"kind", "mutation"},
+                               {"statement", "DELETE FROM t"},
+                               {"verify", {{"operation", "nope"}}}};
        },
        "/operations/1/verify/operation: \"nope\" is not a readable operation of this connector"},
       {"verify unknown key",
        [](json& j) {
-         j["operations"][1] = {{"name", "add"}, {"kind", "mutation"},
+         j["operations"][1] = {{"name", "add"},
+                               {"kind", "mutation"},
                                {"statement", "DELETE FROM t"},
                                {"verify", {{"operation", "all"}, {"when", 1}}}};
        },
@@ -130,7 +153,10 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
        },
        "a mutation cannot have risk \"read\""},
       {"bad risk", [](json& j) { j["operations"][0]["risk"] = "scary"; }, "is not one of read"},
-      {"args not object schema", [](json& j) { j["operations"][0]["args"] = {{"type", "string"}}; },
+      {"args not object schema",
+       [](json& j) {
+         j["operations"][0]["args"] = {{"type", "string"}};
+       },
        "/operations/0/args: must be a JSON Schema with \"type\": \"object\""},
       {"unsupported schema keyword",
        [](json& j) {
@@ -138,16 +164,22 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
                                        {"properties", {{"q", {{"pattern", "^a"}}}}}};
        },
        "/operations/0/args/properties/q/pattern: unsupported JSON Schema keyword \"pattern\""},
-      {"bad schema type", [](json& j) { j["operations"][0]["args"] = {{"type", "thing"}}; },
+      {"bad schema type",
+       [](json& j) {
+         j["operations"][0]["args"] = {{"type", "thing"}};
+       },
        "type must name object"},
       {"required not array",
-       [](json& j) { j["operations"][0]["args"] = {{"type", "object"}, {"required", "q"}}; },
+       [](json& j) {
+         j["operations"][0]["args"] = {{"type", "object"}, {"required", "q"}};
+       },
        "/operations/0/args/required: must be an array of property names"},
       {"sql without query arg",
-       [](json& j) { j["operations"][0] = {{"name", "sql"}, {"kind", "sql"}}; },
+       [](json& j) {
+         j["operations"][0] = {{"name", "sql"}, {"kind", "sql"}};
+       },
        "a sql operation takes a \"query\" argument"},
-      {"detail_operation missing",
-       [](json& j) { j["operations"][0]["detail_operation"] = "one"; },
+      {"detail_operation missing", [](json& j) { j["operations"][0]["detail_operation"] = "one"; },
        "\"one\" is not a detail operation of this connector"},
       {"detail_operation on detail",
        [](json& j) {
@@ -159,12 +191,25 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
        "\"id\" is not a declared argument"},
       {"served_fields type", [](json& j) { j["operations"][0]["served_fields"] = {1}; },
        "/operations/0/served_fields/0: must be a non-empty string"},
-      {"sync negative", [](json& j) { j["sync"] = {{"max_age_s", -1}}; },
+      {"sync negative",
+       [](json& j) {
+         j["sync"] = {{"max_age_s", -1}};
+       },
        "/sync/max_age_s: must be between"},
-      {"sync unknown", [](json& j) { j["sync"] = {{"every", 5}}; }, "/sync/every: unknown key"},
-      {"mirror columns", [](json& j) { j["mirror"] = {{"tables", {{{"name", "t"}}}}}; },
+      {"sync unknown",
+       [](json& j) {
+         j["sync"] = {{"every", 5}};
+       },
+       "/sync/every: unknown key"},
+      {"mirror columns",
+       [](json& j) {
+         j["mirror"] = {{"tables", {{{"name", "t"}}}}};
+       },
        "/mirror/tables/0/columns: must be a non-empty array"},
-      {"credentials", [](json& j) { j["credentials"] = {{"env", "TOKEN"}}; },
+      {"credentials",
+       [](json& j) {
+         j["credentials"] = {{"env", "TOKEN"}};
+       },
        "/credentials/env: must be an array of strings"},
       {"cli op without argv",
        [](json& j) {
@@ -177,8 +222,10 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
        [](json& j) {
          j["source"] = {{"kind", "printed_cli"}, {"command", "x"}};
          j["modes"] = {"live"};
-         j["operations"][0] = {{"name", "sql"}, {"kind", "sql"},
-                               {"args", {{"type", "object"}, {"properties", {{"query", json::object()}}}}}};
+         j["operations"][0] = {
+             {"name", "sql"},
+             {"kind", "sql"},
+             {"args", {{"type", "object"}, {"properties", {{"query", json::object()}}}}}};
        },
        "needs the \"sql\" verb"},
   };

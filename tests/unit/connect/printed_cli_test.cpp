@@ -30,14 +30,18 @@ class PrintedCli : public ::testing::Test {
     json j = json::parse(ReadText(Source("examples/connectors/fixture-cli.json")));
     j["source"]["command"] = FIXTURE_PP_CLI;
     j["source"]["timeout_ms"] = 5000;
-    j["operations"].push_back({{"name", "fail"}, {"kind", "list"}, {"argv", {"fail"}},
-                               {"positional", {"code"}},
-                               {"args", {{"type", "object"},
-                                         {"properties", {{"code", {{"type", "integer"}}}}}}}});
-    j["operations"].push_back({{"name", "nap"}, {"kind", "list"}, {"argv", {"sleep"}},
-                               {"positional", {"ms"}},
-                               {"args", {{"type", "object"},
-                                         {"properties", {{"ms", {{"type", "integer"}}}}}}}});
+    j["operations"].push_back(
+        {{"name", "fail"},
+         {"kind", "list"},
+         {"argv", {"fail"}},
+         {"positional", {"code"}},
+         {"args", {{"type", "object"}, {"properties", {{"code", {{"type", "integer"}}}}}}}});
+    j["operations"].push_back(
+        {{"name", "nap"},
+         {"kind", "list"},
+         {"argv", {"sleep"}},
+         {"positional", {"ms"}},
+         {"args", {{"type", "object"}, {"properties", {{"ms", {{"type", "integer"}}}}}}}});
     j["operations"].push_back({{"name", "garbage"}, {"kind", "list"}, {"argv", {"garbage"}}});
     j["operations"].push_back(
         {{"name", "nested"},
@@ -76,7 +80,8 @@ TEST_F(PrintedCli, SyncFillsTheCliMirrorAndLocalReadsServeIt) {
   ASSERT_TRUE(sync.ok()) << sync.error().ToString();
   EXPECT_EQ(sync->rows, 30);
   EXPECT_TRUE(std::filesystem::exists(dir_ / "fixture-pp-cli/data.db"));
-  auto r = road->RunConnectorCommand(Named("list_items", {{"status", "closed"}}, SourceMode::kLocal));
+  auto r =
+      road->RunConnectorCommand(Named("list_items", {{"status", "closed"}}, SourceMode::kLocal));
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(r->rows.size(), 10u);
   EXPECT_EQ(r->rows[0], json::parse(R"({"id":"3","title":"Item 3","status":"closed"})"));
@@ -119,8 +124,8 @@ TEST_F(PrintedCli, ACompleteWhichResolutionRunsDirectly) {
 TEST_F(PrintedCli, AnAmbiguousWhichGoesToTheChooserWithTheCliRankingAsHints) {
   auto road = Road();
   ScriptedChooser chooser({Choice{"get_item", {{"id", "3"}}, ""}});
-  auto r = road->RunConnectorCommand({"fixture", "items", std::nullopt, SourceMode::kLive},
-                                     &chooser);
+  auto r =
+      road->RunConnectorCommand({"fixture", "items", std::nullopt, SourceMode::kLive}, &chooser);
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   ASSERT_EQ(chooser.asked.size(), 1u);
   const auto& candidates = chooser.asked[0].candidates;
@@ -132,7 +137,8 @@ TEST_F(PrintedCli, AnAmbiguousWhichGoesToTheChooserWithTheCliRankingAsHints) {
   EXPECT_EQ(r->rows.at(0)["body"], "Body of item 3");
   EXPECT_EQ(r->resolution["by"], "chooser");
 
-  auto unresolved = road->RunConnectorCommand({"fixture", "items", std::nullopt, SourceMode::kLive});
+  auto unresolved =
+      road->RunConnectorCommand({"fixture", "items", std::nullopt, SourceMode::kLive});
   ASSERT_TRUE(unresolved.ok());
   EXPECT_EQ(unresolved->status, "unresolved");
   EXPECT_EQ(unresolved->candidates.at(0).score, 1);
@@ -176,8 +182,7 @@ TEST_F(PrintedCli, ExitCodesBecomeTypedErrors) {
   auto missing = road->RunConnectorCommand(Named("get_item", {{"id", "999"}}, SourceMode::kLive));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, "connect.not_found");
-  EXPECT_EQ(missing.error().message,
-            "the connector found no such object: item 999 not found");
+  EXPECT_EQ(missing.error().message, "the connector found no such object: item 999 not found");
 }
 
 TEST_F(PrintedCli, TimeoutsGarbageAndPartialFailuresAreReportedTruthfully) {

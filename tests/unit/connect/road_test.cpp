@@ -32,8 +32,8 @@ ConnectorManifest NotesConnector(const TempDir& dir, int n = 300) {
       {"title", "Notes"},
       {"source", {{"kind", "sqlite"}, {"path", "notes.db"}}},
       {"modes", {"local"}},
-      {"mirror", {{"tables", {{{"name", "notes"},
-                                {"columns", {{{"name", "id"}}, {{"name", "title"}}}}}}}}},
+      {"mirror",
+       {{"tables", {{{"name", "notes"}, {"columns", {{{"name", "id"}}, {{"name", "title"}}}}}}}}},
       {"operations",
        {{{"name", "recent"},
          {"kind", "list"},
@@ -42,16 +42,18 @@ ConnectorManifest NotesConnector(const TempDir& dir, int n = 300) {
          {"query", "SELECT * FROM notes ORDER BY id DESC"}},
         {{"name", "note"},
          {"kind", "detail"},
-         {"args", {{"type", "object"},
-                   {"properties", {{"id", {{"type", "integer"}, {"minimum", 1}}}}},
-                   {"required", {"id"}},
-                   {"additionalProperties", false}}},
+         {"args",
+          {{"type", "object"},
+           {"properties", {{"id", {{"type", "integer"}, {"minimum", 1}}}}},
+           {"required", {"id"}},
+           {"additionalProperties", false}}},
          {"query", "SELECT id, title, body FROM notes WHERE id = :id"}},
         {{"name", "sql"},
          {"kind", "sql"},
-         {"args", {{"type", "object"},
-                   {"properties", {{"query", {{"type", "string"}}}}},
-                   {"required", {"query"}}}}},
+         {"args",
+          {{"type", "object"},
+           {"properties", {{"query", {{"type", "string"}}}}},
+           {"required", {"query"}}}}},
         {{"name", "delete_note"},
          {"kind", "mutation"},
          {"risk", "destructive"},
@@ -84,7 +86,8 @@ TEST(ConnectorRoad, LocalSqliteDatabaseAnswersANamedOperationDirectly) {
   EXPECT_EQ(r->operation_ledger[0].command, "note");
   EXPECT_EQ(r->operation_ledger[0].args, json::parse(R"({"id":7})"));
   EXPECT_EQ(r->operation_ledger[0].source, "local");
-  EXPECT_EQ(r->operation_ledger[0].served_fields, (std::vector<std::string>{"id", "title", "body"}));
+  EXPECT_EQ(r->operation_ledger[0].served_fields,
+            (std::vector<std::string>{"id", "title", "body"}));
   EXPECT_EQ(r->query_contracts.at(0).handle, "notes_note");
   EXPECT_EQ(r->mutation_contracts.at(0).risk, "destructive");
   EXPECT_EQ(ReadText(dir / "notes.db"), before);
@@ -98,7 +101,8 @@ TEST(ConnectorRoad, DeclaredServedFieldsAreTheOnlyFieldsServed) {
   ConnectorRoad road({NotesConnector(dir)}, TestOptions(dir));
   auto r = road.RunConnectorCommand(Named("recent", json::object(), 2));
   ASSERT_TRUE(r.ok()) << r.error().ToString();
-  EXPECT_EQ(json(r->rows), json::parse(R"([{"id":300,"title":"Note 300"},{"id":299,"title":"Note 299"}])"));
+  EXPECT_EQ(json(r->rows),
+            json::parse(R"([{"id":300,"title":"Note 300"},{"id":299,"title":"Note 299"}])"));
   EXPECT_EQ(r->query_contracts.at(0).served_fields, (std::vector<std::string>{"id", "title"}));
 }
 
@@ -121,8 +125,8 @@ TEST(ConnectorRoad, NeverSubstitutesAnotherConnectorOrOperation) {
   auto mutation = road.RunConnectorCommand(Named("delete_note", {{"id", 1}}));
   ASSERT_FALSE(mutation.ok());
   EXPECT_EQ(mutation.error().code, "connect.mutation_not_readable");
-  auto live = road.RunConnectorCommand({"notes", Named("note", {{"id", 1}}).request, std::nullopt,
-                                        SourceMode::kLive});
+  auto live = road.RunConnectorCommand(
+      {"notes", Named("note", {{"id", 1}}).request, std::nullopt, SourceMode::kLive});
   ASSERT_FALSE(live.ok());
   EXPECT_EQ(live.error().code, "connect.mode_unsupported");
 }
@@ -171,8 +175,8 @@ TEST(ConnectorRoad, ChooserThatNeverSucceedsEndsUnresolvedAfterTheStepBound) {
   ScriptedChooser chooser({Choice{"note", {{"id", 0}}, ""}, Choice{"note", {{"id", -1}}, ""},
                            Choice{"sql", {{"query", "DELETE FROM notes"}}, ""},
                            Choice{"note", {{"id", 1}}, ""}});
-  auto r = road.RunConnectorCommand({"notes", "the first one", std::nullopt, std::nullopt},
-                                    &chooser);
+  auto r =
+      road.RunConnectorCommand({"notes", "the first one", std::nullopt, std::nullopt}, &chooser);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->status, "unresolved");
   EXPECT_EQ(chooser.asked.size(), 3u);  // the fourth choice is never asked for
@@ -186,8 +190,8 @@ TEST(ConnectorRoad, ChooserMayGiveUpHonestlyOrFail) {
   TempDir dir;
   ConnectorRoad road({NotesConnector(dir)}, TestOptions(dir));
   ScriptedChooser gives_up({Choice{"", {}, "the notes have no dates to filter by"}});
-  auto r = road.RunConnectorCommand({"notes", "notes from May", std::nullopt, std::nullopt},
-                                    &gives_up);
+  auto r =
+      road.RunConnectorCommand({"notes", "notes from May", std::nullopt, std::nullopt}, &gives_up);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->status, "unresolved");
   EXPECT_EQ(r->unresolved_reason, "the notes have no dates to filter by");
@@ -246,10 +250,10 @@ TEST(ConnectorRoad, ResultJsonHasTheDocumentedShape) {
   auto r = road.RunConnectorCommand(Named("note", {{"id", 1}}));
   ASSERT_TRUE(r.ok());
   json j = ToJson(*r);
-  for (const char* key : {"connector", "status", "rows", "truncated", "returned_rows",
-                          "total_rows", "total_rows_exact", "operation_ledger",
-                          "registered_query_handles", "query_contracts", "mutation_contracts",
-                          "mirror_snapshot", "resolution"}) {
+  for (const char* key :
+       {"connector", "status", "rows", "truncated", "returned_rows", "total_rows",
+        "total_rows_exact", "operation_ledger", "registered_query_handles", "query_contracts",
+        "mutation_contracts", "mirror_snapshot", "resolution"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["operation_ledger"][0].size(), 5u);  // command, args, served_fields, source, rows

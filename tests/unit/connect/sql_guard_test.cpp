@@ -85,9 +85,9 @@ TEST(SqlGuard, HostileCorpusIsRefusedOrBoundedAndNeverWrites) {
   EXPECT_EQ(ok->rows.at(0)["note"], "untouched");
   guard->reset();
   EXPECT_EQ(Fingerprint(path), before) << "the mirror file changed";
-  for (const char* f : {"/tmp/affordance-evil.db", "/tmp/affordance-evil2.db",
-                        "/tmp/affordance-evil3.db", "/tmp/affordance-evil-vacuum.db",
-                        "/tmp/affordance-evil.txt"}) {
+  for (const char* f :
+       {"/tmp/affordance-evil.db", "/tmp/affordance-evil2.db", "/tmp/affordance-evil3.db",
+        "/tmp/affordance-evil-vacuum.db", "/tmp/affordance-evil.txt"}) {
     EXPECT_FALSE(std::filesystem::exists(f)) << f;
   }
 }
@@ -139,7 +139,9 @@ TEST(SqlGuard, DuplicateColumnsBlobsAndInvalidUtf8StaySerializable) {
   EXPECT_EQ(rows->columns, (std::vector<std::string>{"a", "a:2", "b", "t"}));
   const json& row = rows->rows.at(0);
   EXPECT_EQ(row["b"], json::parse(R"({"blob_bytes": 2, "hex": "00ff"})"));
-  EXPECT_EQ(row["t"], "A\xEF\xBF\xBD" "B");
+  EXPECT_EQ(row["t"],
+            "A\xEF\xBF\xBD"
+            "B");
   EXPECT_NO_THROW((void)row.dump());
 }
 
@@ -148,10 +150,12 @@ TEST(SqlGuard, PrintfKeepsItsBehaviourButRefusesHugeFields) {
   auto guard = SqlGuard::Open(MakeMirror(dir));
   ASSERT_TRUE(guard.ok());
   auto rows = (*guard)->Run(
-      "SELECT printf('%05d|%.2f|%s|%q', 42, 3.14159, 'x', 'it''s') AS a, format('%-3s|', 'ab') AS b,"
+      "SELECT printf('%05d|%.2f|%s|%q', 42, 3.14159, 'x', 'it''s') AS a, format('%-3s|', 'ab') AS "
+      "b,"
       " printf('%.*c', 3, 'z') AS c, printf(NULL) AS d");
   ASSERT_TRUE(rows.ok()) << rows.error().ToString();
-  EXPECT_EQ(rows->rows[0], json::parse(R"({"a":"00042|3.14|x|it''s","b":"ab |","c":"zzz","d":null})"));
+  EXPECT_EQ(rows->rows[0],
+            json::parse(R"({"a":"00042|3.14|x|it''s","b":"ab |","c":"zzz","d":null})"));
   auto big = (*guard)->Run("SELECT printf('%.*c', 2000000, 'x')");
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(big.error().code, "connect.sql_too_big");
@@ -209,7 +213,8 @@ TEST(SqlGuard, DeniedMessageNamesWhatWasRefused) {
   ASSERT_TRUE(guard.ok());
   auto del = (*guard)->Run("DELETE FROM canary");
   ASSERT_FALSE(del.ok());
-  EXPECT_EQ(del.error().message, "only SELECT is allowed against a mirror; refused DELETE from canary");
+  EXPECT_EQ(del.error().message,
+            "only SELECT is allowed against a mirror; refused DELETE from canary");
   auto attach = (*guard)->Run("ATTACH ':memory:' AS m");
   ASSERT_FALSE(attach.ok());
   EXPECT_NE(attach.error().message.find("ATTACH"), std::string::npos) << attach.error().message;
@@ -246,8 +251,7 @@ TEST(SqlGuard, MissingAndNonDatabaseFilesAreClearErrors) {
   auto junk = SqlGuard::Open(dir / "junk.db");
   ASSERT_FALSE(junk.ok());
   EXPECT_EQ(junk.error().code, "connect.mirror_unreadable");
-  EXPECT_NE(junk.error().message.find("not a database"), std::string::npos)
-      << junk.error().message;
+  EXPECT_NE(junk.error().message.find("not a database"), std::string::npos) << junk.error().message;
 }
 
 TEST(SqlGuard, ValidUtf8ReplacesOnlyBrokenSequences) {
@@ -255,7 +259,7 @@ TEST(SqlGuard, ValidUtf8ReplacesOnlyBrokenSequences) {
   EXPECT_EQ(ValidUtf8("caf\xC3\xA9"), "caf\xC3\xA9");
   EXPECT_EQ(ValidUtf8("\xC3"), "\xEF\xBF\xBD");
   EXPECT_EQ(ValidUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
-  EXPECT_EQ(ValidUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                 // overlong
+  EXPECT_EQ(ValidUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong
 }
 
 }  // namespace

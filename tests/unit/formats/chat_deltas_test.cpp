@@ -19,18 +19,28 @@ TEST(ChatDeltaMapper, StreamedToolCallsMapToParts) {
   ChatDeltaMapper mapper({"s2-", ChatFormat::kPlain});
   std::vector<StreamPart> out;
   ASSERT_TRUE(mapper.Push(Delta({{"role", "assistant"}, {"content", "Checking"}}), out));
-  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"id", "call_a"}, {"type", "function"},
-                                                  {"function", {{"name", "get_weather"}, {"arguments", ""}}}}}}}),
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls",
+                                  {{{"index", 0},
+                                    {"id", "call_a"},
+                                    {"type", "function"},
+                                    {"function", {{"name", "get_weather"}, {"arguments", ""}}}}}}}),
                           out));
-  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "{\"city\": "}}}}}}}), out));
-  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "\"Rome\"}"}}}}}}}), out));
-  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 1}, {"id", "call_b"},
-                                                  {"function", {{"name", "noop"}, {"arguments", "{"}}}}}}}),
+  ASSERT_TRUE(mapper.Push(
+      Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "{\"city\": "}}}}}}}),
+      out));
+  ASSERT_TRUE(mapper.Push(
+      Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "\"Rome\"}"}}}}}}}), out));
+  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls",
+                                  {{{"index", 1},
+                                    {"id", "call_b"},
+                                    {"function", {{"name", "noop"}, {"arguments", "{"}}}}}}}),
                           out));
   ASSERT_TRUE(mapper.Push(Delta(nlohmann::json::object(), "tool_calls"), out));
   ASSERT_TRUE(mapper.Push({{"choices", nlohmann::json::array()},
-                           {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 9},
-                                      {"prompt_tokens_details", {{"cached_tokens", 32}}}}}},
+                           {"usage",
+                            {{"prompt_tokens", 50},
+                             {"completion_tokens", 9},
+                             {"prompt_tokens_details", {{"cached_tokens", 32}}}}}},
                           out));
   mapper.Finish(out);
   EXPECT_EQ(Joined(out, PartType::kTextDelta), "Checking");
@@ -54,7 +64,8 @@ TEST(ChatDeltaMapper, StreamedToolCallsMapToParts) {
 TEST(ChatDeltaMapper, QwenTagsInContentBecomeCalls) {
   ChatDeltaMapper mapper({"s3-", ChatFormat::kQwen3});
   std::vector<StreamPart> out;
-  for (const char* piece : {"Ok ", "<tool", "_call>\n{\"name\": \"f\", ", "\"arguments\": {}}\n</tool_call>"}) {
+  for (const char* piece :
+       {"Ok ", "<tool", "_call>\n{\"name\": \"f\", ", "\"arguments\": {}}\n</tool_call>"}) {
     ASSERT_TRUE(mapper.Push(Delta({{"content", piece}}), out));
   }
   ASSERT_TRUE(mapper.Push(Delta(nlohmann::json::object(), "stop"), out));
@@ -130,20 +141,25 @@ TEST(ChatDeltaMapper, AToolCallIndexThatIsNotASmallIntegerIsAnErrorNotACrash) {
 TEST(ChatDeltaMapper, UsageCountsOfTheWrongTypeAreIgnored) {
   ChatDeltaMapper mapper({});
   std::vector<StreamPart> out;
-  EXPECT_TRUE(mapper.Push({{"choices", nlohmann::json::array()},
-                           {"usage",
-                            {{"prompt_tokens", "12"},
-                             {"completion_tokens", 7},
-                             {"prompt_tokens_details", {{"cached_tokens", {1}}}}}}},
-                          out)
+  EXPECT_TRUE(mapper
+                  .Push({{"choices", nlohmann::json::array()},
+                         {"usage",
+                          {{"prompt_tokens", "12"},
+                           {"completion_tokens", 7},
+                           {"prompt_tokens_details", {{"cached_tokens", {1}}}}}}},
+                        out)
                   .ok());
 }
 
 TEST(ChatDeltaMapper, ArgumentsBeforeNameAreNotLost) {
   ChatDeltaMapper mapper({"s5-"});
   std::vector<StreamPart> out;
-  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "{\"a\""}}}}}}}), out));
-  ASSERT_TRUE(mapper.Push(Delta({{"tool_calls", {{{"index", 0}, {"function", {{"name", "f"}, {"arguments", ": 1}"}}}}}}}), out));
+  ASSERT_TRUE(mapper.Push(
+      Delta({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "{\"a\""}}}}}}}), out));
+  ASSERT_TRUE(mapper.Push(
+      Delta(
+          {{"tool_calls", {{{"index", 0}, {"function", {{"name", "f"}, {"arguments", ": 1}"}}}}}}}),
+      out));
   mapper.Finish(out);
   EXPECT_EQ(Joined(out, PartType::kToolInputDelta), "{\"a\": 1}");
   auto calls = OfType(out, PartType::kToolCall);

@@ -31,40 +31,40 @@ TEST(Llama31Parser, CallAtTurnStartStreamsParameters) {
 }
 
 TEST(Llama31Parser, CallAfterPythonTagEndedByEom) {
-  auto parts = RunParser(ChatFormat::kLlama31,
-                   {{kPythonTag, "<|python_tag|>", true},
-                    {1, "{\"name\": \"f\", \"parameters\": {}}"},
-                    {kEom, "<|eom_id|>", true}});
+  auto parts = RunParser(ChatFormat::kLlama31, {{kPythonTag, "<|python_tag|>", true},
+                                                {1, "{\"name\": \"f\", \"parameters\": {}}"},
+                                                {kEom, "<|eom_id|>", true}});
   ASSERT_EQ(OfType(parts, PartType::kToolCall).size(), 1u);
 }
 
 TEST(Llama31Parser, TextThenPythonTagCall) {
-  auto parts = RunParser(ChatFormat::kLlama31, {{1, "Let me check."},
-                                          {kPythonTag, "<|python_tag|>", true},
-                                          {2, "{\"name\": \"f\", \"parameters\": {\"x\": 1}}"},
-                                          {kEom, "<|eom_id|>", true}});
+  auto parts =
+      RunParser(ChatFormat::kLlama31, {{1, "Let me check."},
+                                       {kPythonTag, "<|python_tag|>", true},
+                                       {2, "{\"name\": \"f\", \"parameters\": {\"x\": 1}}"},
+                                       {kEom, "<|eom_id|>", true}});
   EXPECT_EQ(Joined(parts, PartType::kTextDelta), "Let me check.");
   ASSERT_EQ(OfType(parts, PartType::kToolCall).size(), 1u);
 }
 
 TEST(Llama31Parser, ProseIsText) {
-  auto parts = RunParser(ChatFormat::kLlama31,
-                   {{1, "The answer is {42}."}, {kEot, "<|eot_id|>", true}});
+  auto parts =
+      RunParser(ChatFormat::kLlama31, {{1, "The answer is {42}."}, {kEot, "<|eot_id|>", true}});
   EXPECT_EQ(Joined(parts, PartType::kTextDelta), "The answer is {42}.");
   EXPECT_TRUE(OfType(parts, PartType::kToolInputStart).empty());
 }
 
 TEST(Llama31Parser, LeadingWhitespaceThenCall) {
   auto parts = RunParser(ChatFormat::kLlama31,
-                   Texts({"\n ", " {\"name\": \"f\", \"parameters\": {}}", "<|eot_id|>"}));
+                         Texts({"\n ", " {\"name\": \"f\", \"parameters\": {}}", "<|eot_id|>"}));
   EXPECT_EQ(OfType(parts, PartType::kToolCall).size(), 1u);
   EXPECT_TRUE(OfType(parts, PartType::kTextStart).empty());
 }
 
 TEST(Llama31Parser, MalformedCallIsErrorWithRawText) {
-  auto parts = RunParser(ChatFormat::kLlama31,
-                   {{1, "{\"name\": \"f\", \"parameters\": {\"x\": 1}} trailing"},
-                    {kEot, "<|eot_id|>", true}});
+  auto parts = RunParser(
+      ChatFormat::kLlama31,
+      {{1, "{\"name\": \"f\", \"parameters\": {\"x\": 1}} trailing"}, {kEot, "<|eot_id|>", true}});
   auto errors = OfType(parts, PartType::kToolInputError);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0]->input_text, "{\"name\": \"f\", \"parameters\": {\"x\": 1}} trailing");
@@ -73,7 +73,7 @@ TEST(Llama31Parser, MalformedCallIsErrorWithRawText) {
 
 TEST(Llama31Parser, WrongKeyIsAnError) {
   auto parts = RunParser(ChatFormat::kLlama31,
-                   Texts({"{\"name\": \"f\", \"arguments\": {}}", "<|eot_id|>"}));
+                         Texts({"{\"name\": \"f\", \"arguments\": {}}", "<|eot_id|>"}));
   auto errors = OfType(parts, PartType::kToolInputError);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_THAT(errors[0]->error_text, ::testing::HasSubstr("\"arguments\""));
@@ -88,18 +88,20 @@ TEST(Llama31Parser, CutOffCallIsAnError) {
 
 TEST(Llama31Parser, NonJsonAfterPythonTagIsAnError) {
   auto parts = RunParser(ChatFormat::kLlama31, {{kPythonTag, "<|python_tag|>", true},
-                                          {1, "brave_search.call(query=\"x\")"},
-                                          {kEom, "<|eom_id|>", true}});
+                                                {1, "brave_search.call(query=\"x\")"},
+                                                {kEom, "<|eom_id|>", true}});
   EXPECT_EQ(OfType(parts, PartType::kToolInputError).size(), 1u);
 }
 
 // Found by formats_llama31_parser_fuzzer: a number too large for a double made nlohmann::json
 // throw out_of_range (not parse_error) and terminate the process.
 TEST(Llama31Parser, OverflowingNumberIsAToolInputErrorNotACrash) {
-  for (const char* call : {"{\"name\": \"f\", \"parameters\": {\"x\": 1e400}}",
-                           "{\"name\": \"f\", \"parameters\": {\"x\": 666666666666666002e321334}}"}) {
-    auto parts = RunParser(ChatFormat::kLlama31,
-                           {{kPythonTag, "<|python_tag|>", true}, {1, call}, {kEom, "<|eom_id|>", true}});
+  for (const char* call :
+       {"{\"name\": \"f\", \"parameters\": {\"x\": 1e400}}",
+        "{\"name\": \"f\", \"parameters\": {\"x\": 666666666666666002e321334}}"}) {
+    auto parts =
+        RunParser(ChatFormat::kLlama31,
+                  {{kPythonTag, "<|python_tag|>", true}, {1, call}, {kEom, "<|eom_id|>", true}});
     EXPECT_TRUE(OfType(parts, PartType::kToolCall).empty()) << call;
     auto errors = OfType(parts, PartType::kToolInputError);
     ASSERT_EQ(errors.size(), 1u) << call;

@@ -16,7 +16,7 @@ struct Piece {
 };
 
 inline std::vector<StreamPart> RunParser(ChatFormat format, const std::vector<Piece>& pieces,
-                                   bool finish = true) {
+                                         bool finish = true) {
   auto parser = MakeOutputParser(format, {"s0-"});
   std::vector<StreamPart> out;
   for (const auto& p : pieces) parser->Push({p.id, p.text, p.special}, out);

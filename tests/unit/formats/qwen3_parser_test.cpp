@@ -12,31 +12,30 @@ using ::testing::ElementsAre;
 constexpr text::TokenId kCallOpen = 151657, kCallClose = 151658, kImEnd = 151645;
 
 TEST(Qwen3Parser, TextThenTwoCallsAsSingleTokens) {
-  auto parts = RunParser(ChatFormat::kQwen3,
-                   {{9707, "Hello"},
-                    {11, ","},
-                    {198, "\n"},
-                    {kCallOpen, "<tool_call>"},
-                    {198, "\n"},
-                    {5212, "{\"name\": \"get"},
-                    {1, "_weather\", \"arguments\": {\"city\":"},
-                    {2, " \"Paris\"}}"},
-                    {198, "\n"},
-                    {kCallClose, "</tool_call>"},
-                    {198, "\n"},
-                    {kCallOpen, "<tool_call>"},
-                    {3, "\n{\"name\": \"noop\", \"arguments\": {}}\n"},
-                    {kCallClose, "</tool_call>"},
-                    {kImEnd, "<|im_end|>", true}});
-  EXPECT_THAT(Describe(parts),
-              ElementsAre("text-start s0-text-0", "text-delta s0-text-0 Hello",
-                          "text-delta s0-text-0 ,", "text-delta s0-text-0 \n", "text-end s0-text-0",
-                          "tool-input-start s0-call-0 get_weather",
-                          "tool-input-delta s0-call-0 {\"city\":",
-                          "tool-input-delta s0-call-0  \"Paris\"}", "tool-input-end s0-call-0",
-                          "tool-call s0-call-0 get_weather {\"city\":\"Paris\"}",
-                          "tool-input-start s0-call-1 noop", "tool-input-delta s0-call-1 {}",
-                          "tool-input-end s0-call-1", "tool-call s0-call-1 noop {}"));
+  auto parts = RunParser(ChatFormat::kQwen3, {{9707, "Hello"},
+                                              {11, ","},
+                                              {198, "\n"},
+                                              {kCallOpen, "<tool_call>"},
+                                              {198, "\n"},
+                                              {5212, "{\"name\": \"get"},
+                                              {1, "_weather\", \"arguments\": {\"city\":"},
+                                              {2, " \"Paris\"}}"},
+                                              {198, "\n"},
+                                              {kCallClose, "</tool_call>"},
+                                              {198, "\n"},
+                                              {kCallOpen, "<tool_call>"},
+                                              {3, "\n{\"name\": \"noop\", \"arguments\": {}}\n"},
+                                              {kCallClose, "</tool_call>"},
+                                              {kImEnd, "<|im_end|>", true}});
+  EXPECT_THAT(
+      Describe(parts),
+      ElementsAre(
+          "text-start s0-text-0", "text-delta s0-text-0 Hello", "text-delta s0-text-0 ,",
+          "text-delta s0-text-0 \n", "text-end s0-text-0", "tool-input-start s0-call-0 get_weather",
+          "tool-input-delta s0-call-0 {\"city\":", "tool-input-delta s0-call-0  \"Paris\"}",
+          "tool-input-end s0-call-0", "tool-call s0-call-0 get_weather {\"city\":\"Paris\"}",
+          "tool-input-start s0-call-1 noop", "tool-input-delta s0-call-1 {}",
+          "tool-input-end s0-call-1", "tool-call s0-call-1 noop {}"));
   auto calls = OfType(parts, PartType::kToolCall);
   EXPECT_EQ(calls[0]->input_text, "{\"city\": \"Paris\"}");  // exactly as the model wrote it
 }
@@ -72,10 +71,9 @@ TEST(Qwen3Parser, HalfTagAtTheEndIsReleasedAsText) {
 }
 
 TEST(Qwen3Parser, BadJsonBecomesToolInputErrorWithRawText) {
-  auto parts = RunParser(ChatFormat::kQwen3,
-                   {{kCallOpen, "<tool_call>"},
-                    {1, "\n{\"name\": \"f\", \"arguments\": {\"a\": }\n"},
-                    {kCallClose, "</tool_call>"}});
+  auto parts = RunParser(ChatFormat::kQwen3, {{kCallOpen, "<tool_call>"},
+                                              {1, "\n{\"name\": \"f\", \"arguments\": {\"a\": }\n"},
+                                              {kCallClose, "</tool_call>"}});
   auto errors = OfType(parts, PartType::kToolInputError);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0]->input_text, "\n{\"name\": \"f\", \"arguments\": {\"a\": }\n");
@@ -87,8 +85,8 @@ TEST(Qwen3Parser, BadJsonBecomesToolInputErrorWithRawText) {
 
 TEST(Qwen3Parser, CallLeftOpenAtEndOfTurnIsAnError) {
   auto parts = RunParser(ChatFormat::kQwen3, {{kCallOpen, "<tool_call>"},
-                                        {1, "\n{\"name\": \"f\", \"argu"},
-                                        {kImEnd, "<|im_end|>", true}});
+                                              {1, "\n{\"name\": \"f\", \"argu"},
+                                              {kImEnd, "<|im_end|>", true}});
   auto errors = OfType(parts, PartType::kToolInputError);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_THAT(errors[0]->error_text, ::testing::HasSubstr("no </tool_call>"));
@@ -96,10 +94,10 @@ TEST(Qwen3Parser, CallLeftOpenAtEndOfTurnIsAnError) {
 }
 
 TEST(Qwen3Parser, UnknownShapesAreErrors) {
-  for (const char* body : {"[1, 2]", "{\"name\": 3, \"arguments\": {}}",
-                           "{\"name\": \"f\", \"arguments\": [1]}",
-                           "{\"name\": \"f\", \"arguments\": {}, \"extra\": 1}",
-                           "{\"arguments\": {}}", "{\"name\": \"f\", \"arguments\": \"not json\"}"}) {
+  for (const char* body :
+       {"[1, 2]", "{\"name\": 3, \"arguments\": {}}", "{\"name\": \"f\", \"arguments\": [1]}",
+        "{\"name\": \"f\", \"arguments\": {}, \"extra\": 1}", "{\"arguments\": {}}",
+        "{\"name\": \"f\", \"arguments\": \"not json\"}"}) {
     auto parts = RunParser(ChatFormat::kQwen3, Texts({"<tool_call>\n", body, "\n</tool_call>"}));
     EXPECT_EQ(OfType(parts, PartType::kToolInputError).size(), 1u) << body;
     EXPECT_TRUE(OfType(parts, PartType::kToolCall).empty()) << body;
@@ -107,9 +105,10 @@ TEST(Qwen3Parser, UnknownShapesAreErrors) {
 }
 
 TEST(Qwen3Parser, ArgumentsFirstOrAsStringStillParse) {
-  auto parts = RunParser(ChatFormat::kQwen3,
-                   Texts({"<tool_call>{\"arguments\": {\"q\": \"x\"}, \"name\": \"s\"}</tool_call>",
-                          "<tool_call>{\"name\": \"t\", \"arguments\": \"{\\\"k\\\": 2}\"}</tool_call>"}));
+  auto parts = RunParser(
+      ChatFormat::kQwen3,
+      Texts({"<tool_call>{\"arguments\": {\"q\": \"x\"}, \"name\": \"s\"}</tool_call>",
+             "<tool_call>{\"name\": \"t\", \"arguments\": \"{\\\"k\\\": 2}\"}</tool_call>"}));
   auto calls = OfType(parts, PartType::kToolCall);
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0]->tool_name, "s");
@@ -126,10 +125,10 @@ TEST(Qwen3Parser, StrayCloseTagIsReported) {
 
 TEST(Qwen3Parser, ThinkBlockIsReasoning) {
   auto parts = RunParser(ChatFormat::kQwen3, {{151667, "<think>"},
-                                        {1, "\nplan it\n"},
-                                        {151668, "</think>"},
-                                        {2, "\n\nAnswer"},
-                                        {kImEnd, "<|im_end|>", true}});
+                                              {1, "\nplan it\n"},
+                                              {151668, "</think>"},
+                                              {2, "\n\nAnswer"},
+                                              {kImEnd, "<|im_end|>", true}});
   EXPECT_EQ(Joined(parts, PartType::kReasoningDelta), "\nplan it\n");
   EXPECT_EQ(Joined(parts, PartType::kTextDelta), "\n\nAnswer");
 }
@@ -148,7 +147,9 @@ TEST(Qwen3Parser, TokensAfterEndOfTurnAreNotPartOfIt) {
 }
 
 TEST(Qwen3Parser, EveryStartedPartIsClosed) {
-  auto parts = RunParser(ChatFormat::kQwen3, Texts({"a<think>b</think>c<tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>d"}));
+  auto parts = RunParser(
+      ChatFormat::kQwen3,
+      Texts({"a<think>b</think>c<tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>d"}));
   int text = 0, reasoning = 0;
   for (const auto& p : parts) {
     if (p.type == PartType::kTextStart) ++text;

@@ -28,10 +28,10 @@ const std::map<std::string, std::string> kExceptions = {
 };
 
 std::vector<std::string> Violations(const std::string& text) {
-  static const std::vector<std::string> kRegex = {"<regex>", "std::regex", "boost/regex",
-                                                  "pcre", "re2/", "RE2::", "regcomp("};
-  static const std::vector<std::string> kFold = {"tolower", "toupper", "strcasecmp",
-                                                 "strncasecmp", "icase", "casefold"};
+  static const std::vector<std::string> kRegex = {"<regex>", "std::regex", "boost/regex", "pcre",
+                                                  "re2/",    "RE2::",      "regcomp("};
+  static const std::vector<std::string> kFold = {"tolower",     "toupper", "strcasecmp",
+                                                 "strncasecmp", "icase",   "casefold"};
   std::vector<std::string> out;
   for (const auto& r : kRegex) {
     if (text.find(r) != std::string::npos) out.push_back("regex engine: " + r);

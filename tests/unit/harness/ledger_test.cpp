@@ -1,7 +1,7 @@
 // The stop predicates and the finalizer read one ledger; the registry's names, attach and ranking.
 #include "harness/ledger.h"
-#include "harness/registry.h"
 #include "harness/frame_text.h"
+#include "harness/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +38,8 @@ TEST(StopStatus, StepLimitErrorLimitTerminalToolCancelErrorAndCustom) {
   StepLedger l = {Step(0, {O::kOk}), Step(1, {O::kOk})};
   EXPECT_EQ(StopStatus(l, opt), TurnStatus::kStepLimit);
   opt.max_steps = 12;
-  l = {Step(0, {O::kToolError}), Step(1, {O::kInputError}), Step(2, {O::kToolError, O::kToolError})};
+  l = {Step(0, {O::kToolError}), Step(1, {O::kInputError}),
+       Step(2, {O::kToolError, O::kToolError})};
   EXPECT_EQ(StopStatus(l, opt), TurnStatus::kToolErrorLimit);
   l[1].calls[0].outcome = O::kOk;  // a success in between resets the count
   EXPECT_FALSE(StopStatus(l, opt).has_value());
@@ -79,7 +80,8 @@ TEST(StopStatus, WeakestEvidenceIsTheWeakestDataState) {
 
 class FakeTool : public Tool {
  public:
-  FakeTool(std::string name, std::string description) : spec_{std::move(name), std::move(description)} {}
+  FakeTool(std::string name, std::string description)
+      : spec_{std::move(name), std::move(description)} {}
   const ToolSpec& spec() const override { return spec_; }
   ToolOutcome Execute(ToolContext&, const nlohmann::json&) override { return ToolOutcome::Ok({}); }
 
@@ -97,9 +99,11 @@ TEST(ToolRegistry, NamesAttachAndRanking) {
   EXPECT_EQ(r.AddDeferred(std::make_unique<FakeTool>(std::string(65, 'a'), "")).error().code,
             "harness.bad_tool_name");
   ASSERT_TRUE(r.AddDeferred(std::make_unique<FakeTool>("calendar__list_events",
-                                                       "Events overlapping a time window")).ok());
-  ASSERT_TRUE(r.AddDeferred(std::make_unique<FakeTool>("tickets__search",
-                                                       "Search support tickets by text")).ok());
+                                                       "Events overlapping a time window"))
+                  .ok());
+  ASSERT_TRUE(
+      r.AddDeferred(std::make_unique<FakeTool>("tickets__search", "Search support tickets by text"))
+          .ok());
   EXPECT_EQ(r.FindCallable("calendar__list_events"), nullptr);  // deferred, not attached
   auto hits = r.Search("which events are in this window", 5);
   ASSERT_FALSE(hits.empty());

@@ -45,7 +45,8 @@ TEST(SseReader, AnEventLargerThanTheLimitStopsTheReader) {
   for (const std::vector<std::string>& pieces :
        {std::vector<std::string>{"data: ok\n\ndata: ", big.substr(0, 1000), big.substr(1000)},
         std::vector<std::string>{"data: ok\n\n", "data: " + big.substr(0, big.size() / 2) + "\n",
-                                 "data: " + big.substr(big.size() / 2) + "\n", "\ndata: late\n\n"}}) {
+                                 "data: " + big.substr(big.size() / 2) + "\n",
+                                 "\ndata: late\n\n"}}) {
     SseReader reader;
     std::vector<std::string> events;
     bool more = true;

@@ -103,10 +103,10 @@ TEST_F(McpProductTest, EveryToolIsDeclaredAndEveryDeclarationIsServed) {
       EXPECT_FALSE(c->proof.empty()) << c->name << " changes state: what proves it?";
     }
   }
-  for (const char* required : {"ask", "read_connector", "list_connectors", "request_grant",
-                               "stage_action", "list_approvals", "show_approval", "read_activity",
-                               "compose_ui", "open_artifact", "approve_action", "deny_action",
-                               "grant"}) {
+  for (const char* required :
+       {"ask", "read_connector", "list_connectors", "request_grant", "stage_action",
+        "list_approvals", "show_approval", "read_activity", "compose_ui", "open_artifact",
+        "approve_action", "deny_action", "grant"}) {
     EXPECT_NE(table.Find(required), nullptr) << required;
   }
   // The human plane is the operator's only.

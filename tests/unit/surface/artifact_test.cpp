@@ -26,7 +26,12 @@ std::vector<QueryHandle> Handles() {
            {"id", "summary", "start", "end", "location", "all_day"},
            false},
           {"calendar_create_event", "calendar", "create_event", "calendar:ics", {}, true},
-          {"crm_deals", "crm", "deals", "crm:sqlite", {"id", "name", "amount"}, false,
+          {"crm_deals",
+           "crm",
+           "deals",
+           "crm:sqlite",
+           {"id", "name", "amount"},
+           false,
            "Acme Sales Pipeline"}};
 }
 

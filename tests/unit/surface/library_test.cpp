@@ -30,10 +30,12 @@ TEST(SurfaceLibrary, MalformedDocumentsGetCodesAndMessages) {
   EXPECT_EQ(ref.code, "surface.library_invalid");
   EXPECT_NE(ref.detail.find("unresolved-ref"), std::string::npos);
   Error req = err(R"({"$defs": {"A": {"properties": {"x": {}}, "required": ["y"]}}})");
-  EXPECT_NE(req.detail.find("invalid-required: $defs/A lists required property \"y\""), std::string::npos);
+  EXPECT_NE(req.detail.find("invalid-required: $defs/A lists required property \"y\""),
+            std::string::npos);
   Error root = err(R"({"root": "B", "$defs": {"A": {}}})");
   EXPECT_NE(root.detail.find("root-not-found"), std::string::npos);
-  Error group = err(R"({"$defs": {"A": {}}, "componentGroups": [{"name": "g", "components": ["Z"]}]})");
+  Error group =
+      err(R"({"$defs": {"A": {}}, "componentGroups": [{"name": "g", "components": ["Z"]}]})");
   EXPECT_NE(group.detail.find("unknown-group-component"), std::string::npos);
 }
 
@@ -59,20 +61,31 @@ TEST(SurfacePrompt, SectionsComeInLangCoreOrderWithToolHints) {
       "annotations": {"destructiveHint": true}}])");
   o.edit_mode = true;
   const std::string p = GeneratePrompt(Library::Default(), o);
-  std::vector<std::string> order = {"## Syntax Rules", "## Component Signatures", "## Built-in Functions",
-      "## Query — Live Data Fetching", "## Mutation — Write Operations", "## Action — Button Behavior",
-      "## Interactive Filters", "## Data Workflow", "## Available Tools", "## Hoisting & Streaming",
-      "## Edit Mode", "## Important Rules"};
+  std::vector<std::string> order = {"## Syntax Rules",
+                                    "## Component Signatures",
+                                    "## Built-in Functions",
+                                    "## Query — Live Data Fetching",
+                                    "## Mutation — Write Operations",
+                                    "## Action — Button Behavior",
+                                    "## Interactive Filters",
+                                    "## Data Workflow",
+                                    "## Available Tools",
+                                    "## Hoisting & Streaming",
+                                    "## Edit Mode",
+                                    "## Important Rules"};
   size_t at = 0;
   for (const auto& h : order) {
     size_t next = p.find(h, at);
     ASSERT_NE(next, std::string::npos) << h;
     at = next;
   }
-  EXPECT_NE(p.find("- list_events(range?: string) [read-only]\n  Upcoming events"), std::string::npos);
+  EXPECT_NE(p.find("- list_events(range?: string) [read-only]\n  Upcoming events"),
+            std::string::npos);
   EXPECT_NE(p.find("- delete_event(id: string) [destructive]"), std::string::npos);
-  EXPECT_NE(p.find("Html(html: string, data?: Record<string, any>, mounts?: HtmlMount[])"), std::string::npos);
-  EXPECT_NE(p.find("Button(label: string, action?: ActionExpression, variant?: \"primary\" | \"secondary\" | \"danger\")"),
+  EXPECT_NE(p.find("Html(html: string, data?: Record<string, any>, mounts?: HtmlMount[])"),
+            std::string::npos);
+  EXPECT_NE(p.find("Button(label: string, action?: ActionExpression, variant?: \"primary\" | "
+                   "\"secondary\" | \"danger\")"),
             std::string::npos);
 }
 

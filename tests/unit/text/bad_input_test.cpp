@@ -23,14 +23,14 @@ nlohmann::json TinyTokenizer() {
   vocab["b"] = 1;
   vocab["ab"] = 2;
   vocab["Ġ"] = 3;
-  return {{"version", "1.0"},
-          {"added_tokens", nlohmann::json::array()},
-          {"normalizer", nullptr},
-          {"pre_tokenizer",
-           {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
-          {"post_processor", nullptr},
-          {"decoder", {{"type", "ByteLevel"}}},
-          {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", {"a b"}}}}};
+  return {
+      {"version", "1.0"},
+      {"added_tokens", nlohmann::json::array()},
+      {"normalizer", nullptr},
+      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
+      {"post_processor", nullptr},
+      {"decoder", {{"type", "ByteLevel"}}},
+      {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", {"a b"}}}}};
 }
 
 Error LoadError(const nlohmann::json& j) {
@@ -45,9 +45,14 @@ TEST(TokenizerBadInput, InvalidUtf8NamesTheByteOffset) {
   struct Case {
     std::string text;
     size_t offset;
-  } cases[] = {{"ab\xFF" "cd", 2},          {"\xC0\x80", 0},
-               {"ok \xED\xA0\x80", 3},       {"trunc \xE2\x82", 6},
-               {"\xF4\x90\x80\x80", 0},      {"\x80", 0},
+  } cases[] = {{"ab\xFF"
+                "cd",
+                2},
+               {"\xC0\x80", 0},
+               {"ok \xED\xA0\x80", 3},
+               {"trunc \xE2\x82", 6},
+               {"\xF4\x90\x80\x80", 0},
+               {"\x80", 0},
                {"fine é then \xC3", 13}};
   for (const Case& c : cases) {
     auto ids = t->Encode(c.text);
@@ -86,7 +91,9 @@ TEST(TokenizerBadInput, DecodeReplacesInvalidBytesLikeTheReference) {
       }
   }
   ids.push_back(*t->TokenIdOf("A"));
-  EXPECT_EQ(*t->Decode(ids), "\xEF\xBF\xBD" "A");
+  EXPECT_EQ(*t->Decode(ids),
+            "\xEF\xBF\xBD"
+            "A");
 }
 
 TEST(TokenizerBadInput, EmptyMalformedAndTruncatedJson) {
@@ -152,7 +159,8 @@ TEST(TokenizerBadInput, MergeNamingAnUnknownTokenIsRefused) {
   EXPECT_THAT(e.detail, HasSubstr("zz"));
   EXPECT_THAT(e.detail, HasSubstr("merge 1"));
 
-  j["model"]["merges"] = nlohmann::json::array({nlohmann::json::array({"b", "a"})});  // "ba" missing
+  j["model"]["merges"] =
+      nlohmann::json::array({nlohmann::json::array({"b", "a"})});  // "ba" missing
   e = LoadError(j);
   EXPECT_EQ(e.code, "tokenizer.unknown_merge_token");
   EXPECT_THAT(e.detail, HasSubstr("\"ba\""));
@@ -170,7 +178,8 @@ TEST(TokenizerBadInput, UnsupportedComponentsAreRefusedByName) {
     const char* name;
   } cases[] = {
       {"normalizer", {{"type", "NFKC"}}, "normalizer NFKC"},
-      {"normalizer", {{"type", "Sequence"}, {"normalizers", {{{"type", "Lowercase"}}}}},
+      {"normalizer",
+       {{"type", "Sequence"}, {"normalizers", {{{"type", "Lowercase"}}}}},
        "normalizer Lowercase"},
       {"pre_tokenizer", {{"type", "Whitespace"}}, "pre_tokenizer Whitespace"},
       {"pre_tokenizer", nullptr, "without a ByteLevel pre-tokenizer"},
@@ -204,8 +213,8 @@ TEST(TokenizerBadInput, UnsupportedComponentsAreRefusedByName) {
 
 TEST(TokenizerBadInput, BadShapesInsideComponents) {
   auto j = TinyTokenizer();
-  j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}},
-                        {"behavior", "Isolated"}};
+  j["pre_tokenizer"] = {
+      {"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}}, {"behavior", "Isolated"}};
   Error e = LoadError(j);
   EXPECT_EQ(e.code, "tokenizer.bad_regex");
   EXPECT_THAT(e.detail, HasSubstr("(unclosed"));

@@ -1,5 +1,5 @@
-// llama.cpp's tokenizer vectors (third_party/llama.cpp/models/ggml-vocab-*.gguf.inp/.out, written by
-// llama.cpp from the Hugging Face tokenizers) for the vocabularies that match ours: llama-bpe is
+// llama.cpp's tokenizer vectors (third_party/llama.cpp/models/ggml-vocab-*.gguf.inp/.out, written
+// by llama.cpp from the Hugging Face tokenizers) for the vocabularies that match ours: llama-bpe is
 // the Llama 3 vocabulary, qwen2 the Qwen 2 vocabulary that Qwen 3 keeps. Read the way
 // tests/test-tokenizer-0.cpp reads them: inputs separated by "\n__ggml_vocab_test__\n", one line
 // of space-separated IDs per input, encoded without special tokens.

@@ -15,12 +15,13 @@ namespace {
 
 std::string RandomText(std::mt19937& rng) {
   static const std::pair<char32_t, char32_t> kBlocks[] = {
-      {0x20, 0x7E}, {0x01, 0x7F}, {0xA0, 0x2FF}, {0x300, 0x36F}, {0x370, 0x52F}, {0x600, 0x6FF},
-      {0x900, 0x97F}, {0xE00, 0xE7F}, {0x1100, 0x11FF}, {0x2000, 0x206F}, {0x3000, 0x30FF},
-      {0x4E00, 0x9FFF}, {0xAC00, 0xD7A3}, {0xFE00, 0xFFFF}, {0x1F300, 0x1FAFF},
-      {0x10000, 0x10FFFF}};
-  static const char* kPieces[] = {"<|im_end|>", "<|eot_id|>", " ", "  ", "\r\n", "\n", "\t",
-                                  "'s", "'LL", "123456", "\u00A0", "\u3000", "\u200D", "e\u0301"};
+      {0x20, 0x7E},     {0x01, 0x7F},     {0xA0, 0x2FF},      {0x300, 0x36F},
+      {0x370, 0x52F},   {0x600, 0x6FF},   {0x900, 0x97F},     {0xE00, 0xE7F},
+      {0x1100, 0x11FF}, {0x2000, 0x206F}, {0x3000, 0x30FF},   {0x4E00, 0x9FFF},
+      {0xAC00, 0xD7A3}, {0xFE00, 0xFFFF}, {0x1F300, 0x1FAFF}, {0x10000, 0x10FFFF}};
+  static const char* kPieces[] = {"<|im_end|>", "<|eot_id|>", " ",      "  ",     "\r\n",
+                                  "\n",         "\t",         "'s",     "'LL",    "123456",
+                                  "\u00A0",     "\u3000",     "\u200D", "e\u0301"};
   std::string s;
   int n = std::uniform_int_distribution<int>(0, 40)(rng);
   for (int i = 0; i < n; ++i) {

@@ -1,8 +1,8 @@
 // The hand-written scanner for the Llama 3 / Qwen pre-tokenizer regexes agrees with PCRE2 running
 // the regex itself, and the Split behaviors group pieces as the reference does.
+#include "text/split_pattern.h"
 #include "test_models.h"
 #include "text/char_class.h"
-#include "text/split_pattern.h"
 #include "text/utf8.h"
 
 #include <random>
@@ -16,10 +16,11 @@ constexpr const char* kQwen =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
 std::string RandomText(std::mt19937& rng) {
-  static const char32_t kAlphabet[] = {'a', 'Z', '1', '9', ' ', ' ', '\t', '\n', '\r', '\'', 's',
-                                       'S', 'l', 'L', 'e', 'r', 'v', 'd', 'm', 't', '.', '!', '-',
-                                       0xA0, 0x3000, 0x2028, 0x85, 0x0B, 0x17F, 0x301, 0x4E2D,
-                                       0x665, 0x00BD, 0x1F600, 0x200D, 0x0E01, 0xAC00};
+  static const char32_t kAlphabet[] = {'a',    'Z',     '1',    '9',    ' ',   ' ',   '\t',   '\n',
+                                       '\r',   '\'',    's',    'S',    'l',   'L',   'e',    'r',
+                                       'v',    'd',     'm',    't',    '.',   '!',   '-',    0xA0,
+                                       0x3000, 0x2028,  0x85,   0x0B,   0x17F, 0x301, 0x4E2D, 0x665,
+                                       0x00BD, 0x1F600, 0x200D, 0x0E01, 0xAC00};
   std::string s;
   int n = static_cast<int>(rng() % 30);
   for (int i = 0; i < n; ++i) utf8::Append(s, kAlphabet[rng() % std::size(kAlphabet)]);
@@ -66,7 +67,8 @@ TEST(SplitPattern, EmptyMatchesAreSteppedOverLikeOniguruma) {
   ASSERT_TRUE(re.ok());
   std::vector<Span> m;
   (*re)->FindMatches("axxb", m);
-  // Oniguruma's iterator: "" at 0, "xx" at 1, then an empty match right after it is skipped, "" at 4.
+  // Oniguruma's iterator: "" at 0, "xx" at 1, then an empty match right after it is skipped, ""
+  // at 4.
   std::vector<Span> want{{0, 0}, {1, 3}, {4, 4}};
   EXPECT_EQ(m, want);
 }

@@ -160,7 +160,8 @@ TEST(EngineObjects, LiteralsAndClassFieldsDefineTheirPropertiesInOrder) {
   EXPECT_EQ(e.Eval("const d = Object.getOwnPropertyDescriptor({ v: 1 }, 'v'); "
                    "[d.writable, d.enumerable, d.configurable].join()"),
             "true,true,true");
-  EXPECT_EQ(e.Eval("class P { x = 1; y = this.x + 1; } JSON.stringify(new P())"), R"({"x":1,"y":2})");
+  EXPECT_EQ(e.Eval("class P { x = 1; y = this.x + 1; } JSON.stringify(new P())"),
+            R"({"x":1,"y":2})");
   EXPECT_EQ(e.Eval("class L extends Array { tag = 't'; } const l = new L(); l.push(1); "
                    "l.tag + l.length + Array.isArray(l)"),
             "t1true");
@@ -174,7 +175,7 @@ TEST(EngineStrings, IntegersConvertTheSameWhenTheirStringsAreShared) {
   Engine e;
   // Values that share a slot of the conversion cache (1024 apart), negatives and the extremes.
   EXPECT_EQ(e.Eval("[5, 1029, 5, -1019, 2147483647, -2147483648, 0, -0, 1029].map(String).join()"),
-                   "5,1029,5,-1019,2147483647,-2147483648,0,0,1029");
+            "5,1029,5,-1019,2147483647,-2147483648,0,0,1029");
   // A shared string is never appended to in place: the next conversion is still the number.
   EXPECT_EQ(e.Eval("let s = `${7}`; for (let i = 0; i < 100; i++) s += 'x'; "
                    "s.length + ':' + String(7) + ':' + `${7}` + ':' + (7).toString()"),
@@ -318,12 +319,12 @@ TEST(EngineApi, FlatStringsCompareByCharactersAndOthersAskForStrictEquality) {
     const char* b;
     int want;
   };
-  for (const Case& c : {Case{"'row 1'", "'row ' + 1", 1}, Case{"'row 1'", "'row 2'", 0},
-                        Case{"''", "''", 1}, Case{"'ab'", "'abc'", 0},
-                        Case{"'日本'", "'日' + '本'", 1}, Case{"'\u00e9'", "'é'", 1},
-                        Case{"'\u00e9\u4e00'.slice(0, 1)", "'\u00e9'", 1},
-                        Case{"'x'.repeat(20000)", "'x'.repeat(20000) + 'y'", -1},
-                        Case{"1", "1", -1}, Case{"'1'", "1", -1}}) {
+  for (const Case& c :
+       {Case{"'row 1'", "'row ' + 1", 1}, Case{"'row 1'", "'row 2'", 0}, Case{"''", "''", 1},
+        Case{"'ab'", "'abc'", 0}, Case{"'日本'", "'日' + '本'", 1}, Case{"'\u00e9'", "'é'", 1},
+        Case{"'\u00e9\u4e00'.slice(0, 1)", "'\u00e9'", 1},
+        Case{"'x'.repeat(20000)", "'x'.repeat(20000) + 'y'", -1}, Case{"1", "1", -1},
+        Case{"'1'", "1", -1}}) {
     JSValue a = e.Value(c.a);
     JSValue b = e.Value(c.b);
     EXPECT_EQ(JS_FlatStringsEqual(a, b), c.want) << c.a << " vs " << c.b;

@@ -183,8 +183,8 @@ TEST(ViewProps, PropsAndArgumentsNestedTooDeepAreAnErrorAndTheViewStaysUsable) {
   auto view = testing::MustLoad("props.tsx", "Props");
   ASSERT_TRUE(view);
   // 200,000 levels: built recursively this would overflow the C++ stack.
-  std::string text = "{\"mode\": \"ok\", \"extra\": " + std::string(200000, '[') +
-                     std::string(200000, ']') + "}";
+  std::string text =
+      "{\"mode\": \"ok\", \"extra\": " + std::string(200000, '[') + std::string(200000, ']') + "}";
   auto deep = view->Render(nlohmann::ordered_json::parse(text));
   ASSERT_FALSE(deep.ok());
   EXPECT_EQ(deep.error().code, "view.too_deep");
@@ -192,8 +192,9 @@ TEST(ViewProps, PropsAndArgumentsNestedTooDeepAreAnErrorAndTheViewStaysUsable) {
   ASSERT_TRUE(tree.ok()) << tree.error().ToString();
   const Node* clock = testing::FindLabel(*tree, "clock");
   ASSERT_NE(clock, nullptr);
-  auto act = view->Act(clock->handlers[0].id,
-                       nlohmann::ordered_json::parse(std::string(1000, '[') + std::string(1000, ']')));
+  auto act =
+      view->Act(clock->handlers[0].id,
+                nlohmann::ordered_json::parse(std::string(1000, '[') + std::string(1000, ']')));
   ASSERT_FALSE(act.ok());
   EXPECT_EQ(act.error().code, "view.too_deep");
   EXPECT_TRUE(view->Render({{"mode", "ok"}}).ok());

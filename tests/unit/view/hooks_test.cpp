@@ -7,9 +7,9 @@
 namespace affordance::view {
 namespace {
 
+using testing::FindBlock;
 using testing::FindLabel;
 using testing::HandlerOf;
-using testing::FindBlock;
 using testing::MustLoad;
 using testing::Text;
 using json = nlohmann::json;
@@ -163,7 +163,8 @@ struct RecordingLayout {
       out.block = std::make_shared<const std::vector<Node>>(children);
       std::function<void(const std::vector<Node>&)> walk = [&](const std::vector<Node>& ns) {
         for (const Node& n : ns) {
-          for (const Handler& h : n.handlers) out.tools.push_back({{"name", h.event}, {"id", h.id}});
+          for (const Handler& h : n.handlers)
+            out.tools.push_back({{"name", h.event}, {"id", h.id}});
           walk(n.children);
         }
       };
@@ -232,7 +233,8 @@ TEST(ViewChatTools, WithoutAHookAsChatToolsThrowsAClearError) {
   auto tree = view->Render({{"format", "qwen"}});
   ASSERT_FALSE(tree.ok());
   EXPECT_EQ(tree.error().code, "view.no_chat_tools_hook");
-  EXPECT_NE(tree.error().detail.find("wrappers.tsx:18:38"), std::string::npos) << tree.error().detail;
+  EXPECT_NE(tree.error().detail.find("wrappers.tsx:18:38"), std::string::npos)
+      << tree.error().detail;
 }
 
 TEST(ViewChatTools, HookErrorsBecomeRenderErrorsWithTheirCode) {

@@ -66,7 +66,8 @@ TEST(ViewSandbox, RunawayRecursionIsAStackError) {
   auto tree = view->Render({{"mode", "recursion"}});
   ASSERT_FALSE(tree.ok());
   EXPECT_EQ(tree.error().code, "view.stack_overflow") << tree.error().ToString();
-  EXPECT_NE(tree.error().detail.find("sandbox.tsx:17:39"), std::string::npos) << tree.error().detail;
+  EXPECT_NE(tree.error().detail.find("sandbox.tsx:17:39"), std::string::npos)
+      << tree.error().detail;
   ExpectStillUsable(*view);
 }
 
@@ -159,16 +160,20 @@ TEST(ViewSandbox, UnmountFreesHandlers) {
 // minimal Tokenizer double answers only TokenIdOf, which is all the binding uses.
 class SpellingTable : public text::Tokenizer {
  public:
-  Result<std::vector<text::TokenId>> Encode(std::string_view, const text::EncodeOptions&) const override {
+  Result<std::vector<text::TokenId>> Encode(std::string_view,
+                                            const text::EncodeOptions&) const override {
     return MakeError("test.unused", "unused");
   }
-  Status EncodeInto(std::string_view, std::vector<text::TokenId>&, const text::EncodeOptions&) const override {
+  Status EncodeInto(std::string_view, std::vector<text::TokenId>&,
+                    const text::EncodeOptions&) const override {
     return MakeError("test.unused", "unused");
   }
   Result<std::string> Decode(std::span<const text::TokenId>) const override {
     return MakeError("test.unused", "unused");
   }
-  Result<std::string> TokenBytes(text::TokenId) const override { return MakeError("test.unused", "unused"); }
+  Result<std::string> TokenBytes(text::TokenId) const override {
+    return MakeError("test.unused", "unused");
+  }
   std::optional<std::string_view> TokenString(text::TokenId) const override { return std::nullopt; }
   std::optional<text::TokenId> TokenIdOf(std::string_view token) const override {
     if (token == "<|im_start|>") return 151644;
