@@ -27,14 +27,7 @@ int Run(const Options& o) {
   if (!entries) return ReportError(entries.error(), o.g.json);
   if (o.g.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& e : *entries) {
-      out.push_back({{"seq", e.seq},
-                     {"atMs", e.at_ms},
-                     {"kind", e.kind},
-                     {"subject", e.subject},
-                     {"actor", e.actor},
-                     {"data", e.data}});
-    }
+    for (const auto& e : *entries) out.push_back(e.ToJson());
     PrintJson({{"activity", out}});
     return kExitOk;
   }

@@ -25,29 +25,6 @@ struct Options {
   std::string args;
 };
 
-json ArtifactJson(const store::ArtifactRecord& a) {
-  return {{"id", a.id},
-          {"kind", a.kind},
-          {"appSlug", a.app_slug},
-          {"title", a.title},
-          {"threadId", a.thread_id},
-          {"head", a.head},
-          {"createdMs", a.created_ms},
-          {"updatedMs", a.updated_ms}};
-}
-
-json VersionJson(const store::ArtifactVersionRecord& v) {
-  return {{"version", v.version},
-          {"parent", v.parent},
-          {"body", v.body},
-          {"patch", v.patch},
-          {"bindings", v.bindings},
-          {"messageId", v.message_id},
-          {"toolCallId", v.tool_call_id},
-          {"surfaceId", v.surface_id},
-          {"createdMs", v.created_ms}};
-}
-
 int Run(const Options& o, const std::string& verb) {
   auto gov = OpenGovernance(o.g);
   if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
@@ -65,7 +42,7 @@ int Run(const Options& o, const std::string& verb) {
     if (!o.g.json && list->empty()) std::printf("no artifacts\n");
     for (const auto& a : *list) {
       if (o.g.json) {
-        out.push_back(ArtifactJson(a));
+        out.push_back(a.ToJson());
       } else {
         std::printf("%-20s %-9s v%-3lld %-16s %s\n", a.id.c_str(), a.kind.c_str(),
                     static_cast<long long>(a.head), a.app_slug.empty() ? "-" : a.app_slug.c_str(),
@@ -82,8 +59,8 @@ int Run(const Options& o, const std::string& verb) {
     if (!versions) return fail(versions.error());
     if (o.g.json) {
       json out = json::array();
-      for (const auto& v : *versions) out.push_back(VersionJson(v));
-      PrintJson({{"artifact", ArtifactJson(*a)}, {"versions", out}});
+      for (const auto& v : *versions) out.push_back(v.ToJson());
+      PrintJson({{"artifact", a->ToJson()}, {"versions", out}});
       return kExitOk;
     }
     for (const auto& v : *versions) {

@@ -97,8 +97,9 @@ int Chat(const ChatOptions& o) {
       if (listed.empty()) out << "No threads yet.\n";
       for (size_t i = 0; i < listed.size(); ++i) {
         const auto& t = listed[i];
-        out << (i + 1) << ". " << t.title << "  (" << t.messages << " messages, "
-            << When(t.updated_ms) << ")" << (t.id == thread ? "  ← current" : "") << "\n";
+        out << (i + 1) << ". " << (t.title.empty() ? "New conversation" : t.title) << "  ("
+            << t.messages << " messages, " << When(t.updated_ms) << ")"
+            << (t.id == thread ? "  ← current" : "") << "\n";
       }
       continue;
     }
@@ -123,7 +124,7 @@ int Chat(const ChatOptions& o) {
         continue;
       }
       thread = t->id;
-      out << "Resumed \"" << t->title << "\".\n";
+      out << "Resumed \"" << (t->title.empty() ? "New conversation" : t->title) << "\".\n";
       ShowThread(*s.store, thread, out);
       continue;
     }
@@ -133,7 +134,7 @@ int Chat(const ChatOptions& o) {
       continue;
     }
     if (thread.empty()) {
-      auto created = s.store->CreateThread(TitleFor(line));
+      auto created = s.store->CreateThread("");  // titled by the harness (ThreadTitle)
       if (!created) {
         ReportError(created.error(), false);
         continue;

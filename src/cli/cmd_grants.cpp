@@ -24,17 +24,6 @@ struct Options {
   bool all = false;
 };
 
-json GrantJson(const store::GrantRecord& g) {
-  return {{"id", g.id},
-          {"scope", g.scope},
-          {"access", g.access},
-          {"grantedBy", g.granted_by},
-          {"createdMs", g.created_ms},
-          {"expiresMs", g.expires_ms},
-          {"revokedMs", g.revoked_ms},
-          {"revokedBy", g.revoked_by}};
-}
-
 int List(const Options& o) {
   auto gov = OpenGovernance(o.g);
   if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
@@ -42,7 +31,7 @@ int List(const Options& o) {
   if (!grants) return ReportError(grants.error(), o.g.json);
   if (o.g.json) {
     json out = json::array();
-    for (const auto& g : *grants) out.push_back(GrantJson(g));
+    for (const auto& g : *grants) out.push_back(g.ToJson());
     PrintJson({{"grants", out}});
     return kExitOk;
   }
@@ -69,7 +58,7 @@ int Grant(const Options& o) {
                                     authority::Actor::LocalUser());
   if (!g) return ReportError(g.error(), o.g.json, GovernExit(g.error()));
   if (o.g.json) {
-    PrintJson({{"grant", GrantJson(*g)}});
+    PrintJson({{"grant", g->ToJson()}});
   } else {
     std::printf("granted %s %s (%s)\n", g->access.c_str(), g->scope.c_str(), g->id.c_str());
   }
@@ -82,7 +71,7 @@ int Revoke(const Options& o) {
   auto g = (*gov)->authority->Revoke(o.id, authority::Actor::LocalUser());
   if (!g) return ReportError(g.error(), o.g.json, GovernExit(g.error()));
   if (o.g.json) {
-    PrintJson({{"grant", GrantJson(*g)}});
+    PrintJson({{"grant", g->ToJson()}});
   } else {
     std::printf("revoked %s %s (%s)\n", g->access.c_str(), g->scope.c_str(), g->id.c_str());
   }

@@ -30,7 +30,7 @@ int Run(const RunOptions& o) {
   Session& s = **session;
   std::string thread = o.thread;
   if (thread.empty()) {
-    auto created = s.store->CreateThread(o.title.empty() ? TitleFor(o.message) : o.title);
+    auto created = s.store->CreateThread(o.title);  // "": titled by the harness (ThreadTitle)
     if (!created) return ReportError(created.error(), o.session.json);
     thread = created->id;
   }

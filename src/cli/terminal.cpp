@@ -10,18 +10,6 @@ namespace affordance::cli {
 
 bool IsTty(int fd) { return isatty(fd) == 1; }
 
-std::string TitleFor(const std::string& message) {
-  std::string line = message.substr(0, message.find('\n'));
-  size_t start = line.find_first_not_of(" \t");
-  line = start == std::string::npos ? "" : line.substr(start);
-  if (line.size() > 60) {
-    size_t cut = 57;
-    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
-    line = line.substr(0, cut) + "...";
-  }
-  return line.empty() ? "New conversation" : line;
-}
-
 namespace {
 const char* kFrames[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
 

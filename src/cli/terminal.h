@@ -20,9 +20,6 @@ namespace affordance::cli {
 
 bool IsTty(int fd);
 
-// A thread title from the first user message (first line, at most 60 characters).
-std::string TitleFor(const std::string& message);
-
 class TerminalView {
  public:
   // `tty`: colours, a spinner and line rewriting; otherwise plain lines only.

@@ -39,6 +39,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace affordance::harness {
@@ -66,6 +67,13 @@ struct TurnReport {
   std::vector<PromptAudit> audits;  // one per step
   nlohmann::json ToJson() const;    // what the message's meta holds, plus audits
 };
+
+// The title a thread takes from its first user message: the first non-blank line, trimmed, cut to
+// at most 60 bytes on a UTF-8 boundary with "…" ("" for a message with no text). The harness gives
+// it to an untitled thread (title "") as it persists that message, so every door creates threads
+// untitled, or titled as the person chose, and no door derives a title of its own. Shown as
+// "New conversation" while a thread has none.
+std::string ThreadTitle(std::string_view message);
 
 // Whether ContinueTurn may run on the thread now: its last message is an assistant turn that
 // ended awaiting approval and at least one of that turn's approvals is decided and not yet

@@ -212,6 +212,29 @@ Result<store::MessageRecord> ContinuableTurn(store::Store& store, const std::str
   return last;
 }
 
+std::string ThreadTitle(std::string_view message) {
+  // The first line that has text, without its surrounding blanks.
+  std::string_view line;
+  while (!message.empty()) {
+    const size_t end = message.find('\n');
+    line = message.substr(0, end);
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos) {
+      line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+      break;
+    }
+    line = {};
+    if (end == std::string_view::npos) break;
+    message.remove_prefix(end + 1);
+  }
+  constexpr size_t kMax = 60;
+  constexpr std::string_view kEllipsis = "\u2026";  // 3 bytes
+  if (line.size() <= kMax) return std::string(line);
+  size_t cut = kMax - kEllipsis.size();
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return std::string(line.substr(0, cut)) + std::string(kEllipsis);
+}
+
 Result<TurnReport> Harness::ContinueTurn(const std::string& thread_id, const EventSink& sink,
                                          const model::CancelToken& cancel) {
   if (auto last = ContinuableTurn(store_, thread_id); !last) return last.error();
@@ -220,7 +243,8 @@ Result<TurnReport> Harness::ContinueTurn(const std::string& thread_id, const Eve
 
 Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string* user_text,
                                  const EventSink& sink, const model::CancelToken& cancel) {
-  if (auto info = store_.GetThread(thread_id); !info) return info.error();
+  auto info = store_.GetThread(thread_id);
+  if (!info) return info.error();
   // Decided effects first: their outcomes are results of earlier calls this turn's frame shows.
   std::vector<nlohmann::ordered_json> resolved = ResolveApprovals(thread_id);
   auto thread = store_.LoadThread(thread_id);
@@ -247,7 +271,9 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
     t.data = {{"text", *user_text}};
     user.parts = {r, t};
     if (Status s = store_.PutPart(user.id, r); !s) return s;
-    return store_.PutPart(user.id, t);
+    if (Status s = store_.PutPart(user.id, t); !s) return s;
+    if (!info->title.empty()) return {};
+    return store_.RenameThread(thread_id, ThreadTitle(*user_text));
   });
   if (!written) return written.error();
   auto assistant = store_.AddMessage(thread_id, "assistant", "running", {{"owner", TurnOwner()}});

@@ -83,16 +83,6 @@ Result<std::string> UserText(const ojson& body) {
   return text;
 }
 
-std::string TitleFrom(const std::string& text) {
-  std::string t = text.substr(0, text.find('\n'));
-  if (t.size() > 60) {
-    size_t cut = 57;
-    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
-    t = t.substr(0, cut) + "...";
-  }
-  return t;
-}
-
 }  // namespace
 
 std::string Api::ThreadFor(const std::string& chat_id) {
@@ -241,7 +231,7 @@ HttpResponse Api::PostChat(const HttpRequest& r) {
                                      "a new chat id must be 1-128 letters, digits, '-' or '_'",
                                      chat_id.substr(0, 140)));
     }
-    auto created = store_.CreateThread(TitleFrom(*text), chat_id);
+    auto created = store_.CreateThread("", chat_id);  // titled by the harness (ThreadTitle)
     if (!created && created.error().code == "store.conflict") {
       thread = chat_id;  // created a moment ago by a concurrent request
     } else if (!created) {
@@ -294,11 +284,13 @@ HttpResponse Api::ListThreads(const HttpRequest&) {
 HttpResponse Api::CreateThread(const HttpRequest& r) {
   auto body = ParseBody(r.body, /*allow_empty=*/true);
   if (!body) return ErrorResponse(body.error());
-  std::string title = "New conversation";
+  std::string title;  // untitled: the harness titles it from its first message
   if (auto t = body->find("title"); t != body->end()) {
-    if (!t->is_string())
-      return ErrorResponse(MakeError("server.bad_request", "title must be a string"));
-    if (!t->get<std::string>().empty()) title = t->get<std::string>();
+    if (!t->is_string() || t->get<std::string>().size() > 200) {
+      return ErrorResponse(
+          MakeError("server.bad_request", "title must be a string of 0 to 200 bytes"));
+    }
+    title = t->get<std::string>();
   }
   auto created = store_.CreateThread(title);
   if (!created) return ErrorResponse(created.error());

@@ -147,16 +147,7 @@ HttpResponse Api::ListArtifacts(const HttpRequest&) {
   auto list = store_.ListArtifacts();
   if (!list) return ErrorResponse(list.error());
   json out = json::array();
-  for (const auto& a : *list) {
-    out.push_back({{"id", a.id},
-                   {"kind", a.kind},
-                   {"appSlug", a.app_slug},
-                   {"title", a.title},
-                   {"threadId", a.thread_id},
-                   {"head", a.head},
-                   {"createdMs", a.created_ms},
-                   {"updatedMs", a.updated_ms}});
-  }
+  for (const auto& a : *list) out.push_back(a.ToJson());
   return JsonResponse(200, {{"artifacts", out}});
 }
 

@@ -61,8 +61,10 @@ json GrantSchema() {
             {"scope", {{"type", "string"}}},
             {"access", {{"enum", {"read", "write"}}}},
             {"grantedBy", {{"type", "string"}}},
+            {"createdMs", {{"type", "integer"}}},
             {"expiresMs", {{"type", "integer"}}},
-            {"revokedMs", {{"type", "integer"}}}}},
+            {"revokedMs", {{"type", "integer"}}},
+            {"revokedBy", {{"type", "string"}}}}},
           {"required", {"id", "scope", "access", "grantedBy"}}};
 }
 
@@ -247,29 +249,9 @@ authority::Actor ActorOf(const mcp::Session& s) {
   return {"mcp:" + s.client_name(), false};
 }
 
-json GrantJson(const store::GrantRecord& g) {
-  return {{"id", g.id},
-          {"scope", g.scope},
-          {"access", g.access},
-          {"grantedBy", g.granted_by},
-          {"createdMs", g.created_ms},
-          {"expiresMs", g.expires_ms},
-          {"revokedMs", g.revoked_ms}};
-}
-
 std::string Arg(const json& args, const char* name) {
   auto it = args.find(name);
   return it != args.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string TitleFrom(const std::string& text) {
-  std::string t = text.substr(0, text.find('\n'));
-  if (t.size() > 60) {
-    size_t cut = 57;
-    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
-    t = t.substr(0, cut) + "...";
-  }
-  return t;
 }
 
 ToolResult Report(authority::Authority& auth, const std::string& id) {
@@ -405,7 +387,7 @@ void ProductTools::Ask(const mcp::ToolCall& c, mcp::ToolReply reply) {
   }
   std::string thread = Arg(c.arguments, "thread");
   if (thread.empty()) {
-    auto created = o_.store->CreateThread(TitleFrom(text));
+    auto created = o_.store->CreateThread("");  // titled by the harness (ThreadTitle)
     if (!created) return reply(ToolResult::Fail(created.error()));
     thread = created->id;
   } else if (!o_.store->GetThread(thread).ok()) {
@@ -461,7 +443,7 @@ ToolResult ProductTools::ListConnectors(const mcp::ToolCall&) {
     const std::string scope = authority::GrantScope(m.slug);
     for (const auto& grant : *grants) {
       if (grant.scope == scope || grant.scope.rfind(scope + ":", 0) == 0) {
-        g.push_back(GrantJson(grant));
+        g.push_back(grant.ToJson());
       }
     }
     json entry = {{"slug", m.slug},
@@ -501,7 +483,7 @@ ToolResult ProductTools::RequestGrant(const mcp::ToolCall& c) {
   json out = {{"scope", scope}, {"access", access}, {"grantCommand", command}};
   if (auto live = auth.Check(connector, operation, access)) {
     out["granted"] = true;
-    out["grant"] = GrantJson(*live);
+    out["grant"] = live->ToJson();
     return ToolResult::Ok(out);
   }
   json data = {{"access", access}, {"reason", Arg(c.arguments, "reason")}, {"command", command}};
@@ -552,14 +534,7 @@ ToolResult ProductTools::ReadActivity(const mcp::ToolCall& c) {
   auto entries = o_.store->ListActivity(f);
   if (!entries) return ToolResult::Fail(entries.error());
   json out = json::array();
-  for (const auto& e : *entries) {
-    out.push_back({{"seq", e.seq},
-                   {"atMs", e.at_ms},
-                   {"kind", e.kind},
-                   {"subject", e.subject},
-                   {"actor", e.actor},
-                   {"data", e.data}});
-  }
+  for (const auto& e : *entries) out.push_back(e.ToJson());
   return ToolResult::Ok({{"activity", out}});
 }
 
@@ -632,14 +607,14 @@ ToolResult ProductTools::GrantAccess(const mcp::ToolCall& c) {
   auto g = auth.Grant(Arg(c.arguments, "connector"), Arg(c.arguments, "operation"),
                       Arg(c.arguments, "access"), expires, ActorOf(*c.session));
   if (!g) return ToolResult::Fail(g.error());
-  return ToolResult::Ok({{"grant", GrantJson(*g)}});
+  return ToolResult::Ok({{"grant", g->ToJson()}});
 }
 
 ToolResult ProductTools::RevokeGrant(const mcp::ToolCall& c) {
   authority::Authority auth(*o_.store, o_.road);
   auto g = auth.Revoke(Arg(c.arguments, "id"), ActorOf(*c.session));
   if (!g) return ToolResult::Fail(g.error());
-  return ToolResult::Ok({{"grant", GrantJson(*g)}});
+  return ToolResult::Ok({{"grant", g->ToJson()}});
 }
 
 }  // namespace affordance::server

@@ -115,6 +115,9 @@ struct GrantRecord {
   int64_t expires_ms = 0;  // 0: never
   int64_t revoked_ms = 0;  // 0: not revoked
   std::string revoked_by;
+  // {id, scope, access, grantedBy, createdMs, expiresMs, revokedMs, revokedBy}: the one JSON form
+  // of a grant, at every door (CLI --json, MCP).
+  nlohmann::json ToJson() const;
 };
 
 struct ApprovalRecord {
@@ -156,6 +159,8 @@ struct ActivityRecord {
   std::string subject;  // the grant, approval or connector it is about
   std::string actor;    // "user:<name>", "model", "system"
   nlohmann::json data = nlohmann::json::object();
+  // {seq, atMs, kind, subject, actor, data}: the one JSON form of an entry, at every door.
+  nlohmann::json ToJson() const;
 };
 
 struct ActivityFilter {
@@ -178,6 +183,9 @@ struct ArtifactRecord {
   std::string thread_id;  // the thread it was composed in ("" when not composed in a turn)
   int64_t head = 0;       // its latest version (1, 2, ...)
   int64_t created_ms = 0, updated_ms = 0;
+  // {id, kind, appSlug, title, threadId, head, createdMs, updatedMs}: the one JSON form, at every
+  // door (CLI --json, GET /api/artifacts, and the artifact part of surface::OpenedArtifact).
+  nlohmann::json ToJson() const;
 };
 
 struct ArtifactVersionRecord {
@@ -191,6 +199,8 @@ struct ArtifactVersionRecord {
   std::string message_id, tool_call_id;  // the ComposeUI call that wrote it ("" otherwise)
   std::string surface_id;                // the surface part that shows it ("s_..."; "" otherwise)
   int64_t created_ms = 0;
+  // {version, parent, body, patch, bindings, messageId, toolCallId, surfaceId, createdMs}
+  nlohmann::json ToJson() const;
 };
 
 class Store {

@@ -351,21 +351,15 @@ Composed SaveProgram(store::Store& store, const ComposeRequest& request) {
 }
 
 json OpenedArtifact::ToJson() const {
-  return {{"id", artifact.id},
-          {"kind", artifact.kind},
-          {"appSlug", artifact.app_slug},
-          {"title", artifact.title},
-          {"threadId", artifact.thread_id},
-          {"head", artifact.head},
-          {"version", version.version},
-          {"parent", version.parent},
-          {"body", version.body},
-          {"patch", version.patch},
-          {"bindings", version.bindings},
-          {"live", live()},
-          {"surfaceId", version.surface_id},
-          {"createdMs", artifact.created_ms},
-          {"updatedMs", artifact.updated_ms}};
+  json j = artifact.ToJson();  // the record's own form, plus the opened version
+  j["version"] = version.version;
+  j["parent"] = version.parent;
+  j["body"] = version.body;
+  j["patch"] = version.patch;
+  j["bindings"] = version.bindings;
+  j["live"] = live();
+  j["surfaceId"] = version.surface_id;
+  return j;
 }
 
 Result<OpenedArtifact> OpenArtifact(store::Store& store, const std::string& id_or_slug,

@@ -6,10 +6,6 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { api, headers } from './api';
 import { Message } from './message';
 
-function title(text: string): string {
-  const line = text.split('\n')[0].trim();
-  return line.length > 60 ? line.slice(0, 57) + '…' : line;
-}
 
 type Props = { threadId: string; initial: any[]; resume: boolean; onTurnEnd: () => void };
 
@@ -36,6 +32,11 @@ export function Chat({ threadId, initial, resume, onTurnEnd }: Props) {
     onFinish: () => onTurnEnd(),
   });
   const busy = status === 'submitted' || status === 'streaming';
+  // The harness titles an untitled thread from its first message before the stream starts, so the
+  // thread list is read again once a turn streams (titles and running turns change then).
+  useEffect(() => {
+    if (status === 'streaming') onTurnEnd();
+  }, [status, onTurnEnd]);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
@@ -89,8 +90,6 @@ export function Chat({ threadId, initial, resume, onTurnEnd }: Props) {
       <Composer
         busy={busy}
         onSend={(text) => {
-          // A thread created empty is named after its first question (a rename, not a message).
-          if (messages.length === 0) api.rename(threadId, title(text)).then(onTurnEnd).catch(() => {});
           sendMessage({ text });
         }}
         onCancel={cancel}

@@ -75,7 +75,7 @@ function App() {
           <button className="icon-button menu" aria-label="Threads" onClick={() => setDrawer(true)}>
             ☰
           </button>
-          <span className="topbar-title">{threads.find((t) => t.id === current?.id)?.title ?? 'affordance'}</span>
+          <span className="topbar-title">{current ? threads.find((t) => t.id === current.id)?.title || 'New conversation' : 'affordance'}</span>
         </header>
         {problem && (
           <div className="banner" role="alert" onClick={() => setProblem(null)}>

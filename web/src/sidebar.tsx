@@ -70,14 +70,14 @@ export function Sidebar({ threads, current, onOpen, onCreate, onRename, onDelete
               >
                 <span className="thread-title">
                   {t.active && <span className="live-dot" aria-label="running" />}
-                  {t.title}
+                  {t.title || 'New conversation'}
                 </span>
                 <span className="thread-meta">{when(t.updatedAt)}</span>
               </button>
             )}
             <button
               className="icon-button delete"
-              aria-label={`Delete ${t.title}`}
+              aria-label={`Delete ${t.title || 'New conversation'}`}
               title="Delete"
               onClick={() => {
                 if (confirm(`Delete “${t.title}”?`)) onDelete(t.id);
