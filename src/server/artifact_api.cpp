@@ -1,7 +1,7 @@
 // The artifact routes (docs/SURFACE.md, docs/SERVER.md): reopening artifacts and live apps,
 // re-executing a surface's Query() handles with a source-binding receipt (two-time grounding), and
-// staging a surface's Mutation() through authority. Their capability declarations are here too,
-// beside the handlers (routes.cpp binds them).
+// staging a surface's Mutation() through authority. Their route table is here too, beside the
+// handlers: each entry declares a route and names its handler (Api::Handlers binds it).
 #include "authority/capability.h"
 #include "base/json_limits.h"
 #include "server/api.h"
@@ -43,41 +43,6 @@ Error NoConnectors() {
 
 const json kStr = {{"type", "string"}};
 
-const bool declared = [] {
-  using authority::DeclareCapability;
-  DeclareCapability(
-      Http("POST /api/query", "surface", "query", Access::kClient, Mode::kRead,
-           "re-execute a surface's Query() handle; rows with a source-binding receipt (409 on a "
-           "mismatch, no rows)",
-           Obj({{"artifact", kStr},
-                {"version", {{"type", "integer"}}},
-                {"statement", kStr},
-                {"handle", kStr},
-                {"args", {{"type", "object"}}}},
-               {"artifact"}),
-           Obj({{"rows", {{"type", "array"}}}, {"receipt", {{"type", "object"}}}}),
-           "the receipt: preview and live refer to the same handle, operation, args, source and "
-           "served fields",
-           "connector:<slug>:read", "source-binding receipt"));
-  DeclareCapability(Http("GET /api/artifacts", "artifact", "list", Access::kClient, Mode::kRead,
-                         "saved ComposeUI artifacts, newest first", json::object(),
-                         Obj({{"artifacts", {{"type", "array"}}}})));
-  DeclareCapability(
-      Http("GET /api/artifacts/{id}", "artifact", "read", Access::kClient, Mode::kRead,
-           "an artifact by id or live-app slug at its head; a live app with its latest query "
-           "runs, re-run after a mirror sync",
-           Obj({{"id", kStr}}, {"id"}), Obj({{"artifact", {{"type", "object"}}}}), "",
-           "connector:<slug>:read (live apps)"));
-  DeclareCapability(Http(
-      "POST /api/artifacts/{id}/mutations/{statement}", "approval", "stage", Access::kClient,
-      Mode::kApprovedExecution,
-      "stage a surface's Mutation() with the gesture's args (an approval request; nothing runs)",
-      Obj({{"id", kStr}, {"statement", kStr}, {"args", {{"type", "object"}}}}, {"id", "statement"}),
-      Obj({{"approval", {{"type", "object"}}}}), "the approval request (status pending)",
-      "connector:<slug>:write", "approval request apr_..."));
-  return true;
-}();
-
 // The Query statement a client names by handle (and args) when it does not name the statement:
 // the one whose literal args equal the client's, else the one whose args read $state.
 std::string StatementFor(const surface::OpenedArtifact& a, const std::string& handle,
@@ -91,6 +56,50 @@ std::string StatementFor(const surface::OpenedArtifact& a, const std::string& ha
   return fallback;
 }
 
+}  // namespace
+
+// The artifact routes: each one's declaration and its handler, one entry each (declare.h).
+const internal::RouteTable<Api>& internal::ArtifactRoutes() {
+  static const RouteTable<Api> kRoutes = {
+      {Http("POST /api/query", "surface", "query", Access::kClient, Mode::kRead,
+            "re-execute a surface's Query() handle; rows with a source-binding receipt (409 on a "
+            "mismatch, no rows)",
+            Obj({{"artifact", kStr},
+                 {"version", {{"type", "integer"}}},
+                 {"statement", kStr},
+                 {"handle", kStr},
+                 {"args", {{"type", "object"}}}},
+                {"artifact"}),
+            Obj({{"rows", {{"type", "array"}}}, {"receipt", {{"type", "object"}}}}),
+            "the receipt: preview and live refer to the same handle, operation, args, source and "
+            "served fields",
+            "connector:<slug>:read", "source-binding receipt"),
+       &Api::Query},
+      {Http("GET /api/artifacts", "artifact", "list", Access::kClient, Mode::kRead,
+            "saved ComposeUI artifacts, newest first", json::object(),
+            Obj({{"artifacts", {{"type", "array"}}}})),
+       &Api::ListArtifacts},
+      {Http("GET /api/artifacts/{id}", "artifact", "read", Access::kClient, Mode::kRead,
+            "an artifact by id or live-app slug at its head; a live app with its latest query "
+            "runs, re-run after a mirror sync",
+            Obj({{"id", kStr}}, {"id"}), Obj({{"artifact", {{"type", "object"}}}}), "",
+            "connector:<slug>:read (live apps)"),
+       &Api::ReadArtifact},
+      {Http("POST /api/artifacts/{id}/mutations/{statement}", "approval", "stage", Access::kClient,
+            Mode::kApprovedExecution,
+            "stage a surface's Mutation() with the gesture's args (an approval request; nothing "
+            "runs)",
+            Obj({{"id", kStr}, {"statement", kStr}, {"args", {{"type", "object"}}}},
+                {"id", "statement"}),
+            Obj({{"approval", {{"type", "object"}}}}), "the approval request (status pending)",
+            "connector:<slug>:write", "approval request apr_..."),
+       &Api::StageArtifactMutation},
+  };
+  return kRoutes;
+}
+
+namespace {
+const bool declared = internal::DeclareRoutes(internal::ArtifactRoutes());
 }  // namespace
 
 // Here, where surface::LiveApps is a complete type (api.h only declares it).

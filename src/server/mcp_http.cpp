@@ -1,6 +1,7 @@
 #include "server/mcp_http.h"
 
 #include "authority/capability.h"
+#include "server/internal/declare.h"
 #include "server/operator_root.h"
 #include "store/store.h"
 
@@ -11,26 +12,32 @@ namespace {
 
 using nlohmann::json;
 
-const bool declared = [] {
-  auto http = [](std::string name, std::string action, authority::Mode mode, std::string desc,
-                 std::string proof) {
-    return authority::MakeCapability(
-        "http", std::move(name), "mcp", std::move(action), authority::Access::kClient, mode,
-        std::move(desc),
-        {{"type", "object"}, {"description", "one JSON-RPC 2.0 message (MCP Streamable HTTP)"}},
-        {{"type", "object"}, {"description", "one JSON-RPC 2.0 response, or 202"}}, "", "",
-        std::move(proof));
+authority::Capability Route(std::string name, std::string action, authority::Mode mode,
+                            std::string desc, std::string proof) {
+  return authority::MakeCapability(
+      "http", std::move(name), "mcp", std::move(action), authority::Access::kClient, mode,
+      std::move(desc),
+      {{"type", "object"}, {"description", "one JSON-RPC 2.0 message (MCP Streamable HTTP)"}},
+      {{"type", "object"}, {"description", "one JSON-RPC 2.0 response, or 202"}}, "", "",
+      std::move(proof));
+}
+
+// The MCP door's two routes: each one's declaration and its handler, one entry each (declare.h).
+const internal::RouteTable<McpHttp>& Routes() {
+  static const internal::RouteTable<McpHttp> kRoutes = {
+      {Route("POST /mcp", "call", authority::Mode::kLocalState,
+             "MCP over Streamable HTTP: initialize, tools/list, tools/call (each tool is declared "
+             "in door mcp)",
+             "each MCP tool's own proof (door mcp)"),
+       &McpHttp::Post},
+      {Route("DELETE /mcp", "end", authority::Mode::kLocalState,
+             "end an MCP session (Mcp-Session-Id)", "later requests with the id get 404"),
+       &McpHttp::Delete},
   };
-  authority::DeclareCapability(
-      http("POST /mcp", "call", authority::Mode::kLocalState,
-           "MCP over Streamable HTTP: initialize, tools/list, tools/call (each tool is declared "
-           "in door mcp)",
-           "each MCP tool's own proof (door mcp)"));
-  authority::DeclareCapability(http("DELETE /mcp", "end", authority::Mode::kLocalState,
-                                    "end an MCP session (Mcp-Session-Id)",
-                                    "later requests with the id get 404"));
-  return true;
-}();
+  return kRoutes;
+}
+
+const bool declared = internal::DeclareRoutes(Routes());
 
 HttpResponse JsonRpc(int status, const json& body) {
   HttpResponse r;
@@ -59,8 +66,9 @@ McpHttp::McpHttp(const mcp::McpProtocol& protocol, McpHttpOptions options)
     : protocol_(protocol), options_(std::move(options)) {}
 
 std::map<std::string, Handler> McpHttp::Handlers() {
-  return {{"POST /mcp", [this](const HttpRequest& r) { return Post(r); }},
-          {"DELETE /mcp", [this](const HttpRequest& r) { return Delete(r); }}};
+  std::map<std::string, Handler> handlers;
+  internal::BindRoutes(*this, Routes(), handlers);
+  return handlers;
 }
 
 size_t McpHttp::sessions() const {

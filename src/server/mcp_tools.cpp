@@ -14,6 +14,7 @@ namespace {
 
 using authority::Access;
 using authority::Capability;
+using authority::DeclareCapability;
 using authority::Mode;
 using mcp::ToolResult;
 using nlohmann::json;
@@ -80,8 +81,8 @@ Capability Mcp(std::string name, std::string object, std::string action, Access 
 const json kConnector = Str("connector slug (list_connectors names them)", 1);
 const json kAccessEnum = {{"enum", {"read", "write"}}, {"description", "read or write"}};
 
-const bool declared = [] {
-  using authority::DeclareCapability;
+// ask: one harness turn, through the TurnHub.
+void DeclareAsk() {
   DeclareCapability(Mcp(
       "ask", "thread", "converse", Access::kClient, Mode::kLocalState,
       "Ask affordance in natural language. Runs one harness turn (the model reads governed "
@@ -103,6 +104,10 @@ const bool declared = [] {
           {"threadId", "messageId", "status", "text", "surfaces", "truth", "turn"}, false),
       "connector:<slug>:read for the reads the model makes", "",
       "the turn's messages and parts, persisted by the harness (data-turn)"));
+}
+
+// Governed connector data: reads under a grant, and asking a person for one.
+void DeclareConnectorTools() {
   DeclareCapability(Mcp(
       "read_connector", "connector", "read", Access::kClient, Mode::kRead,
       "Read governed connector data (RunConnectorCommand): `request` is words (a string) or "
@@ -141,6 +146,10 @@ const bool declared = [] {
                {"grantCommand", {{"type", "string"}}}},
               {"scope", "access", "granted", "grantCommand"}, false),
           "", "Activity entry (grant_request)", "the Activity entry"));
+}
+
+// Staged writes and their approval requests (deciding them is the operator's).
+void DeclareApprovalTools() {
   DeclareCapability(Mcp(
       "stage_action", "approval", "stage", Access::kClient, Mode::kStagedWrite,
       "Stage an exact write (a connector mutation with schema-valid args). Needs a write grant. "
@@ -169,6 +178,10 @@ const bool declared = [] {
           Obj({{"id", Str("approval id (apr_...)", 1)}}, {"id"}),
           Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
               {"approval", "message"}, false)));
+}
+
+// The append-only Activity log.
+void DeclareActivityTools() {
   DeclareCapability(
       Mcp("read_activity", "activity", "read", Access::kClient, Mode::kRead,
           "The append-only Activity log: grants, grant requests, reads, stages, decisions, "
@@ -178,6 +191,10 @@ const bool declared = [] {
                {"sinceMs", {{"type", "integer"}, {"minimum", 0}}},
                {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}),
           Obj({{"activity", kObjects}}, {"activity"}, false)));
+}
+
+// OpenUI Lang programs stored as artifact versions.
+void DeclareArtifactTools() {
   DeclareCapability(Mcp(
       "compose_ui", "surface", "compose", Access::kClient, Mode::kLocalState,
       "Validate an OpenUI Lang program and store it as a version of a durable artifact (syntax, "
@@ -203,7 +220,10 @@ const bool declared = [] {
            {"version", {{"type", "integer"}, {"minimum", 0}}}},
           {"id"}),
       Obj({{"artifact", kAnyObject}}, {"artifact"}, false)));
-  // The operator session only: the human plane.
+}
+
+// The operator session only: the human plane (decisions and grants).
+void DeclareOperatorTools() {
   DeclareCapability(Mcp(
       "approve_action", "approval", "decide", Access::kPerson, Mode::kApprovedExecution,
       "Operator only: approve one staged effect (once). With execute: true it runs now, exactly "
@@ -236,6 +256,17 @@ const bool declared = [] {
                         Obj({{"id", Str("grant id (g_...)", 1)}}, {"id"}),
                         Obj({{"grant", GrantSchema()}}, {"grant"}, false), "",
                         "Activity entry (revoke)", "the grant's revokedMs"));
+}
+
+// Every MCP tool, declared at static initialisation (affordance capabilities lists them in this
+// order).
+const bool declared = [] {
+  DeclareAsk();
+  DeclareConnectorTools();
+  DeclareApprovalTools();
+  DeclareActivityTools();
+  DeclareArtifactTools();
+  DeclareOperatorTools();
   return true;
 }();
 
