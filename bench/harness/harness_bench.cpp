@@ -140,9 +140,8 @@ void BM_LoopStep(benchmark::State& state) {
     auto report = rig.harness->RunTurn(
         thread.id, "Which components are there?",
         [&](const Event& e) {
-          const std::string type = e.type();
-          if (type == "start") last = Clock::now();
-          if (type == "finish-step") {
+          if (e.kind == harness::EventKind::kStart) last = Clock::now();
+          if (e.kind == harness::EventKind::kFinishStep) {
             auto now = Clock::now();
             step_us.push_back(std::chrono::duration<double, std::micro>(now - last).count());
             last = now;

@@ -11,6 +11,7 @@
 #include "cli/output.h"
 #include "cli/session.h"
 #include "cli/terminal.h"
+#include "server/protocol.h"
 
 #include <iostream>
 
@@ -40,7 +41,8 @@ int Run(const RunOptions& o) {
   std::unique_ptr<TerminalView> view;
   if (o.session.json) {
     sink = [](const harness::Event& e) {
-      std::cout << e.chunk.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      std::cout << server::UiChunk(e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n";
       std::cout.flush();
     };
   } else {

@@ -1,5 +1,7 @@
 #include "cli/terminal.h"
 
+#include "harness/harness.h"
+
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -160,103 +162,126 @@ void TerminalView::StopSpin() {
   }
 }
 
-void TerminalView::Show(const harness::Event& event) {
-  const auto& c = event.chunk;
-  const std::string type = c.value("type", "");
-  if (type == "start-step") {
-    step_started_ = std::chrono::steady_clock::now();
-    Spin("thinking");
-  } else if (type == "text-delta") {
-    if (gap_before_text_) {
-      gap_before_text_ = false;
+void TerminalView::Show(const harness::Event& e) {
+  using harness::EventKind;
+  switch (e.kind) {
+    case EventKind::kStartStep:
+      step_started_ = std::chrono::steady_clock::now();
+      Spin("thinking");
+      return;
+    case EventKind::kTextDelta:
+      if (gap_before_text_) {
+        gap_before_text_ = false;
+        Line("");
+      }
+      Prose(e.text);
+      return;
+    case EventKind::kReasoningDelta:
+      Write(Dim(e.text));
+      return;
+    case EventKind::kTextEnd:
+      FlushWord();
+      return;
+    case EventKind::kToolInputStart:
+      Spin("calling " + e.tool_name);
+      return;
+    case EventKind::kToolInputAvailable: {
+      Call& call = calls_[e.id];
+      call.name = e.tool_name;
+      call.args = e.value.is_null() ? "" : ArgsSummary(e.value);
+      Spin("running " + call.name);
+      return;
+    }
+    case EventKind::kToolInputError:
+      StopSpin();
+      Line("  " + Color("31", "✗") + " " + (e.tool_name.empty() ? "malformed call" : e.tool_name) +
+           Dim(" · " + Shorten(e.text, 100)));
+      return;
+    case EventKind::kToolOutputAvailable:
+      calls_[e.id].ok = true;
+      return;
+    case EventKind::kToolApprovalRequest: {
+      Call& call = calls_[e.id];
+      call.ok = true;
+      call.approval = e.approval_id;
+      return;
+    }
+    case EventKind::kApproval:
+      StopSpin();
+      Line("  " + Color("33", "⚑") + " " + e.value.value("approvalId", "") + " " +
+           e.value.value("connector", "") + "." + e.value.value("operation", "") +
+           Dim(" · " + e.value.value("state", "")));
+      return;
+    case EventKind::kToolOutputError:
+      calls_[e.id].error = e.text;
+      return;
+    case EventKind::kTruth: {
+      StopSpin();
+      Call& call = calls_[e.id];
+      std::string state = call.ok ? e.state : "";
+      if (!e.data_state.empty()) state += " · " + e.data_state;
+      std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");
+      std::string detail = call.ok ? state : Shorten(call.error, 110);
+      if (!call.approval.empty()) {
+        detail = "awaiting approval: affordance approvals approve " + call.approval + " (or deny)";
+      }
+      Line("  " + mark + " " + call.name + Dim(" " + Shorten(call.args, 70) + " · " + detail));
+      gap_before_text_ = true;
+      Spin("thinking");
+      return;
+    }
+    case EventKind::kSurface: {
+      StopSpin();
+      const auto& d = e.value;
+      std::string head =
+          "  " + Color("35", "▣") + " surface " + d.value("surfaceId", "") +
+          Dim(" · " + d.value("kind", "inline") + " · " +
+              (d.value("live", false) ? "live" : "static") + " · " + d.value("state", ""));
+      std::string program = d.value("program", "");
+      std::string body;
+      size_t start = 0;
+      for (int i = 0; i < 6 && start < program.size(); ++i) {
+        size_t nl = program.find('\n', start);
+        std::string line =
+            program.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+        body += "\n    " + Dim(Shorten(line, 96));
+        start = nl == std::string::npos ? program.size() : nl + 1;
+      }
+      if (start < program.size()) body += "\n    " + Dim("…");
+      Line(head + body);
+      gap_before_text_ = true;
+      return;
+    }
+    case EventKind::kFinishStep:
+      StopSpin();
+      return;
+    case EventKind::kError:
+      StopSpin();
+      Line(Color("31", "error: ") + e.text);
+      return;
+    case EventKind::kTurn: {
+      StopSpin();
+      if (!e.report) return;
+      const harness::TurnReport& r = *e.report;
+      const size_t steps = r.ledger.size();
+      std::string line = "— " + std::string(harness::TurnStatusName(r.status)) + " · " +
+                         std::to_string(steps) + " step" + (steps == 1 ? "" : "s");
+      if (auto weakest = harness::WeakestEvidence(r.ledger)) {
+        line += " · evidence " + std::string(harness::DataStateName(*weakest));
+      }
+      int64_t prompt = 0, cached = 0;
+      for (const auto& s : r.ledger) {
+        prompt += s.prompt_tokens;
+        cached += s.cached_prompt_tokens;
+      }
+      line +=
+          " · " + std::to_string(prompt) + " prompt tokens (" + std::to_string(cached) + " cached)";
       Line("");
+      Line(Dim(line));
+      return;
     }
-    Prose(c.value("delta", ""));
-  } else if (type == "reasoning-delta") {
-    Write(Dim(c.value("delta", "")));
-  } else if (type == "text-end") {
-    FlushWord();
-  } else if (type == "reasoning-end") {
-    // the text stays on its line; a tool line or the status starts a new one
-  } else if (type == "tool-input-start") {
-    Spin("calling " + c.value("toolName", ""));
-  } else if (type == "tool-input-available") {
-    Call& call = calls_[c.value("toolCallId", "")];
-    call.name = c.value("toolName", "");
-    call.args = c.contains("input") ? ArgsSummary(c["input"]) : "";
-    Spin("running " + call.name);
-  } else if (type == "tool-input-error") {
-    StopSpin();
-    Line("  " + Color("31", "✗") + " " +
-         (c.value("toolName", "").empty() ? "malformed call" : c.value("toolName", "")) +
-         Dim(" · " + Shorten(c.value("errorText", ""), 100)));
-  } else if (type == "tool-output-available") {
-    calls_[c.value("toolCallId", "")].ok = true;
-  } else if (type == "tool-approval-request") {
-    Call& call = calls_[c.value("toolCallId", "")];
-    call.ok = true;
-    call.approval = c.value("approvalId", "");
-  } else if (type == "data-approval") {
-    StopSpin();
-    const auto& d = c["data"];
-    Line("  " + Color("33", "⚑") + " " + d.value("approvalId", "") + " " +
-         d.value("connector", "") + "." + d.value("operation", "") +
-         Dim(" · " + d.value("state", "")));
-  } else if (type == "tool-output-error") {
-    calls_[c.value("toolCallId", "")].error = c.value("errorText", "");
-  } else if (type == "data-truth") {
-    StopSpin();
-    const auto& d = c["data"];
-    Call& call = calls_[d.value("toolCallId", "")];
-    std::string state = call.ok ? d.value("state", "") : "";
-    if (d.contains("dataState")) state += " · " + d.value("dataState", "");
-    std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");
-    std::string detail = call.ok ? state : Shorten(call.error, 110);
-    if (!call.approval.empty()) {
-      detail = "awaiting approval: affordance approvals approve " + call.approval + " (or deny)";
-    }
-    Line("  " + mark + " " + call.name + Dim(" " + Shorten(call.args, 70) + " · " + detail));
-    gap_before_text_ = true;
-    Spin("thinking");
-  } else if (type == "data-surface") {
-    StopSpin();
-    const auto& d = c["data"];
-    std::string head =
-        "  " + Color("35", "▣") + " surface " + d.value("surfaceId", "") +
-        Dim(" · " + d.value("kind", "inline") + " · " +
-            (d.value("live", false) ? "live" : "static") + " · " + d.value("state", ""));
-    std::string program = d.value("program", "");
-    std::string body;
-    size_t start = 0;
-    for (int i = 0; i < 6 && start < program.size(); ++i) {
-      size_t nl = program.find('\n', start);
-      std::string line =
-          program.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-      body += "\n    " + Dim(Shorten(line, 96));
-      start = nl == std::string::npos ? program.size() : nl + 1;
-    }
-    if (start < program.size()) body += "\n    " + Dim("…");
-    Line(head + body);
-    gap_before_text_ = true;
-  } else if (type == "finish-step") {
-    StopSpin();
-  } else if (type == "error") {
-    StopSpin();
-    Line(Color("31", "error: ") + c.value("errorText", ""));
-  } else if (type == "data-turn") {
-    StopSpin();
-    const auto& d = c["data"];
-    std::string status = d.value("status", "");
-    std::string line = "— " + status + " · " + std::to_string(d["steps"].size()) + " step" +
-                       (d["steps"].size() == 1 ? "" : "s");
-    if (d.contains("truth") && d["truth"].contains("weakestEvidence")) {
-      line += " · evidence " + d["truth"].value("weakestEvidence", "");
-    }
-    const auto& u = d["usage"];
-    line += " · " + std::to_string(u.value("prompt_tokens", 0)) + " prompt tokens (" +
-            std::to_string(u.value("cached_prompt_tokens", 0)) + " cached)";
-    Line("");
-    Line(Dim(line));
+    default:  // start, text-start, reasoning-*, tool-input-delta, denied, finish, abort
+      return;
   }
 }
 

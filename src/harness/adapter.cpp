@@ -13,8 +13,16 @@ Adapter::Adapter(store::Store& store, store::MessageRecord message, EventSink si
   }
 }
 
-void Adapter::Emit(nlohmann::ordered_json chunk) {
-  if (sink_) sink_(Event{std::move(chunk)});
+void Adapter::Emit(const Event& event) {
+  if (sink_) sink_(event);
+}
+
+void Adapter::Emit(EventKind kind, std::string id, std::string text) {
+  if (!sink_) return;
+  Event e = Event::Of(kind);
+  e.id = std::move(id);
+  e.text = std::move(text);
+  sink_(e);
 }
 
 void Adapter::Persist(const store::PartRecord& part) {
@@ -53,11 +61,10 @@ store::StepRecord& Adapter::StepRecordOf(int index) {
 }
 
 void Adapter::Start(const std::string& ui_message_id) {
-  nlohmann::ordered_json chunk;
-  chunk["type"] = "start";
-  chunk["messageId"] = ui_message_id.empty() ? message_.id : ui_message_id;
-  chunk["messageMetadata"] = {{"threadId", message_.thread_id}};
-  Emit(std::move(chunk));
+  Event e = Event::Of(EventKind::kStart);
+  e.id = ui_message_id.empty() ? message_.id : ui_message_id;
+  e.thread_id = message_.thread_id;
+  Emit(e);
 }
 
 void Adapter::BeginStep(int index) {
@@ -73,30 +80,55 @@ void Adapter::SetStepDetail(const std::string& key, nlohmann::json value) {
 
 void Adapter::OnPart(const formats::StreamPart& part) {
   StepEntry& entry = ledger_.back();
-  const int step = entry.index;
-  nlohmann::ordered_json chunk;
   switch (part.type) {
     case PartType::kStart:
+    case PartType::kToolInputEnd:
       return;
     case PartType::kStartStep:
-      Emit({{"type", "start-step"}});
+      Emit(EventKind::kStartStep, "");
       return;
     case PartType::kTextStart:
-    case PartType::kReasoningStart: {
-      const bool text = part.type == PartType::kTextStart;
-      store::PartRecord& p = Part(text ? "text" : "reasoning", part.id, step);
+    case PartType::kTextDelta:
+    case PartType::kTextEnd:
+    case PartType::kReasoningStart:
+    case PartType::kReasoningDelta:
+    case PartType::kReasoningEnd:
+      OnContent(part, entry.index);
+      return;
+    case PartType::kToolInputStart:
+    case PartType::kToolInputDelta:
+    case PartType::kToolCall:
+    case PartType::kToolInputError:
+      OnToolInput(part, entry);
+      return;
+    case PartType::kFinishStep:
+    case PartType::kFinish:
+    case PartType::kError:
+    case PartType::kAbort:
+      OnStepEnd(part, entry);
+      return;
+  }
+}
+
+void Adapter::OnContent(const formats::StreamPart& part, int step) {
+  const bool text = part.type == PartType::kTextStart || part.type == PartType::kTextDelta ||
+                    part.type == PartType::kTextEnd;
+  store::PartRecord& p = Part(text ? "text" : "reasoning", part.id, step);
+  switch (part.type) {
+    case PartType::kTextStart:
+    case PartType::kReasoningStart:
       p.open = true;
       p.data = {{"id", part.id}, {"text", ""}};
       Persist(p);
-      Emit({{"type", text ? "text-start" : "reasoning-start"}, {"id", part.id}});
+      Emit(text ? EventKind::kTextStart : EventKind::kReasoningStart, part.id);
       return;
-    }
     case PartType::kTextDelta:
     case PartType::kReasoningDelta: {
-      const bool text = part.type == PartType::kTextDelta;
-      store::PartRecord& p = Part(text ? "text" : "reasoning", part.id, step);
-      std::string& t = p.data["text"].get_ref<std::string&>();
-      t += part.delta;
+      if (!p.data.contains("text")) {  // a delta without its start still opens the part
+        p.open = true;
+        p.data = {{"id", part.id}, {"text", ""}};
+      }
+      p.data["text"].get_ref<std::string&>() += part.delta;
       const size_t index = part_index_[p.kind + "\n" + p.key];
       const int64_t now = store::NowMs();
       auto [last, fresh] = flushed_ms_.try_emplace(index, now);
@@ -104,42 +136,39 @@ void Adapter::OnPart(const formats::StreamPart& part) {
         last->second = now;
         Persist(p);
       }
-      Emit({{"type", text ? "text-delta" : "reasoning-delta"},
-            {"id", part.id},
-            {"delta", part.delta}});
+      Emit(text ? EventKind::kTextDelta : EventKind::kReasoningDelta, part.id, part.delta);
       return;
     }
-    case PartType::kTextEnd:
-    case PartType::kReasoningEnd: {
-      const bool text = part.type == PartType::kTextEnd;
-      store::PartRecord& p = Part(text ? "text" : "reasoning", part.id, step);
+    default:  // kTextEnd, kReasoningEnd
       p.open = false;
       Persist(p);
-      Emit({{"type", text ? "text-end" : "reasoning-end"}, {"id", part.id}});
+      Emit(text ? EventKind::kTextEnd : EventKind::kReasoningEnd, part.id);
       return;
-    }
-    case PartType::kToolInputStart: {
-      store::PartRecord& p = Part("tool", part.id, step);
+  }
+}
+
+void Adapter::OnToolInput(const formats::StreamPart& part, StepEntry& entry) {
+  store::PartRecord& p = Part("tool", part.id, entry.index);
+  Event e;
+  e.id = part.id;
+  e.tool_name = part.tool_name;
+  switch (part.type) {
+    case PartType::kToolInputStart:
       p.open = true;
       p.data = {{"toolCallId", part.id},
                 {"toolName", part.tool_name},
                 {"status", "input-streaming"},
                 {"inputText", ""}};
       Persist(p);
-      Emit({{"type", "tool-input-start"}, {"toolCallId", part.id}, {"toolName", part.tool_name}});
+      e.kind = EventKind::kToolInputStart;
+      Emit(e);
       return;
-    }
-    case PartType::kToolInputDelta: {
-      store::PartRecord& p = Part("tool", part.id, step);
+    case PartType::kToolInputDelta:
       if (!p.data.contains("inputText")) p.data["inputText"] = "";
       p.data["inputText"].get_ref<std::string&>() += part.delta;
-      Emit({{"type", "tool-input-delta"}, {"toolCallId", part.id}, {"inputTextDelta", part.delta}});
-      return;
-    }
-    case PartType::kToolInputEnd:
+      Emit(EventKind::kToolInputDelta, part.id, part.delta);
       return;
     case PartType::kToolCall: {
-      store::PartRecord& p = Part("tool", part.id, step);
       p.open = true;
       p.state = std::string(TruthName(TruthState::kParsed));
       p.data["toolCallId"] = part.id;
@@ -148,11 +177,9 @@ void Adapter::OnPart(const formats::StreamPart& part) {
       p.data["inputText"] = part.input_text;
       p.data["status"] = "input-available";
       Persist(p);
-      chunk["type"] = "tool-input-available";
-      chunk["toolCallId"] = part.id;
-      chunk["toolName"] = part.tool_name;
-      chunk["input"] = nlohmann::ordered_json::parse(part.input.dump());
-      Emit(std::move(chunk));
+      e.kind = EventKind::kToolInputAvailable;
+      e.value = nlohmann::ordered_json::parse(part.input.dump());
+      Emit(e);
       CallEntry call;
       call.id = part.id;
       call.name = part.tool_name;
@@ -160,8 +187,7 @@ void Adapter::OnPart(const formats::StreamPart& part) {
       entry.calls.push_back(std::move(call));
       return;
     }
-    case PartType::kToolInputError: {
-      store::PartRecord& p = Part("tool", part.id, step);
+    default: {        // kToolInputError
       p.open = true;  // until the model is told (ToolResult)
       p.data["toolCallId"] = part.id;
       p.data["toolName"] = part.tool_name;
@@ -170,12 +196,10 @@ void Adapter::OnPart(const formats::StreamPart& part) {
       p.data["errorCode"] = "harness.malformed_call";
       p.data["errorText"] = part.error_text;
       Persist(p);
-      chunk["type"] = "tool-input-error";
-      chunk["toolCallId"] = part.id;
-      chunk["toolName"] = part.tool_name;
-      chunk["input"] = part.input_text;
-      chunk["errorText"] = part.error_text;
-      Emit(std::move(chunk));
+      e.kind = EventKind::kToolInputError;
+      e.input_text = part.input_text;
+      e.text = part.error_text;
+      Emit(e);
       CallEntry call;
       call.id = part.id;
       call.name = part.tool_name;
@@ -184,31 +208,31 @@ void Adapter::OnPart(const formats::StreamPart& part) {
       entry.calls.push_back(std::move(call));
       return;
     }
-    case PartType::kFinishStep: {
-      store::StepRecord& s = StepRecordOf(step);
+  }
+}
+
+void Adapter::OnStepEnd(const formats::StreamPart& part, StepEntry& entry) {
+  store::StepRecord& s = StepRecordOf(entry.index);
+  switch (part.type) {
+    case PartType::kFinishStep:
       s.prompt_tokens = entry.prompt_tokens = part.usage.prompt_tokens;
       s.cached_prompt_tokens = entry.cached_prompt_tokens = part.usage.cached_prompt_tokens;
       s.generated_tokens = entry.generated_tokens = part.usage.generated_tokens;
       s.tokens.assign(part.tokens.begin(), part.tokens.end());
       return;
-    }
-    case PartType::kFinish: {
+    case PartType::kFinish:
       entry.end = StepEntry::End::kFinished;
       entry.finish_reason = part.finish_reason;
-      store::StepRecord& s = StepRecordOf(step);
       s.status = "finished";
       s.finish_reason = part.finish_reason;
       s.finished_ms = store::NowMs();
       PersistStep(s);
       return;
-    }
-    case PartType::kError:
-    case PartType::kAbort: {
+    default: {  // kError, kAbort
       const bool error = part.type == PartType::kError;
       entry.end = error ? StepEntry::End::kError : StepEntry::End::kAborted;
       entry.error_code = error ? part.error_code : "harness.cancelled";
       entry.error_text = part.error_text;
-      store::StepRecord& s = StepRecordOf(step);
       s.status = error ? "error" : "aborted";
       s.finished_ms = store::NowMs();
       s.detail["error"] = {{"code", entry.error_code}, {"message", part.error_text}};
@@ -254,24 +278,24 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
   Persist(p);
   if (input_error) return;  // the client already holds the call's error (tool-input-error)
 
-  nlohmann::ordered_json chunk;
+  Event e;
+  e.id = call.id;
   if (outcome.ok && !outcome.approval_id.empty()) {
-    chunk["type"] = "tool-approval-request";
-    chunk["approvalId"] = outcome.approval_id;
-    chunk["toolCallId"] = call.id;
+    e.kind = EventKind::kToolApprovalRequest;
+    e.approval_id = outcome.approval_id;
   } else if (outcome.ok) {
-    chunk["type"] = "tool-output-available";
-    chunk["toolCallId"] = call.id;
-    chunk["output"] = nlohmann::ordered_json::parse(outcome.output.dump());
+    e.kind = EventKind::kToolOutputAvailable;
+    e.value = nlohmann::ordered_json::parse(outcome.output.dump());
   } else {
-    chunk["type"] = "tool-output-error";
-    chunk["toolCallId"] = call.id;
-    chunk["errorText"] = outcome.error.code + ": " + outcome.error.ToString();
+    e.kind = EventKind::kToolOutputError;
+    e.text = outcome.error.code + ": " + outcome.error.ToString();
   }
-  Emit(std::move(chunk));
-  nlohmann::ordered_json truth = {{"toolCallId", call.id}, {"state", p.state}};
-  if (outcome.data_state) truth["dataState"] = DataStateName(*outcome.data_state);
-  Emit({{"type", "data-truth"}, {"id", call.id}, {"data", truth}});
+  Emit(e);
+  Event truth = Event::Of(EventKind::kTruth);
+  truth.id = call.id;
+  truth.state = p.state;
+  if (outcome.data_state) truth.data_state = DataStateName(*outcome.data_state);
+  Emit(truth);
 
   if (outcome.surface) {
     const SurfaceDraft& d = *outcome.surface;
@@ -284,9 +308,11 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
     Persist(s);
     if (!store_error_) s.state = std::string(TruthName(TruthState::kPersisted));
     Persist(s);
-    nlohmann::ordered_json data = nlohmann::ordered_json::parse(s.data.dump());
-    data["state"] = s.state;
-    Emit({{"type", "data-surface"}, {"id", d.id}, {"data", std::move(data)}});
+    Event surface = Event::Of(EventKind::kSurface);
+    surface.id = d.id;
+    surface.value = nlohmann::ordered_json::parse(s.data.dump());
+    surface.value["state"] = s.state;
+    Emit(surface);
   }
 }
 
@@ -300,30 +326,27 @@ void Adapter::CancelCall(size_t index, const std::string& reason) {
   p.data["errorText"] = reason;
   p.data["resultText"] = EvidenceText(call.name, "error harness.cancelled: " + reason);
   Persist(p);
-  Emit({{"type", "tool-output-error"},
-        {"toolCallId", call.id},
-        {"errorText", "harness.cancelled: " + reason}});
+  Emit(EventKind::kToolOutputError, call.id, "harness.cancelled: " + reason);
 }
 
-void Adapter::FinishStep() { Emit({{"type", "finish-step"}}); }
+void Adapter::FinishStep() { Emit(EventKind::kFinishStep, ""); }
 
-void Adapter::EmitData(const std::string& name, const std::string& id,
-                       nlohmann::ordered_json data) {
-  Emit({{"type", "data-" + name}, {"id", id}, {"data", std::move(data)}});
+void Adapter::EmitApproval(const std::string& approval_id, nlohmann::ordered_json outcome) {
+  Event e = Event::Of(EventKind::kApproval);
+  e.id = approval_id;
+  e.value = std::move(outcome);
+  Emit(e);
 }
 
 void Adapter::EmitToolOutcome(const std::string& tool_call_id, bool denied,
                               nlohmann::ordered_json output) {
-  if (denied) {
-    Emit({{"type", "tool-output-denied"}, {"toolCallId", tool_call_id}});
-  } else {
-    Emit({{"type", "tool-output-available"},
-          {"toolCallId", tool_call_id},
-          {"output", std::move(output)}});
-  }
+  Event e = Event::Of(denied ? EventKind::kToolOutputDenied : EventKind::kToolOutputAvailable);
+  e.id = tool_call_id;
+  if (!denied) e.value = std::move(output);
+  Emit(e);
 }
 
-void Adapter::Finish(TurnStatus status, const nlohmann::json& report) {
+void Adapter::Finish(const TurnReport& report) {
   // Close anything still open (a provider that broke its contract must not leave open parts).
   for (auto& p : message_.parts) {
     if (!p.open) continue;
@@ -335,30 +358,88 @@ void Adapter::Finish(TurnStatus status, const nlohmann::json& report) {
     }
     Persist(p);
   }
+  const nlohmann::json meta = report.ToJson();
   message_.status = "complete";
-  message_.meta = report;
+  message_.meta = meta;
   if (!store_error_) {
-    if (Status s = store_.UpdateMessage(message_.id, "complete", report); !s) {
+    if (Status s = store_.UpdateMessage(message_.id, "complete", meta); !s) {
       store_error_ = s.error();
     }
   }
-  Emit({{"type", "data-turn"},
-        {"id", message_.id},
-        {"data", nlohmann::ordered_json::parse(report.dump())}});
+  Event turn = Event::Of(EventKind::kTurn);
+  turn.id = message_.id;
+  turn.value = nlohmann::ordered_json::parse(meta.dump());
+  turn.report = std::make_shared<const TurnReport>(report);
+  Emit(turn);
+  const TurnStatus status = report.status;
   if (status == TurnStatus::kCancelled) {
-    Emit({{"type", "abort"}, {"reason", "cancelled"}});
+    Emit(EventKind::kAbort, "", "cancelled");
     return;
   }
   if (status == TurnStatus::kProviderError || store_error_) {
     std::string text = store_error_ ? store_error_->code + ": " + store_error_->ToString()
                                     : ledger_.back().error_code + ": " + ledger_.back().error_text;
-    Emit({{"type", "error"}, {"errorText", text}});
+    Emit(EventKind::kError, "", std::move(text));
   }
   const std::string reason = ledger_.empty()                         ? "stop"
                              : status == TurnStatus::kProviderError  ? "error"
                              : !ledger_.back().finish_reason.empty() ? ledger_.back().finish_reason
                                                                      : "other";
-  Emit({{"type", "finish"}, {"finishReason", reason}});
+  Emit(EventKind::kFinish, "", reason);
+}
+
+std::string_view ChunkType(EventKind kind) {
+  switch (kind) {
+    case EventKind::kStart:
+      return "start";
+    case EventKind::kStartStep:
+      return "start-step";
+    case EventKind::kTextStart:
+      return "text-start";
+    case EventKind::kTextDelta:
+      return "text-delta";
+    case EventKind::kTextEnd:
+      return "text-end";
+    case EventKind::kReasoningStart:
+      return "reasoning-start";
+    case EventKind::kReasoningDelta:
+      return "reasoning-delta";
+    case EventKind::kReasoningEnd:
+      return "reasoning-end";
+    case EventKind::kToolInputStart:
+      return "tool-input-start";
+    case EventKind::kToolInputDelta:
+      return "tool-input-delta";
+    case EventKind::kToolInputAvailable:
+      return "tool-input-available";
+    case EventKind::kToolInputError:
+      return "tool-input-error";
+    case EventKind::kToolOutputAvailable:
+      return "tool-output-available";
+    case EventKind::kToolOutputError:
+      return "tool-output-error";
+    case EventKind::kToolOutputDenied:
+      return "tool-output-denied";
+    case EventKind::kToolApprovalRequest:
+      return "tool-approval-request";
+    case EventKind::kTruth:
+      return "data-truth";
+    case EventKind::kSurface:
+      return "data-surface";
+    case EventKind::kApproval:
+      return "data-approval";
+    case EventKind::kTurn:
+      return "data-turn";
+    case EventKind::kFinishStep:
+      return "finish-step";
+    case EventKind::kError:
+      return "error";
+    case EventKind::kFinish:
+      return "finish";
+    case EventKind::kAbort:
+      return "abort";
+  }
+  return "";
 }
 
 }  // namespace affordance::harness

@@ -21,6 +21,7 @@
 
 #include "formats/stream_part.h"
 #include "harness/event.h"
+#include "harness/harness.h"
 #include "harness/ledger.h"
 #include "harness/tool.h"
 #include "store/store.h"
@@ -44,6 +45,8 @@ class Adapter {
   // A provider step begins / its parts / it ended (the step is persisted, the ledger entry added;
   // finish-step is emitted later by FinishStep, after the step's tool results).
   void BeginStep(int index);
+  // One provider part: content parts (text, reasoning) and tool calls are persisted and shown,
+  // the step's end and usage are recorded in the ledger and the step record.
   void OnPart(const formats::StreamPart& part);
   StepEntry& step() { return ledger_.back(); }
   // Records a fact about the current step in its persisted detail (e.g. the prompt audit).
@@ -54,15 +57,15 @@ class Adapter {
   // A call that will not run (the turn was cancelled first).
   void CancelCall(size_t index, const std::string& reason);
   void FinishStep();
-  // Emits a harness data chunk {type: "data-<name>", id, data} (after Start, before Finish).
-  void EmitData(const std::string& name, const std::string& id, nlohmann::ordered_json data);
+  // An approval resolved at the turn's start (kApproval: data-approval {approvalId, state, ...}).
+  void EmitApproval(const std::string& approval_id, nlohmann::ordered_json outcome);
   // The decided outcome of an EARLIER message's call, on a continuation (ContinueTurn): the client
   // that sent the decision still holds that tool part, so it gets `tool-output-available`
   // {toolCallId, output} or `tool-output-denied` {toolCallId}, as the AI SDK protocol describes.
   void EmitToolOutcome(const std::string& tool_call_id, bool denied, nlohmann::ordered_json output);
-  // Ends the turn: data-turn, then finish (or error + finish, or abort); the message becomes
-  // "complete" with meta {status, truth, evidence, usage}.
-  void Finish(TurnStatus status, const nlohmann::json& report);
+  // Ends the turn: kTurn (data-turn, carrying `report`), then finish (or error + finish, or
+  // abort); the message becomes "complete" with meta = report.ToJson().
+  void Finish(const TurnReport& report);
 
   const StepLedger& ledger() const { return ledger_; }
   const store::MessageRecord& message() const { return message_; }
@@ -70,10 +73,16 @@ class Adapter {
   const std::optional<Error>& store_error() const { return store_error_; }
 
  private:
+  // OnPart, by the part's family.
+  void OnContent(const formats::StreamPart& part, int step);
+  void OnToolInput(const formats::StreamPart& part, StepEntry& entry);
+  void OnStepEnd(const formats::StreamPart& part, StepEntry& entry);
+
   store::PartRecord& Part(const std::string& kind, const std::string& key, int step);
   void Persist(const store::PartRecord& part);
   void PersistStep(const store::StepRecord& step);
-  void Emit(nlohmann::ordered_json chunk);
+  void Emit(const Event& event);
+  void Emit(EventKind kind, std::string id, std::string text = "");
   store::StepRecord& StepRecordOf(int index);
 
   store::Store& store_;

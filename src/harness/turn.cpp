@@ -303,7 +303,7 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
       const bool denied = chunk.value("state", "") == "denied";
       adapter.EmitToolOutcome(chunk["toolCallId"].get<std::string>(), denied, chunk);
     }
-    adapter.EmitData("approval", id, std::move(chunk));
+    adapter.EmitApproval(id, std::move(chunk));
   }
   registry_.ClearAttached();
   std::optional<TurnStatus> status;
@@ -348,7 +348,7 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
       report.text += p.data.value("text", "");
     }
   }
-  adapter.Finish(report.status, report.ToJson());
+  adapter.Finish(report);
   return report;
 }
 

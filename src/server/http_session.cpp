@@ -34,7 +34,7 @@ class StreamSubscriber : public TurnSubscriber {
   StreamSubscriber(std::shared_ptr<HttpSession> session, beast::tcp_stream::executor_type executor,
                    ClientStream view)
       : session_(std::move(session)), executor_(std::move(executor)), view_(std::move(view)) {}
-  void OnChunk(const nlohmann::ordered_json& chunk) override;
+  void OnEvent(const harness::Event& event) override;
   void OnEnd() override;
 
  private:
@@ -42,7 +42,7 @@ class StreamSubscriber : public TurnSubscriber {
   // The cycle is broken when the session unsubscribes (end of stream, drop, error).
   std::shared_ptr<HttpSession> session_;
   beast::tcp_stream::executor_type executor_;
-  ClientStream view_;  // OnChunk calls are sequential (under the turn's lock)
+  ClientStream view_;  // OnEvent calls are sequential (under the turn's lock)
 };
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
@@ -377,8 +377,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::array<char, 512> peer_buf_{};
 };
 
-void StreamSubscriber::OnChunk(const nlohmann::ordered_json& chunk) {
-  auto shown = view_.Next(chunk);
+void StreamSubscriber::OnEvent(const harness::Event& event) {
+  auto shown = view_.Next(event);
   if (!shown) return;
   net::post(executor_, [s = session_, bytes = SseEvent(*shown)]() mutable {
     s->Enqueue(std::move(bytes), false);

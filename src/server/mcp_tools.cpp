@@ -291,39 +291,46 @@ ToolResult Report(authority::Authority& auth, const std::string& id) {
   return ToolResult::Ok({{"approval", r->ToJson()}, {"message", r->ModelText()}});
 }
 
-// Collects one turn's chunks for `ask` and answers when the turn ends.
+json PlainJson(const nlohmann::ordered_json& j) {
+  return json::parse(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// Collects one turn's events for `ask` and answers when the turn ends: the prose and status come
+// from the turn's TurnReport (kTurn), the surfaces, truth states and approvals from their events.
 class AskCollector : public TurnSubscriber {
  public:
   AskCollector(std::string thread_id, mcp::ToolReply reply)
       : thread_id_(std::move(thread_id)), reply_(std::move(reply)) {}
 
-  void OnChunk(const nlohmann::ordered_json& chunk) override {
+  void OnEvent(const harness::Event& e) override {
+    using harness::EventKind;
     std::lock_guard lock(mu_);
-    const std::string type = chunk.value("type", "");
-    if (type == "start") {
-      message_id_ = chunk.value("messageId", "");
-    } else if (type == "start-step") {
-      text_.clear();  // the final text is the prose of the last step (harness TurnReport::text)
-    } else if (type == "text-delta") {
-      text_ += chunk.value("delta", "");
-    } else if (type == "data-surface") {
-      surfaces_[chunk.value("id", "")] =
-          json::parse(chunk["data"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      if (std::find(surface_order_.begin(), surface_order_.end(), chunk.value("id", "")) ==
-          surface_order_.end()) {
-        surface_order_.push_back(chunk.value("id", ""));
+    switch (e.kind) {
+      case EventKind::kStart:
+        message_id_ = e.id;
+        break;
+      case EventKind::kSurface:
+        if (!surfaces_.count(e.id)) surface_order_.push_back(e.id);
+        surfaces_[e.id] = PlainJson(e.value);
+        break;
+      case EventKind::kTruth: {
+        json truth = {{"toolCallId", e.id}, {"state", e.state}};
+        if (!e.data_state.empty()) truth["dataState"] = e.data_state;
+        truth_.push_back(std::move(truth));
+        break;
       }
-    } else if (type == "data-truth") {
-      truth_.push_back(json::parse(
-          chunk["data"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
-    } else if (type == "data-approval") {
-      approvals_.push_back(json::parse(
-          chunk["data"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
-    } else if (type == "data-turn") {
-      turn_ =
-          json::parse(chunk["data"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    } else if (type == "error") {
-      error_ = chunk.value("errorText", "");
+      case EventKind::kApproval:
+        approvals_.push_back(PlainJson(e.value));
+        break;
+      case EventKind::kTurn:
+        report_ = e.report;
+        turn_ = PlainJson(e.value);
+        break;
+      case EventKind::kError:
+        error_ = e.text;
+        break;
+      default:
+        break;
     }
   }
 
@@ -331,23 +338,25 @@ class AskCollector : public TurnSubscriber {
     ToolResult result;
     {
       std::lock_guard lock(mu_);
-      if (turn_.is_null()) {
+      if (!report_) {
         result = ToolResult::Fail(MakeError(
             "mcp.turn_failed", error_.empty() ? "the turn did not run" : error_, thread_id_));
       } else {
-        const std::string status = turn_.value("status", "");
-        if (status == "provider_error" || status == "harness_error" || !error_.empty()) {
+        const harness::TurnStatus status = report_->status;
+        const std::string name(harness::TurnStatusName(status));
+        if (status == harness::TurnStatus::kProviderError ||
+            status == harness::TurnStatus::kHarnessError || !error_.empty()) {
           result = ToolResult::Fail(
               MakeError("mcp.turn_failed",
-                        "the turn ended with " + status + (error_.empty() ? "" : ": " + error_),
+                        "the turn ended with " + name + (error_.empty() ? "" : ": " + error_),
                         thread_id_ + " " + message_id_));
         } else {
           json surfaces = json::array();
           for (const auto& id : surface_order_) surfaces.push_back(surfaces_[id]);
           result = ToolResult::Ok({{"threadId", thread_id_},
                                    {"messageId", message_id_},
-                                   {"status", status},
-                                   {"text", text_},
+                                   {"status", name},
+                                   {"text", report_->text},
                                    {"surfaces", surfaces},
                                    {"truth", truth_},
                                    {"approvals", approvals_},
@@ -362,12 +371,13 @@ class AskCollector : public TurnSubscriber {
   std::mutex mu_;
   const std::string thread_id_;
   mcp::ToolReply reply_;
-  std::string message_id_, text_, error_;
+  std::string message_id_, error_;
   std::map<std::string, json> surfaces_;
   std::vector<std::string> surface_order_;
   json truth_ = json::array();
   json approvals_ = json::array();
   json turn_;
+  std::shared_ptr<const harness::TurnReport> report_;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The AI SDK UI message stream on the wire: how one harness::Event becomes one SSE event for a
 // client of a given protocol version (shared/reference/ui-message-stream.md).
 //
-// The events already carry exactly the documented fields; what depends on the client is:
+// UiChunk writes an event as its chunk, with exactly the documented fields of its type (the one
+// place the harness's typed events meet the wire). What depends on the client is:
 //   - `finish.finishReason`: ai@5 clients reject the field (5.0.0 does); it is sent to 6+ only.
 //   - `tool-approval-request` / `tool-output-denied` exist from v6 on. For an older client they
 //     are sent as `data-approval-request` / `data-output-denied` chunks (a data part every version
@@ -11,6 +12,7 @@
 #pragma once
 
 #include "base/result.h"
+#include "harness/event.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,8 +37,16 @@ struct ClientProtocol {
 // anything that is not MAJOR.MINOR.PATCH with decimal numbers (a pre-release suffix is ignored).
 Result<ClientProtocol> ParseClientVersion(std::string_view header);
 
+// The UI message stream chunk of an event, for the newest client (`run --json` prints these).
+nlohmann::ordered_json UiChunk(const harness::Event& event);
+
+// The event a chunk of UiChunk's form stands for (the inverse of UiChunk: UiChunk(*ParseUiChunk(c))
+// == c for every chunk it writes). Errors: "server.bad_chunk" (not an object, an unknown type, or
+// a field of the wrong type).
+Result<harness::Event> ParseUiChunk(const nlohmann::ordered_json& chunk);
+
 // The chunk as this client must see it (see the file comment); nullopt when nothing is sent.
-std::optional<nlohmann::ordered_json> ChunkFor(const nlohmann::ordered_json& chunk,
+std::optional<nlohmann::ordered_json> ChunkFor(const harness::Event& event,
                                                const ClientProtocol& client);
 
 // One client's view of a turn's chunks: ChunkFor, and for a client that re-attached
@@ -48,7 +58,7 @@ std::optional<nlohmann::ordered_json> ChunkFor(const nlohmann::ordered_json& chu
 class ClientStream {
  public:
   ClientStream(ClientProtocol client, bool resumed) : client_(client), resumed_(resumed) {}
-  std::optional<nlohmann::ordered_json> Next(const nlohmann::ordered_json& chunk);
+  std::optional<nlohmann::ordered_json> Next(const harness::Event& event);
 
  private:
   ClientProtocol client_;

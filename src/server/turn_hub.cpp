@@ -3,6 +3,15 @@
 #include <algorithm>
 
 namespace affordance::server {
+namespace {
+
+harness::Event ErrorEvent(std::string text) {
+  harness::Event e = harness::Event::Of(harness::EventKind::kError);
+  e.text = std::move(text);
+  return e;
+}
+
+}  // namespace
 
 ActiveTurn::ActiveTurn(std::string thread_id, std::string user_text, bool continuation)
     : thread_id_(std::move(thread_id)),
@@ -19,16 +28,16 @@ bool ActiveTurn::done() const {
   return done_;
 }
 
-size_t ActiveTurn::chunks() const {
+size_t ActiveTurn::events() const {
   std::lock_guard lock(mu_);
-  return chunks_.size();
+  return events_.size();
 }
 
 // Subscribers are called under the lock: that is what keeps "buffered, then live" free of gaps and
 // duplicates. They only queue bytes (TurnSubscriber's contract), so the lock is held briefly.
 void ActiveTurn::Subscribe(const std::shared_ptr<TurnSubscriber>& subscriber) {
   std::lock_guard lock(mu_);
-  for (const auto& chunk : chunks_) subscriber->OnChunk(chunk);
+  for (const auto& event : events_) subscriber->OnEvent(event);
   if (done_) {
     subscriber->OnEnd();
     return;
@@ -41,14 +50,12 @@ void ActiveTurn::Unsubscribe(const TurnSubscriber* subscriber) {
   std::erase_if(subscribers_, [&](const auto& s) { return s.get() == subscriber; });
 }
 
-void ActiveTurn::Publish(nlohmann::ordered_json chunk) {
+void ActiveTurn::Publish(harness::Event event) {
   std::lock_guard lock(mu_);
   if (done_) return;
-  if (message_id_.empty() && chunk.value("type", "") == "start") {
-    message_id_ = chunk.value("messageId", "");
-  }
-  chunks_.push_back(std::move(chunk));
-  for (const auto& s : subscribers_) s->OnChunk(chunks_.back());
+  if (message_id_.empty() && event.kind == harness::EventKind::kStart) message_id_ = event.id;
+  events_.push_back(std::move(event));
+  for (const auto& s : subscribers_) s->OnEvent(events_.back());
 }
 
 void ActiveTurn::End() {
@@ -87,7 +94,7 @@ TurnHub::~TurnHub() {
   cv_.notify_all();
   for (auto& t : threads_) t.join();
   for (auto& turn : dropped) {
-    turn->Publish({{"type", "error"}, {"errorText", "server.stopping: the server shut down"}});
+    turn->Publish(ErrorEvent("server.stopping: the server shut down"));
     turn->End();
   }
 }
@@ -146,15 +153,14 @@ void TurnHub::Work(TurnRunner& runner) {
       --stats_.queued;
       ++stats_.started;
     }
-    const harness::EventSink sink = [&](const harness::Event& e) { turn->Publish(e.chunk); };
+    const harness::EventSink sink = [&](const harness::Event& e) { turn->Publish(e); };
     auto report =
         turn->continuation()
             ? runner.ContinueTurn(turn->thread_id(), sink, turn->cancel_token())
             : runner.RunTurn(turn->thread_id(), turn->user_text(), sink, turn->cancel_token());
     if (!report) {
       // The turn could not start (nothing half-written, harness.h): the client still hears why.
-      turn->Publish({{"type", "error"},
-                     {"errorText", report.error().code + ": " + report.error().ToString()}});
+      turn->Publish(ErrorEvent(report.error().code + ": " + report.error().ToString()));
     }
     {
       std::lock_guard lock(mu_);

@@ -4,10 +4,12 @@
 // A harness runs one turn at a time (its Frame holds a QuickJS runtime, a provider is
 // single-threaded), so the hub owns N workers, each with its own TurnRunner, fed by one queue.
 // Submit() queues a turn and returns its ActiveTurn at once; clients Subscribe() to it. An
-// ActiveTurn buffers every chunk of the turn, so a subscriber that arrives late (a page reload:
-// `GET /api/chat/{id}/stream`) first receives the chunks so far, then follows live. A subscriber
-// that goes away (a dropped connection) does not stop the turn: it runs to its end and the
-// harness persists it. Only Cancel() (the client's explicit abort) stops the running step.
+// ActiveTurn buffers every event of the turn (typed harness::Event; each door writes its own form
+// of it: the SSE route through protocol.h UiChunk, MCP ask from the turn's TurnReport), so a
+// subscriber that arrives late (a page reload: `GET /api/chat/{id}/stream`) first receives the
+// chunks so far, then follows live. A subscriber that goes away (a dropped connection) does not
+// stop the turn: it runs to its end and the harness persists it. Only Cancel() (the client's
+// explicit abort) stops the running step.
 //
 // The hub never writes messages or derives state: the harness is the one writer; the hub only
 // moves its events.
@@ -59,8 +61,8 @@ using RunnerFactory = std::function<Result<std::unique_ptr<TurnRunner>>(int inde
 class TurnSubscriber {
  public:
   virtual ~TurnSubscriber() = default;
-  virtual void OnChunk(const nlohmann::ordered_json& chunk) = 0;
-  // The turn ended (its last chunk was delivered). Called exactly once per subscription.
+  virtual void OnEvent(const harness::Event& event) = 0;
+  // The turn ended (its last event was delivered). Called exactly once per subscription.
   virtual void OnEnd() = 0;
 };
 
@@ -72,12 +74,12 @@ class ActiveTurn {
   const std::string& user_text() const { return user_text_; }
   // A continuation after an approval decision (no user text; TurnRunner::ContinueTurn).
   bool continuation() const { return continuation_; }
-  // The assistant message id (from the turn's `start` chunk); empty until it started.
+  // The assistant message id (from the turn's kStart event); empty until it started.
   std::string message_id() const;
   bool done() const;
-  size_t chunks() const;
+  size_t events() const;
 
-  // Delivers every chunk so far, then the live ones, then OnEnd (at once when already done).
+  // Delivers every event so far, then the live ones, then OnEnd (at once when already done).
   void Subscribe(const std::shared_ptr<TurnSubscriber>& subscriber);
   void Unsubscribe(const TurnSubscriber* subscriber);
   // Stops the running step (the turn ends with `abort` and is persisted as cancelled).
@@ -85,7 +87,7 @@ class ActiveTurn {
   const model::CancelToken& cancel_token() const { return cancel_; }
 
   // Used by the hub's worker.
-  void Publish(nlohmann::ordered_json chunk);
+  void Publish(harness::Event event);
   void End();
 
  private:
@@ -95,7 +97,7 @@ class ActiveTurn {
   model::CancelToken cancel_;
   mutable std::mutex mu_;
   std::string message_id_;
-  std::vector<nlohmann::ordered_json> chunks_;
+  std::vector<harness::Event> events_;
   std::vector<std::shared_ptr<TurnSubscriber>> subscribers_;
   bool done_ = false;
 };

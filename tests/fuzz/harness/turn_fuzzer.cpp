@@ -8,6 +8,7 @@
 #include "harness/frame.h"
 #include "harness/harness.h"
 #include "model/replay_provider.h"
+#include "server/protocol.h"
 #include "store/store.h"
 #include "text/tokenizer.h"
 
@@ -83,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::vector<nlohmann::ordered_json> events;
   auto report = world->harness->RunTurn(
-      thread.id, "go", [&](const harness::Event& e) { events.push_back(e.chunk); },
+      thread.id, "go", [&](const harness::Event& e) { events.push_back(server::UiChunk(e)); },
       model::CancelToken());
   if (!report.ok()) Fail("RunTurn failed: " + report.error().ToString());
   if (events.empty() || events.front()["type"] != "start")

@@ -163,7 +163,7 @@ TEST(HarnessApproval,
      AContinuationAfterTheDecisionRunsTheWriteAndTheModelGoesOnWithoutAUserMessage) {
   Rig rig(StagingSteps(), {.grants = {"read", "write"}});
   const std::string ics = rig.dir / "connectors/calendar.ics";
-  auto collect = [&](const Event& e) { rig.events.push_back(e.chunk); };
+  auto collect = [&](const Event& e) { rig.events.push_back(server::UiChunk(e)); };
 
   // Nothing to continue before a turn staged anything, or before a person decided.
   auto early = rig.harness->ContinueTurn(rig.thread, collect, model::CancelToken());

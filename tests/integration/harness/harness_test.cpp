@@ -259,7 +259,7 @@ TEST(HarnessReplay, CancellationMidStepLeavesAConsistentPersistedTurn) {
       json::array({"This answer is long enough to be cancelled after its first words arrive."}));
   model::CancelToken cancel;
   auto report = rig.Turn("Tell me a story", cancel, [&](const Event& e) {
-    if (e.type() == "text-delta") cancel.Cancel();
+    if (e.kind == EventKind::kTextDelta) cancel.Cancel();
   });
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->status, TurnStatus::kCancelled);
@@ -279,7 +279,7 @@ TEST(HarnessReplay, CancellationBeforeACallRunsClosesItAsCancelled) {
       {Call("ListComponents", json::object()) + Call("ListComponents", json::object())}));
   model::CancelToken cancel;
   auto report = rig.Turn("go", cancel, [&](const Event& e) {
-    if (e.type() == "tool-output-available") cancel.Cancel();
+    if (e.kind == EventKind::kToolOutputAvailable) cancel.Cancel();
   });
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->status, TurnStatus::kCancelled);

@@ -11,6 +11,7 @@
 #include "harness/frame_text.h"
 #include "harness/harness.h"
 #include "model/replay_provider.h"
+#include "server/protocol.h"
 #include "store/store.h"
 #include "text/tokenizer.h"
 
@@ -168,7 +169,7 @@ struct Rig {
     return harness->RunTurn(
         thread, text,
         [&](const Event& e) {
-          events.push_back(e.chunk);
+          events.push_back(server::UiChunk(e));
           if (also) also(e);
         },
         cancel);

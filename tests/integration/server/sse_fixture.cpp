@@ -1,7 +1,7 @@
 // Writes the server's serialization of harness events (one JSON chunk per stdin line) for a client
-// version (argv[1]) exactly as a stream response body carries them: ChunkFor + SseEvent per chunk,
-// then [DONE]. The stream-reader test feeds it to the real `ai` client for chunks that no replay
-// turn produces yet (approvals: the authority issue emits them).
+// version (argv[1]) exactly as a stream response body carries them: ParseUiChunk, ChunkFor +
+// SseEvent per chunk, then [DONE]. The stream-reader test feeds it to the real `ai` client for
+// chunks that no replay turn produces yet (approvals: the authority issue emits them).
 #include "server/protocol.h"
 
 #include <iostream>
@@ -17,7 +17,12 @@ int main(int argc, char** argv) {
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
-    auto shown = ChunkFor(nlohmann::ordered_json::parse(line), *client);
+    auto event = ParseUiChunk(nlohmann::ordered_json::parse(line));
+    if (!event) {
+      std::cerr << event.error().ToString() << "\n";
+      return 2;
+    }
+    auto shown = ChunkFor(*event, *client);
     if (shown) std::cout << SseEvent(*shown);
   }
   std::cout << SseDone();

@@ -2,10 +2,85 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace affordance::server {
 namespace {
 
+using harness::Event;
+using harness::EventKind;
 using ojson = nlohmann::ordered_json;
+
+// The event a chunk stands for (the tests write chunks, as a client reads them).
+Event Ev(const ojson& chunk) {
+  auto e = ParseUiChunk(chunk);
+  EXPECT_TRUE(e.ok()) << chunk.dump();
+  return e.ok() ? *e : Event{};
+}
+
+TEST(ServerProtocol, EveryEventKindIsWrittenWithExactlyItsDocumentedFieldsAndReadBack) {
+  const std::vector<ojson> chunks = {
+      {{"type", "start"}, {"messageId", "m1"}, {"messageMetadata", {{"threadId", "t1"}}}},
+      {{"type", "start-step"}},
+      {{"type", "text-start"}, {"id", "p0"}},
+      {{"type", "text-delta"}, {"id", "p0"}, {"delta", "Hel"}},
+      {{"type", "text-end"}, {"id", "p0"}},
+      {{"type", "reasoning-start"}, {"id", "r0"}},
+      {{"type", "reasoning-delta"}, {"id", "r0"}, {"delta", "hm"}},
+      {{"type", "reasoning-end"}, {"id", "r0"}},
+      {{"type", "tool-input-start"}, {"toolCallId", "c1"}, {"toolName", "ToolSearch"}},
+      {{"type", "tool-input-delta"}, {"toolCallId", "c1"}, {"inputTextDelta", "{\"q"}},
+      {{"type", "tool-input-available"},
+       {"toolCallId", "c1"},
+       {"toolName", "ToolSearch"},
+       {"input", {{"query", "events"}}}},
+      {{"type", "tool-input-error"},
+       {"toolCallId", "c2"},
+       {"toolName", "X"},
+       {"input", "{oops"},
+       {"errorText", "bad json"}},
+      {{"type", "tool-output-available"}, {"toolCallId", "c1"}, {"output", {{"n", 1}}}},
+      {{"type", "tool-output-error"}, {"toolCallId", "c3"}, {"errorText", "harness.x: no"}},
+      {{"type", "tool-output-denied"}, {"toolCallId", "c4"}},
+      {{"type", "tool-approval-request"}, {"approvalId", "apr_1"}, {"toolCallId", "c5"}},
+      {{"type", "data-truth"},
+       {"id", "c1"},
+       {"data", {{"toolCallId", "c1"}, {"state", "executed"}, {"dataState", "mirrored"}}}},
+      {{"type", "data-truth"}, {"id", "c3"}, {"data", {{"toolCallId", "c3"}, {"state", "parsed"}}}},
+      {{"type", "data-surface"},
+       {"id", "s1"},
+       {"data", {{"surfaceId", "s1"}, {"state", "persisted"}}}},
+      {{"type", "data-approval"}, {"id", "apr_1"}, {"data", {{"approvalId", "apr_1"}}}},
+      {{"type", "data-turn"}, {"id", "m1"}, {"data", {{"status", "answered"}}}},
+      {{"type", "finish-step"}},
+      {{"type", "error"}, {"errorText", "model.http: down"}},
+      {{"type", "finish"}, {"finishReason", "stop"}},
+      {{"type", "abort"}, {"reason", "cancelled"}},
+  };
+  std::set<EventKind> kinds;
+  for (const auto& c : chunks) {
+    const Event e = Ev(c);
+    kinds.insert(e.kind);
+    EXPECT_EQ(harness::ChunkType(e.kind), c["type"].get<std::string>());
+    EXPECT_EQ(UiChunk(e), c) << c.dump();
+  }
+  EXPECT_EQ(kinds.size(), static_cast<size_t>(EventKind::kAbort) + 1);  // every kind, once at least
+  EXPECT_EQ(Ev(chunks[0]).thread_id, "t1");
+  EXPECT_EQ(Ev(chunks[3]).text, "Hel");
+  EXPECT_TRUE(Ev(chunks[8]).tool());
+  EXPECT_FALSE(Ev(chunks[16]).tool());
+  EXPECT_EQ(Ev(chunks[16]).data_state, "mirrored");
+}
+
+TEST(ServerProtocol, AChunkThatIsNoEventIsABadChunk) {
+  for (const ojson& bad : {ojson(1), ojson::object(), ojson{{"type", 3}}, ojson{{"type", "nope"}},
+                           ojson{{"type", "text-delta"}, {"delta", 4}},
+                           ojson{{"type", "tool-input-error"}, {"input", ojson::object()}}}) {
+    auto e = ParseUiChunk(bad);
+    ASSERT_FALSE(e.ok()) << bad.dump();
+    EXPECT_EQ(e.error().code, "server.bad_chunk");
+  }
+}
 
 TEST(ServerProtocol, ParsesClientVersions) {
   auto none = ParseClientVersion("");
@@ -26,27 +101,27 @@ TEST(ServerProtocol, ParsesClientVersions) {
 
 TEST(ServerProtocol, FinishReasonOnlyForClientsThatAcceptIt) {
   ojson finish = {{"type", "finish"}, {"finishReason", "stop"}};
-  auto v5 = ChunkFor(finish, {5, 0, 0});
+  auto v5 = ChunkFor(Ev(finish), {5, 0, 0});
   ASSERT_TRUE(v5.has_value());
   EXPECT_FALSE(v5->contains("finishReason"));
   EXPECT_EQ((*v5)["type"], "finish");
-  auto v7 = ChunkFor(finish, {7, 0, 173});
+  auto v7 = ChunkFor(Ev(finish), {7, 0, 173});
   EXPECT_EQ((*v7)["finishReason"], "stop");
 }
 
 TEST(ServerProtocol, ApprovalChunksAreGatedOnVersionSix) {
   ojson request = {{"type", "tool-approval-request"}, {"approvalId", "a1"}, {"toolCallId", "c1"}};
   ojson denied = {{"type", "tool-output-denied"}, {"toolCallId", "c1"}};
-  EXPECT_EQ(*ChunkFor(request, {6, 0, 0}), request);
-  EXPECT_EQ(*ChunkFor(denied, {7, 0, 1}), denied);
-  auto old = ChunkFor(request, {5, 0, 100});
+  EXPECT_EQ(*ChunkFor(Ev(request), {6, 0, 0}), request);
+  EXPECT_EQ(*ChunkFor(Ev(denied), {7, 0, 1}), denied);
+  auto old = ChunkFor(Ev(request), {5, 0, 100});
   EXPECT_EQ((*old)["type"], "data-approval-request");
   EXPECT_EQ((*old)["id"], "c1");
   EXPECT_EQ((*old)["data"]["approvalId"], "a1");
-  EXPECT_EQ((*ChunkFor(denied, {5, 0, 0}))["type"], "data-output-denied");
+  EXPECT_EQ((*ChunkFor(Ev(denied), {5, 0, 0}))["type"], "data-output-denied");
   // Everything else passes through untouched.
   ojson delta = {{"type", "text-delta"}, {"id", "t"}, {"delta", "hi"}};
-  EXPECT_EQ(*ChunkFor(delta, {5, 0, 0}), delta);
+  EXPECT_EQ(*ChunkFor(Ev(delta), {5, 0, 0}), delta);
 }
 
 TEST(ServerProtocol, AResumedStreamCarriesNoOutcomeOfACallItDidNotOpen) {
@@ -67,7 +142,7 @@ TEST(ServerProtocol, AResumedStreamCarriesNoOutcomeOfACallItDidNotOpen) {
     ClientStream view({7, 0, 0}, resumed);
     std::vector<std::string> out;
     for (const auto& c : turn) {
-      if (auto shown = view.Next(c))
+      if (auto shown = view.Next(Ev(c)))
         out.push_back((*shown)["type"].get<std::string>() + ":" + shown->value("toolCallId", ""));
     }
     return out;
@@ -80,7 +155,7 @@ TEST(ServerProtocol, AResumedStreamCarriesNoOutcomeOfACallItDidNotOpen) {
                                                   "tool-output-available:c1", "finish:"}));
   // Version gating still applies to what passes.
   ClientStream old({5, 0, 0}, false);
-  EXPECT_EQ((*old.Next(turn[2]))["type"], "data-output-denied");
+  EXPECT_EQ((*old.Next(Ev(turn[2])))["type"], "data-output-denied");
 }
 
 TEST(ServerProtocol, SseFraming) {

@@ -10,7 +10,15 @@
 namespace affordance::server {
 namespace {
 
-using ojson = nlohmann::ordered_json;
+using harness::Event;
+using harness::EventKind;
+
+Event Ev(EventKind kind, std::string id = "", std::string text = "") {
+  Event e = Event::Of(kind);
+  e.id = std::move(id);
+  e.text = std::move(text);
+  return e;
+}
 
 // Emits start, n deltas (waiting for a go signal after the first), then finish; honours cancel.
 class GatedRunner : public TurnRunner {
@@ -19,17 +27,17 @@ class GatedRunner : public TurnRunner {
   Result<harness::TurnReport> RunTurn(const std::string& thread, const std::string&,
                                       const harness::EventSink& sink,
                                       const model::CancelToken& cancel) override {
-    sink({ojson{{"type", "start"}, {"messageId", "m_" + thread}}});
+    sink(Ev(EventKind::kStart, "m_" + thread));
     for (int i = 0; i < 5; ++i) {
-      sink({ojson{{"type", "text-delta"}, {"id", "t"}, {"delta", std::to_string(i)}}});
+      sink(Ev(EventKind::kTextDelta, "t", std::to_string(i)));
       while (i == 0 && !go_ && !cancel.cancelled())
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       if (cancel.cancelled()) {
-        sink({ojson{{"type", "abort"}, {"reason", "cancelled"}}});
+        sink(Ev(EventKind::kAbort, "", "cancelled"));
         return harness::TurnReport{};
       }
     }
-    sink({ojson{{"type", "finish"}}});
+    sink(Ev(EventKind::kFinish));
     return harness::TurnReport{};
   }
 
@@ -42,9 +50,10 @@ struct Collector : TurnSubscriber {
   std::condition_variable cv;
   std::vector<std::string> types;
   bool ended = false;
-  void OnChunk(const ojson& c) override {
+  void OnEvent(const Event& e) override {
     std::lock_guard l(mu);
-    types.push_back(c.value("type", "") + c.value("delta", ""));
+    types.push_back(std::string(harness::ChunkType(e.kind)) +
+                    (e.kind == EventKind::kTextDelta ? e.text : ""));
   }
   void OnEnd() override {
     std::lock_guard l(mu);
@@ -73,7 +82,7 @@ TEST(ServerTurnHub, LateSubscribersGetTheWholeTurnInOrderAndDroppedOnesDoNotStop
 
   auto early = std::make_shared<Collector>();
   (*turn)->Subscribe(early);
-  while ((*turn)->chunks() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while ((*turn)->events() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ((*turn)->message_id(), "m_t1");
   (*turn)->Unsubscribe(early.get());  // a dropped connection
   auto late = std::make_shared<Collector>();
@@ -101,7 +110,7 @@ TEST(ServerTurnHub, CancelStopsTheRunningTurnAndTheQueueIsBounded) {
   ASSERT_TRUE(hub.ok());
   auto a = (*hub)->Submit("a", "x");
   ASSERT_TRUE(a.ok());
-  while ((*a)->chunks() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while ((*a)->events() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   auto b = (*hub)->Submit("b", "x");  // waits for the one worker
   ASSERT_TRUE(b.ok());
   auto c = (*hub)->Submit("c", "x");
