@@ -70,8 +70,9 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
                                             const std::string& operation, const std::string& access,
                                             int64_t expires_ms, const Actor& by) {
   if (!by.human) {
-    return MakeError("authority.not_human", "only a person can grant access; " + by.name +
-                                                " cannot grant itself anything");
+    return MakeError(
+        ErrorKind::kForbidden, "authority.not_human",
+        "only a person can grant access; " + by.name + " cannot grant itself anything");
   }
   if (access != "read" && access != "write") {
     return MakeError("authority.bad_grant", "access must be read or write, not \"" + access + "\"");
@@ -79,10 +80,11 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
   if (road_ != nullptr) {
     const connect::ConnectorManifest* m = road_->Find(connector);
     if (m == nullptr) {
-      return MakeError("connect.unknown_connector", "no connector \"" + connector + "\"");
+      return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
+                       "no connector \"" + connector + "\"");
     }
     if (!operation.empty() && m->FindOperation(operation) == nullptr) {
-      return MakeError("connect.unknown_operation",
+      return MakeError(ErrorKind::kNotFound, "connect.unknown_operation",
                        connector + " has no operation \"" + operation + "\"");
     }
   }
@@ -105,7 +107,9 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
 }
 
 Result<store::GrantRecord> Authority::Revoke(const std::string& grant_id, const Actor& by) {
-  if (!by.human) return MakeError("authority.not_human", "only a person can revoke a grant");
+  if (!by.human)
+    return MakeError(ErrorKind::kForbidden, "authority.not_human",
+                     "only a person can revoke a grant");
   auto all = store_.ListGrants();
   if (!all) return all.error();
   for (auto g : *all) {
@@ -150,13 +154,15 @@ Result<store::GrantRecord> Authority::Check(const std::string& connector,
   std::string what = access + " grant for connector " + connector +
                      (operation.empty() ? "" : " (operation " + operation + ")");
   if (expired != nullptr) {
-    return MakeError("authority.grant_expired", "the " + what + " (" + expired->id +
-                                                    ") has expired; ask the user to grant "
-                                                    "it again: " +
-                                                    GrantCommand(connector, "", access));
+    return MakeError(ErrorKind::kForbidden, "authority.grant_expired",
+                     "the " + what + " (" + expired->id +
+                         ") has expired; ask the user to grant "
+                         "it again: " +
+                         GrantCommand(connector, "", access));
   }
-  return MakeError("authority.no_grant", "no " + what + "; ask the user to grant it: " +
-                                             GrantCommand(connector, "", access));
+  return MakeError(
+      ErrorKind::kForbidden, "authority.no_grant",
+      "no " + what + "; ask the user to grant it: " + GrantCommand(connector, "", access));
 }
 
 Status Authority::AuthorizeRead(const std::string& connector, const std::string& operation,
@@ -183,8 +189,8 @@ Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>> 
   if (m == nullptr) {
     std::string slugs;
     for (const auto& c : road_->manifests()) slugs += (slugs.empty() ? "" : ", ") + c.slug;
-    return MakeError("connect.unknown_connector", "no connector \"" + connector + "\"",
-                     "connectors: " + slugs);
+    return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
+                     "no connector \"" + connector + "\"", "connectors: " + slugs);
   }
   std::string mutations;
   for (const auto& op : m->operations) {
@@ -212,7 +218,7 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
   if (!found) return found.error();
   const auto [m, op] = *found;
   if (Status v = connect::ValidateArgs(op->args_schema, r.args); !v) {
-    return MakeError("authority.bad_args",
+    return MakeError(ErrorKind::kInvalid, "authority.bad_args",
                      "the arguments of " + r.connector + "." + r.operation +
                          " do not match its schema: " + v.error().message,
                      op->args_schema.dump());
@@ -258,14 +264,14 @@ Result<store::ApprovalRecord> Authority::Load(const std::string& id) {
 Result<store::ApprovalRecord> Authority::Decide(const std::string& id, const Actor& by,
                                                 bool approve, const std::string& reason) {
   if (!by.human) {
-    return MakeError("authority.not_human",
+    return MakeError(ErrorKind::kForbidden, "authority.not_human",
                      "only a person can " + std::string(approve ? "approve" : "deny") +
                          " a staged effect; " + by.name + " cannot decide its own request");
   }
   auto a = Load(id);
   if (!a) return a.error();
   auto already = [&](const store::ApprovalRecord& cur) {
-    return MakeError("authority.already_decided",
+    return MakeError(ErrorKind::kConflict, "authority.already_decided",
                      "approval " + id + " is already " + cur.status +
                          (cur.decided_by.empty() ? "" : " (decided by " + cur.decided_by + ")") +
                          "; a decision is made once");

@@ -199,7 +199,7 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   if (!found) return found.error();
   const auto [m, op] = *found;
   if (Status v = connect::ValidateArgs(op->args_schema, a.args); !v) {
-    return MakeError("authority.bad_args", v.error().message);
+    return MakeError(ErrorKind::kInvalid, "authority.bad_args", v.error().message);
   }
   if (auto grant = Check(a.connector, a.operation, "write"); !grant) return grant.error();
 

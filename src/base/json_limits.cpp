@@ -74,7 +74,7 @@ int JsonValueDepth(const nlohmann::ordered_json& value, int limit) {
 Status CheckJsonDepth(std::string_view text, std::string_view too_deep_code, std::string_view what,
                       int limit) {
   if (JsonTextDepth(text, limit) <= limit) return {};
-  return MakeError(std::string(too_deep_code),
+  return MakeError(ErrorKind::kInvalid, std::string(too_deep_code),
                    std::string(what) + " nests deeper than " + std::to_string(limit) +
                        " levels of arrays and objects",
                    "limit " + std::to_string(limit));

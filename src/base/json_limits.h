@@ -58,8 +58,8 @@ Result<Json> ParseJson(std::string_view text, std::string_view too_deep_code,
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::exception& e) {
-    return MakeError(std::string(bad_json_code), std::string(what) + " is not valid JSON",
-                     e.what());
+    return MakeError(ErrorKind::kInvalid, std::string(bad_json_code),
+                     std::string(what) + " is not valid JSON", e.what());
   }
 }
 

@@ -39,7 +39,8 @@ Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o) {
   }
   if (!manifests.empty()) {
     if (!std::filesystem::is_directory(manifests)) {
-      return MakeError("cli.bad_option", "no connector folder at " + manifests);
+      return MakeError(ErrorKind::kInvalid, "cli.bad_option",
+                       "no connector folder at " + manifests);
     }
     auto loaded = connect::LoadManifests(manifests);
     if (!loaded) return loaded.error();

@@ -20,8 +20,9 @@ int Run(const Options& o) {
   auto gov = OpenGovernance(o.g);
   if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
   if (o.filter.limit < 1) {
-    return ReportError(MakeError("cli.bad_option", "--limit must be at least 1"), o.g.json,
-                       kExitUsage);
+    return ReportError(
+        MakeError(ErrorKind::kInvalid, "cli.bad_option", "--limit must be at least 1"), o.g.json,
+        kExitUsage);
   }
   auto entries = (*gov)->store->ListActivity(o.filter);
   if (!entries) return ReportError(entries.error(), o.g.json);

@@ -88,7 +88,8 @@ int Run(const Options& o, const std::string& verb) {
     if (auto deep = CheckInputDepth(o.args, "--args"); !deep) return fail(deep.error());
     json args = json::parse(o.args, nullptr, false);
     if (args.is_discarded() || !args.is_object()) {
-      return fail(MakeError("authority.bad_args", "--args must be a JSON object"));
+      return fail(
+          MakeError(ErrorKind::kInvalid, "authority.bad_args", "--args must be a JSON object"));
     }
     authority::StageRequest req{o.connector, o.operation, args, {{"staged_from", "cli"}}};
     auto staged = auth.Stage(req, authority::Actor::LocalUser());

@@ -95,7 +95,7 @@ int Run(const Options& o, const std::string& verb) {
   // query
   if ((*gov)->road == nullptr) {
     return fail(
-        MakeError("connect.unknown_connector",
+        MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
                   "no connector is configured (--connectors DIR or $AFFORDANCE_CONNECTORS)"));
   }
   surface::QueryRequest req;
@@ -106,7 +106,7 @@ int Run(const Options& o, const std::string& verb) {
     if (auto deep = CheckInputDepth(o.args, "--args"); !deep) return fail(deep.error());
     json args = json::parse(o.args, nullptr, false);
     if (args.is_discarded() || !args.is_object()) {
-      return fail(MakeError("cli.bad_option", "--args must be a JSON object"));
+      return fail(MakeError(ErrorKind::kInvalid, "cli.bad_option", "--args must be a JSON object"));
     }
     req.args = std::move(args);
   }

@@ -56,7 +56,7 @@ void ShowThread(store::Store& store, const std::string& id, std::ostream& out) {
 
 int Chat(const ChatOptions& o) {
   auto opened = OpenSession(o.session);
-  if (!opened) return ReportError(opened.error(), false, ExitFor(opened.error()));
+  if (!opened) return ReportError(opened.error(), false);
   Session& s = **opened;
   const bool tty = IsTty(0) && IsTty(1);
   std::ostream& out = std::cout;

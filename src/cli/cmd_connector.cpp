@@ -36,15 +36,6 @@ struct Options {
   std::string sql;
 };
 
-int ExitFor(const Error& e) {
-  for (const char* usage : {"connect.bad_request", "connect.bad_args", "connect.unknown_connector",
-                            "connect.unknown_operation", "connect.bad_mode",
-                            "connect.mode_unsupported", "connect.mutation_not_readable"}) {
-    if (e.code == usage) return kExitUsage;
-  }
-  return kExitFailure;
-}
-
 void Print(const json& j) {
   std::cout << j.dump(-1, ' ', false, json::error_handler_t::replace) << std::endl;
 }
@@ -124,7 +115,7 @@ int RunSync(const Options& o) {
   };
   auto report = (*road)->Sync(o.slug, progress);
   if (tty) std::fprintf(stderr, "\n");
-  if (!report) return ReportError(report.error(), o.json, ExitFor(report.error()));
+  if (!report) return ReportError(report.error(), o.json);
   if (o.json) {
     Print({{"connector", report->connector},
            {"rows", report->rows},
@@ -146,17 +137,18 @@ int RunRun(const Options& o) {
     }
     json args = json::parse(o.args, nullptr, false);
     if (args.is_discarded()) {
-      return ReportError(MakeError("connect.bad_args", "--args is not valid JSON", o.args), o.json,
-                         kExitUsage);
+      return ReportError(
+          MakeError(ErrorKind::kInvalid, "connect.bad_args", "--args is not valid JSON", o.args),
+          o.json, kExitUsage);
     }
     input["request"] = {{"operation", o.operation}, {"args", args}};
   } else {
     std::string words;
     for (const auto& w : o.words) words += (words.empty() ? "" : " ") + w;
     if (words.empty()) {
-      return ReportError(
-          MakeError("connect.bad_request", "give the request in words or name --operation"), o.json,
-          kExitUsage);
+      return ReportError(MakeError(ErrorKind::kInvalid, "connect.bad_request",
+                                   "give the request in words or name --operation"),
+                         o.json, kExitUsage);
     }
     input["request"] = words;
   }
@@ -165,7 +157,7 @@ int RunRun(const Options& o) {
   auto command = ParseConnectorCommand(input);
   if (!command) return ReportError(command.error(), o.json, kExitUsage);
   auto result = (*road)->RunConnectorCommand(*command);
-  if (!result) return ReportError(result.error(), o.json, ExitFor(result.error()));
+  if (!result) return ReportError(result.error(), o.json);
   json j = ToJson(*result);
   if (o.json) {
     Print(j);
@@ -189,7 +181,7 @@ int RunSql(const Options& o) {
   auto road = OpenRoad(o);
   if (!road) return ReportError(road.error(), o.json);
   auto rows = (*road)->Sql(o.slug, o.sql, json::object(), o.limit > 0 ? o.limit : -1);
-  if (!rows) return ReportError(rows.error(), o.json, ExitFor(rows.error()));
+  if (!rows) return ReportError(rows.error(), o.json);
   if (o.json) {
     Print({{"columns", rows->columns}, {"rows", rows->rows}, {"truncated", rows->truncated}});
     return kExitOk;

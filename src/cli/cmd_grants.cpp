@@ -48,8 +48,9 @@ int List(const Options& o) {
 
 int Grant(const Options& o) {
   if (o.read == o.write) {
-    return ReportError(MakeError("cli.bad_option", "give exactly one of --read or --write"),
-                       o.g.json, kExitUsage);
+    return ReportError(
+        MakeError(ErrorKind::kInvalid, "cli.bad_option", "give exactly one of --read or --write"),
+        o.g.json, kExitUsage);
   }
   auto gov = OpenGovernance(o.g);
   if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));

@@ -28,14 +28,14 @@ struct Options {
 
 int Run(const Options& o) {
   if (o.ttl_s < 1 || o.ttl_s > 24 * 3600) {
-    return ReportError(
-        MakeError("cli.bad_ttl", "--ttl-s must be 1 to 86400 seconds", std::to_string(o.ttl_s)),
-        o.json, kExitUsage);
+    return ReportError(MakeError(ErrorKind::kInvalid, "cli.bad_ttl",
+                                 "--ttl-s must be 1 to 86400 seconds", std::to_string(o.ttl_s)),
+                       o.json, kExitUsage);
   }
   if (o.url.rfind("http://", 0) != 0 && o.url.rfind("https://", 0) != 0) {
-    return ReportError(
-        MakeError("cli.bad_url", "--url is the server's address, http(s)://HOST[:PORT]", o.url),
-        o.json, kExitUsage);
+    return ReportError(MakeError(ErrorKind::kInvalid, "cli.bad_url",
+                                 "--url is the server's address, http(s)://HOST[:PORT]", o.url),
+                       o.json, kExitUsage);
   }
   SessionOptions so;
   so.data = o.data;

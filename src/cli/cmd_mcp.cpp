@@ -95,13 +95,14 @@ int Run(const McpOptions& o) {
     if (!secret) return ReportError(secret.error(), false, kExitFailure);
   }
   if (o.max_message < 1024) {
-    return ReportError(MakeError("cli.bad_option", "--max-message must be at least 1024 bytes"),
+    return ReportError(MakeError(ErrorKind::kInvalid, "cli.bad_option",
+                                 "--max-message must be at least 1024 bytes"),
                        false, kExitUsage);
   }
   auto service = OpenTurnService(o.session, std::max(1, o.workers));
-  if (!service) return ReportError(service.error(), false, ExitFor(service.error()));
+  if (!service) return ReportError(service.error(), false);
   auto road = OpenRoad(o.session);
-  if (!road) return ReportError(road.error(), false, ExitFor(road.error()));
+  if (!road) return ReportError(road.error(), false);
   server::ProductTools tools({service->store.get(), service->hub.get(), road->get()});
   auto table =
       server::mcp::ToolTable::Build(authority::CapabilityRegistry::Global(), tools.Functions());

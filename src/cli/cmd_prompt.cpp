@@ -29,19 +29,21 @@ int Audit(const AuditOptions& o) {
     auto threads = (*store)->ListThreads();
     if (!threads) return ReportError(threads.error(), o.json);
     if (threads->empty()) {
-      return ReportError(MakeError("cli.no_threads", "there is no thread to audit yet"), o.json,
-                         kExitUsage);
+      return ReportError(
+          MakeError(ErrorKind::kNotFound, "cli.no_threads", "there is no thread to audit yet"),
+          o.json, kExitUsage);
     }
     thread = threads->front().id;
   }
   auto messages = (*store)->LoadThread(thread);
-  if (!messages) return ReportError(messages.error(), o.json, ExitFor(messages.error()));
+  if (!messages) return ReportError(messages.error(), o.json);
   const store::MessageRecord* last = nullptr;
   for (const auto& m : *messages) {
     if (m.role == "assistant") last = &m;
   }
   if (last == nullptr) {
-    return ReportError(MakeError("cli.no_turns", "the thread has no assistant turn yet", thread),
+    return ReportError(MakeError(ErrorKind::kNotFound, "cli.no_turns",
+                                 "the thread has no assistant turn yet", thread),
                        o.json, kExitUsage);
   }
   nlohmann::json steps = nlohmann::json::array();

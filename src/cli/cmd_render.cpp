@@ -40,19 +40,21 @@ Result<nlohmann::ordered_json> ReadState(const RenderOptions& o) {
   if (auto deep = CheckInputDepth(*text, "the state"); !deep) return deep.error();
   nlohmann::ordered_json state = nlohmann::ordered_json::parse(*text, nullptr, false);
   if (state.is_discarded()) {
-    return MakeError("cli.bad_state", "the state is not valid JSON", o.state);
+    return MakeError(ErrorKind::kInvalid, "cli.bad_state", "the state is not valid JSON", o.state);
   }
   if (o.batch && !state.is_array()) {
-    return MakeError("cli.bad_state", "--batch needs a JSON array of states", o.state);
+    return MakeError(ErrorKind::kInvalid, "cli.bad_state", "--batch needs a JSON array of states",
+                     o.state);
   }
   if (!o.batch && !state.is_object()) {
-    return MakeError("cli.bad_state", "the state must be a JSON object of the entry's props",
-                     o.state);
+    return MakeError(ErrorKind::kInvalid, "cli.bad_state",
+                     "the state must be a JSON object of the entry's props", o.state);
   }
   if (o.batch) {
     for (size_t i = 0; i < state.size(); ++i) {
       if (!state[i].is_object()) {
-        return MakeError("cli.bad_state", "every state of a --batch must be a JSON object",
+        return MakeError(ErrorKind::kInvalid, "cli.bad_state",
+                         "every state of a --batch must be a JSON object",
                          "index " + std::to_string(i));
       }
     }
@@ -93,7 +95,7 @@ int Run(const RenderOptions& o, bool act) {
     call = nlohmann::ordered_json::parse(o.call, nullptr, false);
     if (call.is_discarded() || !call.is_object()) {
       return ReportError(
-          MakeError("cli.bad_call",
+          MakeError(ErrorKind::kInvalid, "cli.bad_call",
                     "--call must be a JSON object {\"name\": ..., \"arguments\": {...}}", o.call),
           o.json, kExitUsage);
     }

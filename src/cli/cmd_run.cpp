@@ -27,7 +27,7 @@ struct RunOptions {
 
 int Run(const RunOptions& o) {
   auto session = OpenSession(o.session);
-  if (!session) return ReportError(session.error(), o.session.json, ExitFor(session.error()));
+  if (!session) return ReportError(session.error(), o.session.json);
   Session& s = **session;
   std::string thread = o.thread;
   if (thread.empty()) {
@@ -50,7 +50,7 @@ int Run(const RunOptions& o) {
     sink = [&](const harness::Event& e) { view->Show(e); };
   }
   auto report = s.harness->RunTurn(thread, o.message, sink, cancel);
-  if (!report) return ReportError(report.error(), o.session.json, ExitFor(report.error()));
+  if (!report) return ReportError(report.error(), o.session.json);
   return kExitOk;
 }
 

@@ -134,13 +134,13 @@ int Serve(ServeOptions& o) {
   if (auto s = server::CheckBind(o.server); !s) return ReportError(s.error(), json, kExitUsage);
   // The shared store, opened (and recovered) once before any worker runs a turn, and the hub.
   auto service = OpenTurnService(o.session, o.workers);
-  if (!service) return ReportError(service.error(), json, ExitFor(service.error()));
+  if (!service) return ReportError(service.error(), json);
   std::unique_ptr<store::Store> store = std::move(service->store);
   auto hub = std::move(service->hub);
 
   // The MCP door on /mcp (docs/MCP.md): the same store and hub, its own connector road.
   auto road = OpenRoad(o.session);
-  if (!road) return ReportError(road.error(), json, ExitFor(road.error()));
+  if (!road) return ReportError(road.error(), json);
   auto secret = server::LoadOperatorSecret(DataDir(o.session));
   if (!secret) return ReportError(secret.error(), json);
   server::ProductTools tools({store.get(), hub.get(), road->get()});
@@ -152,7 +152,7 @@ int Serve(ServeOptions& o) {
   // The API's own road: POST /api/query re-executes surfaces' Query() handles through it. Its
   // mirrors are the same files the workers' roads read and sync.
   auto api_road = OpenRoad(o.session);
-  if (!api_road) return ReportError(api_road.error(), json, ExitFor(api_road.error()));
+  if (!api_road) return ReportError(api_road.error(), json);
 
   // The person's web sessions are keyed from the same trust root as the operator session.
   server::PersonSessions sessions(*secret);
@@ -172,7 +172,7 @@ int Serve(ServeOptions& o) {
   auto router = server::Router::Build(authority::CapabilityRegistry::Global(), std::move(handlers));
   if (!router) return ReportError(router.error(), json);
   auto srv = server::Server::Start(o.server, std::move(*router));
-  if (!srv) return ReportError(srv.error(), json, ExitFor(srv.error()));
+  if (!srv) return ReportError(srv.error(), json);
   const std::string url = "http://" + o.server.host + ":" + std::to_string((*srv)->port());
   if (json) {
     std::cout << nlohmann::ordered_json{{"listening", url},

@@ -48,9 +48,10 @@ int RunJsonLines(const text::Tokenizer& tokenizer, const text::EncodeOptions& op
     }
     nlohmann::json value = nlohmann::json::parse(line, nullptr, false);
     if (value.is_discarded() || !value.is_string()) {
-      return ReportError(MakeError("cli.bad_input", "a --jsonl input line is not a JSON string",
-                                   "line " + std::to_string(number)),
-                         json_errors, kExitUsage);
+      return ReportError(
+          MakeError(ErrorKind::kInvalid, "cli.bad_input",
+                    "a --jsonl input line is not a JSON string", "line " + std::to_string(number)),
+          json_errors, kExitUsage);
     }
     ids.clear();
     Status s = tokenizer.EncodeInto(value.get_ref<const std::string&>(), ids, options);
@@ -108,10 +109,12 @@ Result<std::vector<text::TokenId>> ParseIds(const std::string& input) {
     if (auto deep = CheckInputDepth(input, "the list of token IDs"); !deep) return deep.error();
     nlohmann::json value = nlohmann::json::parse(input, nullptr, false);
     if (value.is_discarded() || !value.is_array())
-      return MakeError("cli.bad_input", "input starts with '[' but is not a JSON array of IDs");
+      return MakeError(ErrorKind::kInvalid, "cli.bad_input",
+                       "input starts with '[' but is not a JSON array of IDs");
     for (const auto& v : value) {
       if (!v.is_number_integer() || v.get<int64_t>() < INT32_MIN || v.get<int64_t>() > INT32_MAX)
-        return MakeError("cli.bad_input", "a token ID is not an integer", v.dump());
+        return MakeError(ErrorKind::kInvalid, "cli.bad_input", "a token ID is not an integer",
+                         v.dump());
       ids.push_back(v.get<text::TokenId>());
     }
     return ids;
@@ -122,7 +125,7 @@ Result<std::vector<text::TokenId>> ParseIds(const std::string& input) {
     text::TokenId id = 0;
     auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), id);
     if (ec != std::errc() || end != word.data() + word.size())
-      return MakeError("cli.bad_input", "a token ID is not an integer", word);
+      return MakeError(ErrorKind::kInvalid, "cli.bad_input", "a token ID is not an integer", word);
     ids.push_back(id);
   }
   return ids;

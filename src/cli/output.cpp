@@ -20,13 +20,14 @@ int ReportError(const Error& error, bool json, int exit_code) {
   if (json) {
     nlohmann::json e = {{"code", error.code}, {"message", error.message}};
     if (!error.detail.empty()) e["detail"] = error.detail;
+    e["category"] = ErrorKindName(error.kind);
     std::cout << nlohmann::json{{"error", e}}.dump(-1, ' ', false,
                                                    nlohmann::json::error_handler_t::replace)
               << std::endl;
   } else {
     std::cerr << "affordance: " << error.ToString() << " [" << error.code << "]" << std::endl;
   }
-  return exit_code;
+  return exit_code < 0 ? ExitCodeOf(error.kind) : exit_code;
 }
 
 std::string ReadStdin() {

@@ -60,18 +60,6 @@ std::string ViewsRoot() {
   return "views";
 }
 
-int ExitFor(const Error& e) {
-  const std::string& c = e.code;
-  // model.too_deep and connect.too_deep here come from files the user named (a replay script,
-  // a manifest), like the replay_script and manifest errors beside them.
-  for (const char* usage : {"cli.", "model.replay_script", "model.too_deep", "model.not_found",
-                            "model.bad_url", "connect.manifest", "connect.too_deep",
-                            "harness.empty_message", "store.not_found", "harness.bad_app"}) {
-    if (c.rfind(usage, 0) == 0) return kExitUsage;
-  }
-  return kExitFailure;
-}
-
 namespace {
 
 // `option` names the option for errors ("--extra-body").
@@ -79,7 +67,7 @@ Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file, cons
   std::string text = text_or_file;
   if (!text.empty() && text[0] != '{') {
     std::ifstream in(text_or_file, std::ios::binary);
-    if (!in) return MakeError("cli.bad_file", "cannot read " + text_or_file);
+    if (!in) return MakeError(ErrorKind::kInvalid, "cli.bad_file", "cannot read " + text_or_file);
     std::stringstream ss;
     ss << in.rdbuf();
     text = ss.str();
@@ -88,7 +76,8 @@ Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file, cons
   try {
     return nlohmann::ordered_json::parse(text);
   } catch (const std::exception& e) {
-    return MakeError("cli.bad_json", "not valid JSON: " + text_or_file.substr(0, 80), e.what());
+    return MakeError(ErrorKind::kInvalid, "cli.bad_json",
+                     "not valid JSON: " + text_or_file.substr(0, 80), e.what());
   }
 }
 
@@ -97,11 +86,12 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
                                                       formats::ChatFormat format) {
   if (o.provider == "replay") {
     if (o.script.empty())
-      return MakeError("cli.missing_option", "--provider replay needs --script FILE");
+      return MakeError(ErrorKind::kInvalid, "cli.missing_option",
+                       "--provider replay needs --script FILE");
     auto script = model::LoadReplayScript(o.script);
     if (!script) return script.error();
     if (script->format != format) {
-      return MakeError("cli.bad_binding",
+      return MakeError(ErrorKind::kInvalid, "cli.bad_binding",
                        "the replay script is for another chat format than --model",
                        std::string(formats::ChatFormatName(script->format)) + " vs " +
                            std::string(formats::ChatFormatName(format)));
@@ -112,8 +102,10 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
   }
   if (o.provider == "llama") {
     if (o.gguf.empty())
-      return MakeError("cli.missing_option", "--provider llama needs --gguf FILE");
-    if (!fs::exists(o.gguf)) return MakeError("model.not_found", "no model file at " + o.gguf);
+      return MakeError(ErrorKind::kInvalid, "cli.missing_option",
+                       "--provider llama needs --gguf FILE");
+    if (!fs::exists(o.gguf))
+      return MakeError(ErrorKind::kNotFound, "model.not_found", "no model file at " + o.gguf);
     if (!model::LlamaProvider::Available()) {
       return MakeError("model.llama_unavailable",
                        "this build has no embedded llama.cpp (configure with AFFORDANCE_LLAMA=ON)");
@@ -128,13 +120,15 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
   }
   if (o.provider == "openai") {
     if (o.base_url.empty())
-      return MakeError("cli.missing_option", "--provider openai needs --base-url URL");
+      return MakeError(ErrorKind::kInvalid, "cli.missing_option",
+                       "--provider openai needs --base-url URL");
     model::HttpProviderOptions ho;
     ho.base_url = o.base_url;
     if (o.api == "chat") {
       ho.api = model::HttpProviderOptions::Api::kChat;
     } else if (o.api != "completions") {
-      return MakeError("cli.bad_option", "--api must be completions or chat", o.api);
+      return MakeError(ErrorKind::kInvalid, "cli.bad_option", "--api must be completions or chat",
+                       o.api);
     }
     ho.model = o.server_model;
     ho.api_key_env = o.api_key_env;
@@ -150,7 +144,8 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
     if (!p) return p.error();
     return std::unique_ptr<model::Provider>(std::move(*p));
   }
-  return MakeError("cli.bad_option", "--provider must be replay, llama or openai", o.provider);
+  return MakeError(ErrorKind::kInvalid, "cli.bad_option",
+                   "--provider must be replay, llama or openai", o.provider);
 }
 
 Result<std::vector<harness::MountedApp>> ParseApps(const SessionOptions& o) {
@@ -159,23 +154,26 @@ Result<std::vector<harness::MountedApp>> ParseApps(const SessionOptions& o) {
     // VIEW:Component[:name]; the view path itself may not contain ':'.
     size_t a = spec.find(':');
     if (a == std::string::npos) {
-      return MakeError("harness.bad_app", "--app needs VIEW.tsx:Component[:name]", spec);
+      return MakeError(ErrorKind::kInvalid, "harness.bad_app",
+                       "--app needs VIEW.tsx:Component[:name]", spec);
     }
     size_t b = spec.find(':', a + 1);
     harness::MountedApp app;
     app.view = spec.substr(0, a);
     app.component = spec.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
     app.name = b == std::string::npos ? app.component : spec.substr(b + 1);
-    if (!fs::exists(app.view)) return MakeError("harness.bad_app", "no view file at " + app.view);
+    if (!fs::exists(app.view))
+      return MakeError(ErrorKind::kInvalid, "harness.bad_app", "no view file at " + app.view);
     app.view = fs::absolute(app.view).string();
     apps.push_back(std::move(app));
   }
   if (!o.app_props.empty()) {
-    if (apps.empty()) return MakeError("harness.bad_app", "--app-props needs an --app");
+    if (apps.empty())
+      return MakeError(ErrorKind::kInvalid, "harness.bad_app", "--app-props needs an --app");
     auto props = ReadJsonArg(o.app_props, "--app-props");
     if (!props) return props.error();
     if (!props->is_object())
-      return MakeError("harness.bad_app", "--app-props must be a JSON object");
+      return MakeError(ErrorKind::kInvalid, "harness.bad_app", "--app-props must be a JSON object");
     apps[0].props = *props;
   }
   return apps;
@@ -190,7 +188,7 @@ Result<std::unique_ptr<connect::ConnectorRoad>> OpenRoad(const SessionOptions& o
   }
   if (manifests.empty()) return std::unique_ptr<connect::ConnectorRoad>();
   if (!fs::is_directory(manifests)) {
-    return MakeError("cli.bad_option", "no connector folder at " + manifests);
+    return MakeError(ErrorKind::kInvalid, "cli.bad_option", "no connector folder at " + manifests);
   }
   auto loaded = connect::LoadManifests(manifests);
   if (!loaded) return loaded.error();
@@ -215,8 +213,8 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
   s->tokenizer = *tok;
   auto format = formats::DetectChatFormat(*s->tokenizer);
   if (!format) {
-    return MakeError("cli.bad_binding", "the model has no known chat format (Qwen3 or Llama 3.1)",
-                     o.model);
+    return MakeError(ErrorKind::kInvalid, "cli.bad_binding",
+                     "the model has no known chat format (Qwen3 or Llama 3.1)", o.model);
   }
   auto provider = MakeProvider(o, s->tokenizer, *format);
   if (!provider) return provider.error();

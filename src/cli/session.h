@@ -73,7 +73,4 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o);
 // when none is. Errors: "cli.bad_option" (no such folder), "connect.*" (bad manifests).
 Result<std::unique_ptr<connect::ConnectorRoad>> OpenRoad(const SessionOptions& o);
 
-// Exit status for an error (usage errors 2, others 1).
-int ExitFor(const Error& e);
-
 }  // namespace affordance::cli

@@ -91,9 +91,10 @@ Result<icaltimetype> UtcTime(const json& args, const char* name) {
   if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
                   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 ||
       z != 'Z' || text.size() != 20) {
-    return MakeError("connect.bad_args", std::string("/") + name + ": \"" + text +
-                                             "\" is not an ISO 8601 UTC time like "
-                                             "2026-12-03T15:00:00Z");
+    return MakeError(ErrorKind::kInvalid, "connect.bad_args",
+                     std::string("/") + name + ": \"" + text +
+                         "\" is not an ISO 8601 UTC time like "
+                         "2026-12-03T15:00:00Z");
   }
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
@@ -187,7 +188,7 @@ Result<json> WriteCalendar(const ConnectorManifest& m, const Operation& op, cons
       return response;
     }
     if (!args.contains("start") || !args.contains("end")) {
-      return MakeError("connect.bad_args", "a new event needs start and end");
+      return MakeError(ErrorKind::kInvalid, "connect.bad_args", "a new event needs start and end");
     }
     icalcomponent* ev = icalcomponent_new_vevent();
     icalcomponent_set_uid(ev, uid.c_str());

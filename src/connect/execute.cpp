@@ -203,7 +203,7 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
   }
   for (const auto& id : ids) {
     if (auto s = ValidateArgs(detail->args_schema, json{{list.id_field, id}}); !s) {
-      return MakeError("connect.bad_args",
+      return MakeError(ErrorKind::kInvalid, "connect.bad_args",
                        detail->name + " cannot take the listed IDs: " + s.error().message);
     }
   }

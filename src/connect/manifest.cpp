@@ -397,7 +397,8 @@ Result<SourceMode> ParseSourceMode(const std::string& text) {
   if (text == "live") return SourceMode::kLive;
   if (text == "local") return SourceMode::kLocal;
   if (text == "auto") return SourceMode::kAuto;
-  return MakeError("connect.bad_mode", "source mode must be live, local or auto", text);
+  return MakeError(ErrorKind::kInvalid, "connect.bad_mode",
+                   "source mode must be live, local or auto", text);
 }
 
 const Operation* ConnectorManifest::FindOperation(const std::string& name) const {
@@ -424,16 +425,18 @@ Result<ConnectorManifest> ParseManifest(const std::string& text, const std::stri
   }
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    return MakeError("connect.manifest_invalid", "manifest is not valid JSON", file);
+    return MakeError(ErrorKind::kInvalid, "connect.manifest_invalid", "manifest is not valid JSON",
+                     file);
   }
   try {
     return Parse(j, file);
   } catch (const Invalid& e) {
     std::string where = e.pointer.empty() ? "manifest" : e.pointer;
     std::string message = e.problem.empty() ? e.pointer : where + ": " + e.problem;
-    return MakeError("connect.manifest_invalid", message, file);
+    return MakeError(ErrorKind::kInvalid, "connect.manifest_invalid", message, file);
   } catch (const json::exception& e) {
-    return MakeError("connect.manifest_invalid", std::string("manifest: ") + e.what(), file);
+    return MakeError(ErrorKind::kInvalid, "connect.manifest_invalid",
+                     std::string("manifest: ") + e.what(), file);
   }
 }
 
@@ -448,13 +451,15 @@ Result<std::vector<ConnectorManifest>> LoadManifests(const std::string& dir) {
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return MakeError("connect.manifest_unreadable", "cannot read manifest", path.string());
+    if (!in)
+      return MakeError(ErrorKind::kInvalid, "connect.manifest_unreadable", "cannot read manifest",
+                       path.string());
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto m = ParseManifest(text, path.string());
     if (!m) return m.error();
     for (const auto& other : out) {
       if (other.slug == m->slug) {
-        return MakeError("connect.manifest_invalid",
+        return MakeError(ErrorKind::kInvalid, "connect.manifest_invalid",
                          "slug \"" + m->slug + "\" is already used by " + other.file,
                          path.string());
       }

@@ -22,7 +22,8 @@ MutationOutcome Failed(Error e) {
 Status Bind(sqlite3_stmt* st, const json& args, const std::string& key) {
   for (int i = 1; i <= sqlite3_bind_parameter_count(st); ++i) {
     const char* raw = sqlite3_bind_parameter_name(st, i);
-    if (raw == nullptr) return MakeError("connect.bad_args", "the statement has a ? parameter");
+    if (raw == nullptr)
+      return MakeError(ErrorKind::kInvalid, "connect.bad_args", "the statement has a ? parameter");
     std::string name = raw + 1;
     if (name == "idempotency_key") {
       sqlite3_bind_text(st, i, key.c_str(), -1, SQLITE_TRANSIENT);

@@ -78,7 +78,7 @@ Result<CliReply> InvokePrintedCli(const SourceSpec& source, const std::vector<st
     return ExitCodeError(run->exit_code, ValidUtf8(message), detail);
   }
   if (too_deep) {
-    return MakeError("connect.too_deep",
+    return MakeError(ErrorKind::kInvalid, "connect.too_deep",
                      "the connector CLI's output nests deeper than " +
                          std::to_string(kMaxJsonDepth) + " levels of arrays and objects",
                      detail);

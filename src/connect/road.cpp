@@ -15,7 +15,9 @@ using nlohmann::json;
 
 namespace {
 
-Error BadRequest(const std::string& message) { return MakeError("connect.bad_request", message); }
+Error BadRequest(const std::string& message) {
+  return MakeError(ErrorKind::kInvalid, "connect.bad_request", message);
+}
 
 std::string Join(const std::vector<std::string>& words) {
   std::string out;
@@ -85,14 +87,14 @@ Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorComman
     std::string slugs;
     for (const auto& m : manifests_) slugs += (slugs.empty() ? "" : ", ") + m.slug;
     return MakeError(
-        "connect.unknown_connector",
+        ErrorKind::kNotFound, "connect.unknown_connector",
         "no connector \"" + cmd.connector + "\" (ready: " + (slugs.empty() ? "none" : slugs) + ")");
   }
   const ConnectorManifest& m = *found;
   SourceMode mode =
       cmd.mode.value_or(m.Supports(SourceMode::kAuto) ? SourceMode::kAuto : m.modes.front());
   if (!m.Supports(mode)) {
-    return MakeError("connect.mode_unsupported",
+    return MakeError(ErrorKind::kInvalid, "connect.mode_unsupported",
                      "connector \"" + m.slug + "\" does not offer the " + ToString(mode) + " mode");
   }
   if (cmd.limit && *cmd.limit < 1) return BadRequest("\"limit\" must be a positive integer");
@@ -111,17 +113,18 @@ Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorComman
   auto check = [&](const std::string& name, const json& args) -> Result<const Operation*> {
     const Operation* op = m.FindOperation(name);
     if (!op) {
-      return MakeError("connect.unknown_operation",
+      return MakeError(ErrorKind::kNotFound, "connect.unknown_operation",
                        "connector \"" + m.slug + "\" has no operation \"" + name +
                            "\" (operations: " + OperationNames(m) + ")");
     }
     if (op->kind == OperationKind::kMutation) {
-      return MakeError("connect.mutation_not_readable",
+      return MakeError(ErrorKind::kInvalid, "connect.mutation_not_readable",
                        "\"" + name +
                            "\" is a mutation; writes are staged through authority, not "
                            "run by RunConnectorCommand");
     }
-    if (!args.is_object()) return MakeError("connect.bad_args", "\"args\" must be an object");
+    if (!args.is_object())
+      return MakeError(ErrorKind::kInvalid, "connect.bad_args", "\"args\" must be an object");
     if (auto s = ValidateArgs(op->args_schema, args); !s) {
       Error e = s.error();
       e.message = name + " args " + e.message;

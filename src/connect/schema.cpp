@@ -20,7 +20,7 @@ constexpr std::array<std::string_view, 19> kKeywords = {
     "examples", "format",      "$comment"};
 
 Error Invalid(const std::string& pointer, const std::string& problem) {
-  return MakeError("connect.manifest_invalid", pointer + ": " + problem);
+  return MakeError(ErrorKind::kInvalid, "connect.manifest_invalid", pointer + ": " + problem);
 }
 
 bool IsType(std::string_view t) {
@@ -58,7 +58,8 @@ std::string Escape(const std::string& key) {
 }
 
 Status Violation(const std::string& pointer, const std::string& problem) {
-  return MakeError("connect.bad_args", (pointer.empty() ? "/" : pointer) + ": " + problem);
+  return MakeError(ErrorKind::kInvalid, "connect.bad_args",
+                   (pointer.empty() ? "/" : pointer) + ": " + problem);
 }
 
 // Length in code points (schemas count characters, not bytes).

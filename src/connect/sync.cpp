@@ -83,7 +83,9 @@ bool Syncable(const ConnectorManifest& m) {
 
 Result<SyncReport> ConnectorRoad::Sync(const std::string& slug, const ProgressFn& progress) {
   const ConnectorManifest* m = Find(slug);
-  if (!m) return MakeError("connect.unknown_connector", "no connector \"" + slug + "\"");
+  if (!m)
+    return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
+                     "no connector \"" + slug + "\"");
   if (!Syncable(*m)) return NothingToSync(*m);
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -107,7 +109,9 @@ Result<SyncReport> ConnectorRoad::Sync(const std::string& slug, const ProgressFn
 
 Result<bool> ConnectorRoad::StartSync(const std::string& slug, const ProgressFn& progress) {
   const ConnectorManifest* m = Find(slug);
-  if (!m) return MakeError("connect.unknown_connector", "no connector \"" + slug + "\"");
+  if (!m)
+    return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
+                     "no connector \"" + slug + "\"");
   if (!Syncable(*m)) return NothingToSync(*m);
   std::lock_guard<std::mutex> lock(mu_);
   SyncSlot& slot = syncs_[slug];
@@ -198,7 +202,9 @@ std::string ConnectorRoad::CredentialState(const ConnectorManifest& m) const {
 
 Result<MirrorSnapshot> ConnectorRoad::Snapshot(const std::string& slug) const {
   const ConnectorManifest* m = Find(slug);
-  if (!m) return MakeError("connect.unknown_connector", "no connector \"" + slug + "\"");
+  if (!m)
+    return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
+                     "no connector \"" + slug + "\"");
   MirrorSnapshot s;
   s.freshness = ReadFreshness(*m);
   s.credential_state = CredentialState(*m);
@@ -209,7 +215,9 @@ Result<MirrorSnapshot> ConnectorRoad::Snapshot(const std::string& slug) const {
 Result<QueryRows> ConnectorRoad::Sql(const std::string& slug, const std::string& sql,
                                      const json& params, int64_t max_rows) {
   const ConnectorManifest* m = Find(slug);
-  if (!m) return MakeError("connect.unknown_connector", "no connector \"" + slug + "\"");
+  if (!m)
+    return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
+                     "no connector \"" + slug + "\"");
   GuardLimits limits = options_.guard;
   if (max_rows > 0) limits.max_rows = max_rows;
   auto guard = SqlGuard::Open(MirrorPath(*m), limits);

@@ -242,7 +242,7 @@ class RunConnectorCommand final : public SimpleTool {
   ToolOutcome Execute(ToolContext& ctx, const nlohmann::json& input) override {
     if (road_ == nullptr) {
       return ToolOutcome::Fail(
-          MakeError("connect.unknown_connector",
+          MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
                     "no connector is configured (affordance chat --connectors DIR)"));
     }
     auto command = connect::ParseConnectorCommand(input);

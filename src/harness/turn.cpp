@@ -186,7 +186,7 @@ Result<TurnReport> Harness::RunTurn(const std::string& thread_id, const std::str
                                     const EventSink& sink, const model::CancelToken& cancel) {
   if (std::all_of(user_text.begin(), user_text.end(),
                   [](unsigned char c) { return std::isspace(c); })) {
-    return MakeError("harness.empty_message", "the message is empty");
+    return MakeError(ErrorKind::kInvalid, "harness.empty_message", "the message is empty");
   }
   return Turn(thread_id, &user_text, sink, cancel);
 }
@@ -196,7 +196,7 @@ Result<store::MessageRecord> ContinuableTurn(store::Store& store, const std::str
   if (!thread) return thread.error();
   if (thread->empty() || thread->back().role != "assistant" ||
       thread->back().meta.value("status", "") != TurnStatusName(TurnStatus::kAwaitingApproval)) {
-    return MakeError("harness.nothing_to_continue",
+    return MakeError(ErrorKind::kConflict, "harness.nothing_to_continue",
                      "the thread's last turn is not awaiting approval; send a message instead");
   }
   const store::MessageRecord& last = thread->back();
@@ -206,7 +206,7 @@ Result<store::MessageRecord> ContinuableTurn(store::Store& store, const std::str
     return a.message_id == last.id && a.status != "pending" && !a.reported;
   });
   if (!decided) {
-    return MakeError("harness.nothing_to_continue",
+    return MakeError(ErrorKind::kConflict, "harness.nothing_to_continue",
                      "no approval of the last turn has been decided yet; approve or deny first");
   }
   return last;

@@ -118,14 +118,15 @@ Result<std::unique_ptr<HttpProvider>> HttpProvider::Create(HttpProviderOptions o
   size_t scheme_end = url.find("://");
   std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
   if (scheme != "http" && scheme != "https") {
-    return MakeError("model.bad_url", "the provider URL must start with http:// or https://", url);
+    return MakeError(ErrorKind::kInvalid, "model.bad_url",
+                     "the provider URL must start with http:// or https://", url);
   }
   size_t path_begin = url.find('/', scheme_end + 3);
   std::string origin = url.substr(0, path_begin);
   std::string prefix = path_begin == std::string::npos ? "" : url.substr(path_begin);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   if (origin.size() <= scheme_end + 3) {
-    return MakeError("model.bad_url", "the provider URL has no host", url);
+    return MakeError(ErrorKind::kInvalid, "model.bad_url", "the provider URL has no host", url);
   }
   return std::unique_ptr<HttpProvider>(
       new HttpProvider(std::move(options), std::move(origin), std::move(prefix)));

@@ -18,30 +18,35 @@ Result<ReplayScript> ParseReplayScript(std::string_view json) {
   }
   nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
   if (doc.is_discarded()) {
-    return MakeError("model.replay_script", "the replay script is not valid JSON");
+    return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                     "the replay script is not valid JSON");
   }
   if (!doc.is_object()) {
-    return MakeError("model.replay_script", "the replay script must be a JSON object");
+    return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                     "the replay script must be a JSON object");
   }
   ReplayScript script;
   if (auto f = doc.find("format"); f != doc.end()) {
-    if (!f->is_string()) return MakeError("model.replay_script", "\"format\" must be a string");
+    if (!f->is_string())
+      return MakeError(ErrorKind::kInvalid, "model.replay_script", "\"format\" must be a string");
     auto format = formats::ParseChatFormat(f->get<std::string>());
     if (!format.ok() || *format == formats::ChatFormat::kPlain) {
-      return MakeError("model.replay_script", "\"format\" must be \"qwen3\" or \"llama3.1\"",
-                       f->get<std::string>());
+      return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                       "\"format\" must be \"qwen3\" or \"llama3.1\"", f->get<std::string>());
     }
     script.format = *format;
   }
   if (auto d = doc.find("token_delay_ms"); d != doc.end()) {
     if (!d->is_number_integer() || d->get<int64_t>() < 0 || d->get<int64_t>() > 10000) {
-      return MakeError("model.replay_script", "\"token_delay_ms\" must be an integer 0..10000");
+      return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                       "\"token_delay_ms\" must be an integer 0..10000");
     }
     script.token_delay_ms = d->get<int>();
   }
   auto steps = doc.find("steps");
   if (steps == doc.end() || !steps->is_array()) {
-    return MakeError("model.replay_script", "the replay script needs a \"steps\" array");
+    return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                     "the replay script needs a \"steps\" array");
   }
   for (size_t i = 0; i < steps->size(); ++i) {
     const auto& s = (*steps)[i];
@@ -52,13 +57,14 @@ Result<ReplayScript> ParseReplayScript(std::string_view json) {
       step.text = s["text"].get<std::string>();
       if (s.contains("finish")) {
         if (s["finish"] != "length" && s["finish"] != "stop") {
-          return MakeError("model.replay_script", "\"finish\" must be \"stop\" or \"length\"",
+          return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                           "\"finish\" must be \"stop\" or \"length\"",
                            "steps[" + std::to_string(i) + "]");
         }
         step.cut_off = s["finish"] == "length";
       }
     } else {
-      return MakeError("model.replay_script",
+      return MakeError(ErrorKind::kInvalid, "model.replay_script",
                        "each step must be a string or an object with a \"text\" string",
                        "steps[" + std::to_string(i) + "]");
     }
@@ -69,7 +75,9 @@ Result<ReplayScript> ParseReplayScript(std::string_view json) {
 
 Result<ReplayScript> LoadReplayScript(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError("model.replay_script", "cannot read the replay script", path);
+  if (!in)
+    return MakeError(ErrorKind::kInvalid, "model.replay_script", "cannot read the replay script",
+                     path);
   std::stringstream ss;
   ss << in.rdbuf();
   auto script = ParseReplayScript(ss.str());
@@ -92,7 +100,7 @@ Result<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
   for (auto name : names) {
     auto id = tokenizer->TokenIdOf(name);
     if (!id) {
-      return MakeError("model.replay_script",
+      return MakeError(ErrorKind::kInvalid, "model.replay_script",
                        "the tokenizer has no end-of-turn token for the script's format",
                        std::string(name));
     }

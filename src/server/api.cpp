@@ -28,7 +28,8 @@ Result<ojson> ParseBody(const std::string& body, bool allow_empty = false) {
   auto j = ParseJson<ojson>(body, "server.too_deep", "server.bad_json", "the request body");
   if (!j) return j.error();
   if (!j->is_object())
-    return MakeError("server.bad_json", "the request body must be a JSON object");
+    return MakeError(ErrorKind::kInvalid, "server.bad_json",
+                     "the request body must be a JSON object");
   return j;
 }
 
@@ -42,7 +43,7 @@ ojson ThreadJson(const store::ThreadInfo& t, bool active) {
 }
 
 Error UnknownThread(const std::string& id) {
-  return MakeError("server.unknown_thread", "no thread with this id", id);
+  return MakeError(ErrorKind::kNotFound, "server.unknown_thread", "no thread with this id", id);
 }
 
 bool ValidChatId(const std::string& id) {
@@ -61,11 +62,13 @@ const ojson* LastMessage(const ojson& body) {
 Result<std::string> UserText(const ojson& body) {
   const ojson* message = LastMessage(body);
   if (message == nullptr) {
-    return MakeError("server.bad_request", "messages must be a non-empty array");
+    return MakeError(ErrorKind::kInvalid, "server.bad_request",
+                     "messages must be a non-empty array");
   }
   const ojson& last = *message;
   if (!last.is_object() || last.value("role", "") != "user") {
-    return MakeError("server.bad_request", "the last message must be the user's");
+    return MakeError(ErrorKind::kInvalid, "server.bad_request",
+                     "the last message must be the user's");
   }
   std::string text;
   if (auto parts = last.find("parts"); parts != last.end() && parts->is_array()) {
@@ -78,7 +81,7 @@ Result<std::string> UserText(const ojson& body) {
     }
   }
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return MakeError("server.empty_message", "the user message has no text");
+    return MakeError(ErrorKind::kInvalid, "harness.empty_message", "the user message has no text");
   }
   return text;
 }
@@ -110,7 +113,7 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
           !a->contains("approved") || !(*a)["approved"].is_boolean() ||
           (a->contains("reason") && !(*a)["reason"].is_string())) {
         return ErrorResponse(
-            MakeError("server.bad_request",
+            MakeError(ErrorKind::kInvalid, "server.bad_request",
                       "an approval-responded part needs approval {id: string, approved: boolean, "
                       "reason?: string}",
                       p.value("toolCallId", "")));
@@ -120,7 +123,7 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
   }
   if (decisions.empty()) {
     return ErrorResponse(MakeError(
-        "server.no_decision",
+        ErrorKind::kInvalid, "server.no_decision",
         "the last message is the assistant's but carries no approval decision; a new question "
         "is sent as a user message"));
   }
@@ -134,10 +137,10 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
     }
     return ErrorResponse(
         r.person_session_invalid
-            ? MakeError("server.person_session_expired",
+            ? MakeError(ErrorKind::kUnauthenticated, "server.person_session_expired",
                         "the web session has expired or was not made by this server: reload the "
                         "page to start a new one")
-            : MakeError("server.person_only",
+            : MakeError(ErrorKind::kForbidden, "server.person_only",
                         "approving and denying are the person's: use the web UI opened on this "
                         "machine, `affordance approvals approve|deny`, or an operator MCP "
                         "session"));
@@ -146,7 +149,7 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
   if (thread.empty()) return ErrorResponse(UnknownThread(chat_id));
   if (hub_.Active(thread)) {
     return ErrorResponse(MakeError(
-        "server.turn_active",
+        ErrorKind::kConflict, "server.turn_active",
         "this thread already has a turn running; cancel it or wait for it to end", thread));
   }
   auto thread_record = store_.LoadThread(thread);
@@ -159,14 +162,14 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
     for (const auto& d : decisions) {
       auto approval = store_.GetApproval(d.id);
       if (!approval || approval->thread_id != thread) {
-        return ErrorResponse(
-            MakeError("server.unknown_approval", "no approval with this id on this thread", d.id));
+        return ErrorResponse(MakeError(ErrorKind::kNotFound, "server.unknown_approval",
+                                       "no approval with this id on this thread", d.id));
       }
       if (last == nullptr || approval->message_id != last->id) {
         // The turn that staged it is over (a newer message followed): the decision is still the
         // person's to make, but not by resending that turn.
         return ErrorResponse(MakeError(
-            "harness.nothing_to_continue",
+            ErrorKind::kConflict, "harness.nothing_to_continue",
             "approval " + d.id +
                 " belongs to an earlier turn; decide it with `affordance approvals approve|deny`",
             approval->status));
@@ -176,7 +179,7 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
         const bool same = d.approved ? approval->status != "denied" : approval->status == "denied";
         if (same) continue;
         return ErrorResponse(MakeError(
-            "authority.already_decided",
+            ErrorKind::kConflict, "authority.already_decided",
             "approval " + d.id + " is already " + approval->status + "; a decision is made once",
             approval->decided_by));
       }
@@ -203,19 +206,20 @@ HttpResponse Api::PostChat(const HttpRequest& r) {
   if (!body) return ErrorResponse(body.error());
   if (!body->contains("id") || !(*body)["id"].is_string() ||
       (*body)["id"].get<std::string>().empty()) {
-    return ErrorResponse(
-        MakeError("server.bad_request", "id (the chat id) must be a non-empty string"));
+    return ErrorResponse(MakeError(ErrorKind::kInvalid, "server.bad_request",
+                                   "id (the chat id) must be a non-empty string"));
   }
   const std::string chat_id = (*body)["id"];
   const std::string trigger = body->value("trigger", "submit-message");
   if (trigger != "submit-message") {
-    return ErrorResponse(MakeError("server.unsupported_trigger",
+    return ErrorResponse(MakeError(ErrorKind::kInvalid, "server.unsupported_trigger",
                                    "only submit-message is supported; send the message again",
                                    trigger));
   }
   const ojson* last = LastMessage(*body);
   if (last == nullptr) {
-    return ErrorResponse(MakeError("server.bad_request", "messages must be a non-empty array"));
+    return ErrorResponse(
+        MakeError(ErrorKind::kInvalid, "server.bad_request", "messages must be a non-empty array"));
   }
   if (last->is_object() && last->value("role", "") == "assistant") {
     return PostDecisions(r, chat_id, *last);
@@ -227,7 +231,7 @@ HttpResponse Api::PostChat(const HttpRequest& r) {
     // A client-chosen chat id (a stock useChat picks its own): the thread is created with that id,
     // so the client's later messages (and a restarted server) find it.
     if (!ValidChatId(chat_id)) {
-      return ErrorResponse(MakeError("server.bad_request",
+      return ErrorResponse(MakeError(ErrorKind::kInvalid, "server.bad_request",
                                      "a new chat id must be 1-128 letters, digits, '-' or '_'",
                                      chat_id.substr(0, 140)));
     }
@@ -266,8 +270,8 @@ HttpResponse Api::CancelTurn(const HttpRequest& r) {
   const std::string thread = ThreadFor(r.params.at("id"));
   auto turn = thread.empty() ? nullptr : hub_.Active(thread);
   if (!turn) {
-    return ErrorResponse(
-        MakeError("server.no_active_turn", "the thread has no running turn", r.params.at("id")));
+    return ErrorResponse(MakeError(ErrorKind::kNotFound, "server.no_active_turn",
+                                   "the thread has no running turn", r.params.at("id")));
   }
   turn->Cancel();
   return Json(202, {{"cancelled", true}, {"threadId", thread}});
@@ -287,8 +291,8 @@ HttpResponse Api::CreateThread(const HttpRequest& r) {
   std::string title;  // untitled: the harness titles it from its first message
   if (auto t = body->find("title"); t != body->end()) {
     if (!t->is_string() || t->get<std::string>().size() > 200) {
-      return ErrorResponse(
-          MakeError("server.bad_request", "title must be a string of 0 to 200 bytes"));
+      return ErrorResponse(MakeError(ErrorKind::kInvalid, "server.bad_request",
+                                     "title must be a string of 0 to 200 bytes"));
     }
     title = t->get<std::string>();
   }
@@ -329,8 +333,8 @@ HttpResponse Api::RenameThread(const HttpRequest& r) {
   auto t = body->find("title");
   if (t == body->end() || !t->is_string() || t->get<std::string>().empty() ||
       t->get<std::string>().size() > 200) {
-    return ErrorResponse(
-        MakeError("server.bad_request", "title must be a string of 1 to 200 bytes"));
+    return ErrorResponse(MakeError(ErrorKind::kInvalid, "server.bad_request",
+                                   "title must be a string of 1 to 200 bytes"));
   }
   const std::string thread = ThreadFor(r.params.at("id"));
   if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
@@ -344,8 +348,8 @@ HttpResponse Api::DeleteThread(const HttpRequest& r) {
   const std::string thread = ThreadFor(r.params.at("id"));
   if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
   if (hub_.Active(thread)) {
-    return ErrorResponse(
-        MakeError("server.turn_active", "the thread has a running turn; cancel it first", thread));
+    return ErrorResponse(MakeError(ErrorKind::kConflict, "server.turn_active",
+                                   "the thread has a running turn; cancel it first", thread));
   }
   if (auto s = store_.DeleteThread(thread); !s) return ErrorResponse(s.error());
   return Json(200, {{"deleted", thread}});
@@ -358,8 +362,8 @@ HttpResponse Api::AcknowledgeSurface(const HttpRequest& r) {
   if (!body) return ErrorResponse(body.error());
   const std::string state = body->value("state", "");
   if (state != "painted" && state != "hydrated") {
-    return ErrorResponse(
-        MakeError("server.bad_request", "state must be painted or hydrated", state));
+    return ErrorResponse(MakeError(ErrorKind::kInvalid, "server.bad_request",
+                                   "state must be painted or hydrated", state));
   }
   const std::string thread = ThreadFor(r.params.at("id"));
   if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
@@ -370,7 +374,7 @@ HttpResponse Api::AcknowledgeSurface(const HttpRequest& r) {
     for (const auto& p : m.parts) {
       if (p.kind != "surface" || p.key != surface) continue;
       if (!p.data.value("live", false)) {
-        return ErrorResponse(MakeError("server.static_surface",
+        return ErrorResponse(MakeError(ErrorKind::kConflict, "server.static_surface",
                                        "a static surface owes no acknowledgement", surface));
       }
       if (p.state == "hydrated" || p.state == state) {
@@ -382,8 +386,8 @@ HttpResponse Api::AcknowledgeSurface(const HttpRequest& r) {
       return Json(200, {{"surfaceId", surface}, {"state", state}});
     }
   }
-  return ErrorResponse(
-      MakeError("server.unknown_surface", "no surface with this id in the thread", surface));
+  return ErrorResponse(MakeError(ErrorKind::kNotFound, "server.unknown_surface",
+                                 "no surface with this id in the thread", surface));
 }
 
 HttpResponse Api::DeployTruth(const HttpRequest&) {
@@ -408,7 +412,8 @@ HttpResponse Api::StartPersonSession(const HttpRequest& r) {
   if (!body) return ErrorResponse(body.error());
   const auto login = body->find("login");
   if (login != body->end() && !login->is_string()) {
-    return ErrorResponse(MakeError("server.bad_request", "login must be a string"));
+    return ErrorResponse(
+        MakeError(ErrorKind::kInvalid, "server.bad_request", "login must be a string"));
   }
   // A CORS origin the operator allowed is a client's page, never the person's.
   const bool same_user = r.peer_loopback && r.peer_uid && *r.peer_uid == ::geteuid();
@@ -418,7 +423,7 @@ HttpResponse Api::StartPersonSession(const HttpRequest& r) {
       proved = options_.sessions->Redeem(login->get<std::string>());
       if (!proved) {
         return ErrorResponse(MakeError(
-            "server.no_person_proof",
+            ErrorKind::kForbidden, "server.no_person_proof",
             "this sign-in code is not valid: it expired, was used already, or was made for "
             "another server; run `affordance login-link` for a new one"));
       }
@@ -428,7 +433,7 @@ HttpResponse Api::StartPersonSession(const HttpRequest& r) {
   }
   if (!proved) {
     return ErrorResponse(MakeError(
-        "server.no_person_proof",
+        ErrorKind::kForbidden, "server.no_person_proof",
         "this browser could not be told apart from another user's program, so it may ask and "
         "read but not decide: run `affordance login-link` on the server's machine and open the "
         "link it prints"));
@@ -444,11 +449,11 @@ HttpResponse Api::StartPersonSession(const HttpRequest& r) {
 HttpResponse Api::File(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (options_.web_root.empty()) {
-    return ErrorResponse(
-        MakeError("server.no_web", "the web UI is not built (scripts/setup --only web)"));
+    return ErrorResponse(MakeError(ErrorKind::kNotFound, "server.no_web",
+                                   "the web UI is not built (scripts/setup --only web)"));
   }
   if (!in) {  // named by what was asked, never by where the server keeps its files
-    return ErrorResponse(MakeError("server.not_found", "no such file",
+    return ErrorResponse(MakeError(ErrorKind::kNotFound, "server.not_found", "no such file",
                                    std::filesystem::path(path).filename().string()));
   }
   std::stringstream ss;
@@ -475,7 +480,8 @@ HttpResponse Api::WebAsset(const HttpRequest& r) {
   const std::string& file = r.params.at("file");
   if (file.empty() || file.front() == '.' || file.find('/') != std::string::npos ||
       file.find('\0') != std::string::npos) {
-    return ErrorResponse(MakeError("server.not_found", "no such asset", file));
+    return ErrorResponse(
+        MakeError(ErrorKind::kNotFound, "server.not_found", "no such asset", file));
   }
   return File(options_.web_root + "/assets/" + file);
 }

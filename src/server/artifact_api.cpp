@@ -32,12 +32,13 @@ Result<json> Body(const std::string& body) {
                      "the request body");
   if (!j) return j.error();
   if (!j->is_object())
-    return MakeError("server.bad_json", "the request body must be a JSON object");
+    return MakeError(ErrorKind::kInvalid, "server.bad_json",
+                     "the request body must be a JSON object");
   return j;
 }
 
 Error NoConnectors() {
-  return MakeError("server.no_connectors",
+  return MakeError(ErrorKind::kConflict, "server.no_connectors",
                    "no connector is configured (affordance serve --connectors DIR)");
 }
 
@@ -119,13 +120,14 @@ HttpResponse Api::Query(const HttpRequest& r) {
   req.handle = body->value("handle", "");
   if (auto a = body->find("args"); a != body->end()) {
     if (!a->is_object()) {
-      return ErrorResponse(MakeError("server.bad_request", "args must be a JSON object"));
+      return ErrorResponse(
+          MakeError(ErrorKind::kInvalid, "server.bad_request", "args must be a JSON object"));
     }
     req.args = *a;
   }
   if (req.artifact.empty() || (req.statement.empty() && req.handle.empty())) {
-    return ErrorResponse(
-        MakeError("server.bad_request", "artifact and a statement or handle are required"));
+    return ErrorResponse(MakeError(ErrorKind::kInvalid, "server.bad_request",
+                                   "artifact and a statement or handle are required"));
   }
   if (req.statement.empty()) {
     auto opened = surface::OpenArtifact(store_, req.artifact, req.version);
@@ -139,17 +141,17 @@ HttpResponse Api::Query(const HttpRequest& r) {
       run.receipt.version = opened->version.version;
       run.receipt.live.handle = req.handle;
       run.receipt.mismatches = {"handle"};
-      run.mismatch = MakeError("surface.binding_mismatch", "artifact " + opened->artifact.id +
-                                                               " binds no Query(\"" + req.handle +
-                                                               "\"); its rows are not shown");
-      return JsonResponse(StatusFor("surface.binding_mismatch"), run.ToJson());
+      run.mismatch = MakeError(ErrorKind::kConflict, "surface.binding_mismatch",
+                               "artifact " + opened->artifact.id + " binds no Query(\"" +
+                                   req.handle + "\"); its rows are not shown");
+      return JsonResponse(HttpStatusOf(run.mismatch->kind), run.ToJson());
     }
   }
   authority::Authority auth(store_, options_.road);
   auto run =
       surface::ExecuteQuery(store_, *options_.road, &auth, req, authority::Actor::LocalUser());
   if (!run) return ErrorResponse(run.error());
-  return JsonResponse(run->mismatch ? StatusFor(run->mismatch->code) : 200, run->ToJson());
+  return JsonResponse(run->mismatch ? HttpStatusOf(run->mismatch->kind) : 200, run->ToJson());
 }
 
 HttpResponse Api::ListArtifacts(const HttpRequest&) {
@@ -184,7 +186,8 @@ HttpResponse Api::StageArtifactMutation(const HttpRequest& r) {
   if (options_.road == nullptr) return ErrorResponse(NoConnectors());
   json args = body->value("args", json::object());
   if (!args.is_object()) {
-    return ErrorResponse(MakeError("server.bad_request", "args must be a JSON object"));
+    return ErrorResponse(
+        MakeError(ErrorKind::kInvalid, "server.bad_request", "args must be a JSON object"));
   }
   authority::Authority auth(store_, options_.road);
   auto staged =

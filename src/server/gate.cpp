@@ -177,9 +177,9 @@ void Gate::Count(const std::string& code) const {
   if (options_.refusals) options_.refusals->Count(code);
 }
 
-Error Gate::Refuse(std::string code, std::string message) const {
+Error Gate::Refuse(ErrorKind kind, std::string code, std::string message) const {
   Count(code);
-  return MakeError(std::move(code), std::move(message));
+  return MakeError(kind, std::move(code), std::move(message));
 }
 
 Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
@@ -187,7 +187,7 @@ Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
   const bool has_origin = r.HasHeader("origin");  // present, even empty or "null"
   const bool cors = CorsOrigin(origin);
   if (has_origin && !cors && !OwnOrigin(origin)) {
-    return Refuse("server.foreign_origin",
+    return Refuse(ErrorKind::kForbidden, "server.foreign_origin",
                   "this Origin may not use this server (a page of another site); the operator "
                   "can allow one with --allow-origin");
   }
@@ -198,8 +198,9 @@ Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
     const std::string header = r.Header("sec-fetch-site");
     const std::string site(Trim(header));
     if (Same(site, "cross-site") || Same(site, "same-site")) {
-      return Refuse("server.cross_site", "a request from a page of another site (Sec-Fetch-Site: " +
-                                             site + ") may not use this server");
+      return Refuse(ErrorKind::kForbidden, "server.cross_site",
+                    "a request from a page of another site (Sec-Fetch-Site: " + site +
+                        ") may not use this server");
     }
   }
   const bool sends_body =
@@ -207,7 +208,7 @@ Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
   if (sends_body) {
     const std::string type = r.Header("content-type");
     if (!Same(Trim(std::string_view(type).substr(0, type.find(';'))), "application/json")) {
-      return Refuse("server.bad_content_type",
+      return Refuse(ErrorKind::kUnsupportedMedia, "server.bad_content_type",
                     "the request body must be sent as Content-Type: application/json");
     }
   }
@@ -241,18 +242,19 @@ Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
   if (a.plane >= needed) return a;
   if (needed == Access::kPerson) {
     if (a.person_session_invalid) {
-      return Refuse("server.person_session_expired",
+      return Refuse(ErrorKind::kUnauthenticated, "server.person_session_expired",
                     "the web session has expired or was not made by this server: reload the page "
                     "to start a new one");
     }
-    return Refuse("server.person_only",
+    return Refuse(ErrorKind::kForbidden, "server.person_only",
                   "approving, denying and granting are the person's: use the web UI opened on "
                   "this machine, `affordance approvals approve|deny`, or an operator MCP session");
   }
   if (token_configured) {
-    return Refuse("server.unauthorized", "this server needs authorization: Bearer <token>");
+    return Refuse(ErrorKind::kUnauthenticated, "server.unauthorized",
+                  "this server needs authorization: Bearer <token>");
   }
-  return Refuse("server.foreign_user",
+  return Refuse(ErrorKind::kForbidden, "server.foreign_user",
                 "this server serves only the OS user who started it; another user or a process "
                 "it cannot identify needs the server to be started with an access token");
 }

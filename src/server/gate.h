@@ -102,7 +102,7 @@ class Gate {
 
  private:
   bool OwnOrigin(std::string_view origin) const;
-  Error Refuse(std::string code, std::string message) const;
+  Error Refuse(ErrorKind kind, std::string code, std::string message) const;
 
   GateOptions options_;
   std::vector<std::string> hosts_;    // Host values we answer (compared case-insensitively)

@@ -99,15 +99,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (timed_out_) ec = beast::error::timeout;
     if (ec == http::error::end_of_stream || ec == net::error::eof) return Shutdown();
     if (ec == http::error::body_limit) {
-      return Fail(MakeError("server.body_too_large", "the request body is larger than the limit",
+      return Fail(MakeError(ErrorKind::kTooLarge, "server.body_too_large",
+                            "the request body is larger than the limit",
                             std::to_string(opt().body_limit) + " bytes"));
     }
     if (ec == beast::error::timeout) {
       if (buffer_.size() == 0 && !parser_->got_some()) return Close();  // an idle keep-alive
-      return Fail(MakeError("server.timeout", "the request did not arrive in time"));
+      return Fail(
+          MakeError(ErrorKind::kTimeout, "server.timeout", "the request did not arrive in time"));
     }
     if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
-      return Fail(MakeError("server.bad_request", "the request is not valid HTTP", ec.message()));
+      return Fail(MakeError(ErrorKind::kInvalid, "server.bad_request",
+                            "the request is not valid HTTP", ec.message()));
     }
     if (ec) return Close();  // reset, aborted: nobody to answer
     Handle(parser_->release());
@@ -134,7 +137,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (hosts != 1 || !gate.HostAllowed(r.Header("host"))) {
       gate.Count("server.foreign_host");
       return Respond(GateError(
-          r.path, MakeError("server.foreign_host",
+          r.path, MakeError(ErrorKind::kMisdirected, "server.foreign_host",
                             "this server answers only to its own names (127.0.0.1, localhost, "
                             "[::1] with its port, and the operator's --public-host names)")));
     }
@@ -156,10 +159,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     auto match = config_->router->Find(r.method, r.path);
     if (!match.route) {
       if (match.path_exists) {
-        return Respond(ErrorResponse(
-            MakeError("server.method_not_allowed", "this path does not take " + r.method, r.path)));
+        return Respond(ErrorResponse(MakeError(ErrorKind::kNotAllowed, "server.method_not_allowed",
+                                               "this path does not take " + r.method, r.path)));
       }
-      return Respond(ErrorResponse(MakeError("server.not_found", "no such route", r.path)));
+      return Respond(ErrorResponse(
+          MakeError(ErrorKind::kNotFound, "server.not_found", "no such route", r.path)));
     }
     auto admitted = gate.Admit(r, match.route->capability.access);
     if (!admitted) return Respond(GateError(r.path, admitted.error()));

@@ -131,6 +131,7 @@ json ToolResult::ToJson() const {
   if (error) {
     json e = {{"code", error->code}, {"message", error->message}};
     if (!error->detail.empty()) e["detail"] = error->detail;
+    e["category"] = ErrorKindName(error->kind);
     if (!error_data.is_null()) e["data"] = error_data;
     // No structuredContent: it would have to match the tool's output schema.
     return {{"content", json::array({{{"type", "text"}, {"text", dump({{"error", e}})}}})},

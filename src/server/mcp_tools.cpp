@@ -424,7 +424,8 @@ void ProductTools::Ask(const mcp::ToolCall& c, mcp::ToolReply reply) {
   }
   const std::string text = Arg(c.arguments, "message");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return reply(ToolResult::Fail(MakeError("harness.empty_message", "the message has no text")));
+    return reply(ToolResult::Fail(
+        MakeError(ErrorKind::kInvalid, "harness.empty_message", "the message has no text")));
   }
   std::string thread = Arg(c.arguments, "thread");
   if (thread.empty()) {
@@ -432,8 +433,8 @@ void ProductTools::Ask(const mcp::ToolCall& c, mcp::ToolReply reply) {
     if (!created) return reply(ToolResult::Fail(created.error()));
     thread = created->id;
   } else if (!o_.store->GetThread(thread).ok()) {
-    return reply(
-        ToolResult::Fail(MakeError("server.unknown_thread", "no thread with this id", thread)));
+    return reply(ToolResult::Fail(MakeError(ErrorKind::kNotFound, "server.unknown_thread",
+                                            "no thread with this id", thread)));
   }
   auto turn = o_.hub->Submit(thread, text);
   if (!turn) return reply(ToolResult::Fail(turn.error()));
@@ -446,7 +447,7 @@ void ProductTools::Ask(const mcp::ToolCall& c, mcp::ToolReply reply) {
 
 ToolResult ProductTools::ReadConnector(const mcp::ToolCall& c) {
   if (o_.road == nullptr) {
-    return ToolResult::Fail(MakeError("connect.unknown_connector",
+    return ToolResult::Fail(MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
                                       "no connector is configured (start with --connectors DIR)"));
   }
   auto command = connect::ParseConnectorCommand(c.arguments);
@@ -510,10 +511,11 @@ ToolResult ProductTools::RequestGrant(const mcp::ToolCall& c) {
   const std::string operation = Arg(c.arguments, "operation");
   const std::string access = Arg(c.arguments, "access");
   if (o_.road == nullptr || o_.road->Find(connector) == nullptr) {
-    return ToolResult::Fail(MakeError("connect.unknown_connector", "no connector " + connector));
+    return ToolResult::Fail(
+        MakeError(ErrorKind::kNotFound, "connect.unknown_connector", "no connector " + connector));
   }
   if (!operation.empty() && o_.road->Find(connector)->FindOperation(operation) == nullptr) {
-    return ToolResult::Fail(MakeError("connect.unknown_operation",
+    return ToolResult::Fail(MakeError(ErrorKind::kNotFound, "connect.unknown_operation",
                                       "connector " + connector + " has no operation " + operation));
   }
   const std::string scope = authority::GrantScope(connector, operation);

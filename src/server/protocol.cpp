@@ -9,7 +9,7 @@ namespace affordance::server {
 Result<ClientProtocol> ParseClientVersion(std::string_view header) {
   if (header.empty()) return ClientProtocol{};
   auto bad = [&] {
-    return MakeError("server.bad_client_version",
+    return MakeError(ErrorKind::kInvalid, "server.bad_client_version",
                      "x-ai-sdk-version must be MAJOR.MINOR.PATCH, e.g. 7.0.173",
                      std::string(header.substr(0, 40)));
   };
@@ -222,6 +222,7 @@ std::string_view SseDone() { return "data: [DONE]\n\n"; }
 std::string ErrorBody(const Error& error) {
   nlohmann::ordered_json e = {{"code", error.code}, {"message", error.message}};
   if (!error.detail.empty()) e["detail"] = error.detail;
+  e["category"] = ErrorKindName(error.kind);
   return nlohmann::ordered_json{{"error", e}}.dump(-1, ' ', false,
                                                    nlohmann::json::error_handler_t::replace);
 }

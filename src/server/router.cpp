@@ -16,61 +16,6 @@ bool IsParam(const std::string& s) { return s.size() > 2 && s.front() == '{' && 
 
 }  // namespace
 
-int StatusFor(const std::string& code) {
-  static const std::map<std::string, int> kStatus = {
-      {"server.bad_json", 400},
-      {"server.bad_request", 400},
-      {"server.bad_path", 400},
-      {"server.bad_client_version", 400},
-      {"server.empty_message", 400},
-      {"server.unsupported_trigger", 400},
-      {"harness.empty_message", 400},
-      {"server.unauthorized", 401},
-      {"server.not_found", 404},
-      {"server.unknown_thread", 404},
-      {"store.not_found", 404},
-      {"server.unknown_surface", 404},
-      {"server.no_active_turn", 404},
-      {"server.no_web", 404},
-      {"server.method_not_allowed", 405},
-      {"server.timeout", 408},
-      {"server.turn_active", 409},
-      {"server.static_surface", 409},
-      {"server.body_too_large", 413},
-      {"server.busy", 503},
-      {"server.stopping", 503},
-      {"server.no_decision", 400},
-      {"server.unknown_approval", 404},
-      {"authority.already_decided", 409},
-      {"authority.not_human", 403},
-      {"harness.nothing_to_continue", 409},
-      {"server.no_connectors", 409},
-      {"surface.binding_mismatch", 409},
-      {"surface.unknown_statement", 404},
-      {"surface.not_a_live_app", 409},
-      {"surface.not_live", 409},
-      {"surface.not_a_mutation", 409},
-      {"surface.args_required", 400},
-      {"authority.no_grant", 403},
-      {"authority.grant_expired", 403},
-      {"authority.bad_args", 400},
-      {"connect.bad_args", 400},
-      // The gate (server/gate.h) and the person's session (person_session.h).
-      {"server.foreign_host", 421},
-      {"server.foreign_origin", 403},
-      {"server.cross_site", 403},
-      {"server.bad_content_type", 415},
-      {"server.foreign_user", 403},
-      {"server.person_only", 403},
-      {"server.person_session_expired", 401},
-      {"server.no_person_proof", 403},
-      {"server.too_deep", 400},
-      {"mcp.too_deep", 400},
-  };
-  auto it = kStatus.find(code);
-  return it == kStatus.end() ? 500 : it->second;
-}
-
 std::string HttpRequest::Header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
     if (boost::beast::iequals(k, boost::beast::string_view(name.data(), name.size())))
@@ -88,7 +33,7 @@ bool HttpRequest::HasHeader(std::string_view name) const {
 
 HttpResponse ErrorResponse(const Error& error) {
   HttpResponse r;
-  r.status = StatusFor(error.code);
+  r.status = HttpStatusOf(error.kind);  // base/result.h: one mapping for every door
   r.body = ErrorBody(error);
   return r;
 }

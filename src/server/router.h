@@ -65,9 +65,9 @@ struct HttpResponse {
   std::function<void(std::function<void(HttpResponse)>)> deferred;
 };
 
-// A JSON error response with the HTTP status that fits the code (see docs/SERVER.md).
+// A JSON error response: the status is the error kind's (base/result.h HttpStatusOf), the body
+// {"error": {code, message, detail?, category}} (see docs/SERVER.md).
 HttpResponse ErrorResponse(const Error& error);
-int StatusFor(const std::string& code);
 
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
 

@@ -111,14 +111,16 @@ Result<std::shared_ptr<ActiveTurn>> TurnHub::SubmitContinuation(const std::strin
 Result<std::shared_ptr<ActiveTurn>> TurnHub::Queue(std::shared_ptr<ActiveTurn> turn) {
   const std::string& thread_id = turn->thread_id();
   std::lock_guard lock(mu_);
-  if (stopping_) return MakeError("server.stopping", "the server is shutting down");
+  if (stopping_)
+    return MakeError(ErrorKind::kUnavailable, "server.stopping", "the server is shutting down");
   if (active_.count(thread_id)) {
-    return MakeError("server.turn_active",
+    return MakeError(ErrorKind::kConflict, "server.turn_active",
                      "this thread already has a turn running; cancel it or wait for it to end",
                      thread_id);
   }
   if (queue_.size() >= options_.max_queued) {
-    return MakeError("server.busy", "too many turns are waiting; try again shortly",
+    return MakeError(ErrorKind::kUnavailable, "server.busy",
+                     "too many turns are waiting; try again shortly",
                      std::to_string(queue_.size()) + " queued");
   }
   active_[thread_id] = turn;

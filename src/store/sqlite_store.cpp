@@ -43,7 +43,8 @@ std::string NewId(std::string_view prefix) {
 namespace internal {
 
 Error NotFound(const char* what, const std::string& id) {
-  return MakeError("store.not_found", std::string("no ") + what + " \"" + id + "\" in the store");
+  return MakeError(ErrorKind::kNotFound, "store.not_found",
+                   std::string("no ") + what + " \"" + id + "\" in the store");
 }
 
 namespace {

@@ -48,8 +48,9 @@ Result<LiveView> LiveApps::Open(const std::string& id_or_slug) {
   auto app = OpenArtifact(store_, id_or_slug);
   if (!app) return app.error();
   if (app->artifact.kind != "live_app") {
-    return MakeError("surface.not_a_live_app", "artifact " + app->artifact.id + " is " +
-                                                   app->artifact.kind + ", not a live app");
+    return MakeError(
+        ErrorKind::kConflict, "surface.not_a_live_app",
+        "artifact " + app->artifact.id + " is " + app->artifact.kind + ", not a live app");
   }
   std::lock_guard lock(mu_);
   auto cached = views_.find(app->artifact.id);

@@ -37,7 +37,7 @@ Result<const QueryBinding*> FindQuery(store::Store& store, const QueryRequest& r
   }
   std::string known;
   for (const auto& q : opened.bindings.queries) known += (known.empty() ? "" : ", ") + q.statement;
-  return MakeError("surface.unknown_statement",
+  return MakeError(ErrorKind::kNotFound, "surface.unknown_statement",
                    "version " + std::to_string(opened.version.version) + " of artifact " +
                        opened.artifact.id + " has no Query statement \"" + request.statement +
                        "\"" +
@@ -81,8 +81,9 @@ Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
   if (!found) return found.error();
   const QueryBinding& b = **found;
   if (b.connector.empty() || b.operation.empty()) {
-    return MakeError("surface.not_live", "Query(\"" + b.handle + "\") of statement \"" +
-                                             b.statement + "\" names no connector operation");
+    return MakeError(ErrorKind::kConflict, "surface.not_live",
+                     "Query(\"" + b.handle + "\") of statement \"" + b.statement +
+                         "\" names no connector operation");
   }
 
   QueryRun run;
@@ -94,9 +95,10 @@ Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
   r.args_from_state = !b.args_literal;
   json args = request.args ? *request.args : (b.args_literal ? b.args : json());
   if (!args.is_object()) {
-    return MakeError("surface.args_required", "the arguments of Query(\"" + b.handle +
-                                                  "\") read $state; send the args "
-                                                  "the surface resolved");
+    return MakeError(ErrorKind::kInvalid, "surface.args_required",
+                     "the arguments of Query(\"" + b.handle +
+                         "\") read $state; send the args "
+                         "the surface resolved");
   }
 
   // The client names what it executes; the server runs the stored operation and proves that both
@@ -109,7 +111,7 @@ Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
     r.mismatches.push_back("handle");
     r.executed_ms = store::NowMs();
     run.mismatch =
-        MakeError("surface.binding_mismatch",
+        MakeError(ErrorKind::kConflict, "surface.binding_mismatch",
                   "the surface executes Query(\"" + handle + "\") but statement \"" + b.statement +
                       "\" was composed with Query(\"" + b.handle + "\") of " + b.connector + "." +
                       b.operation + (op == nullptr ? ", which is not registered now" : "") +
@@ -162,7 +164,7 @@ Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
   if (!r.match()) {
     std::string list;
     for (const auto& w : r.mismatches) list += (list.empty() ? "" : ", ") + w;
-    run.mismatch = MakeError("surface.binding_mismatch",
+    run.mismatch = MakeError(ErrorKind::kConflict, "surface.binding_mismatch",
                              "the live result of \"" + b.statement +
                                  "\" does not refer to what the surface was composed with (" +
                                  list + " differ); its rows are not shown");
@@ -182,8 +184,9 @@ Result<store::ApprovalRecord> StageMutation(store::Store& store, authority::Auth
   for (const auto& m : opened->bindings.mutations) {
     if (m.statement != statement) continue;
     if (m.connector.empty() || m.operation.empty()) {
-      return MakeError("surface.not_a_mutation", "Mutation(\"" + m.handle + "\") of statement \"" +
-                                                     statement + "\" names no connector mutation");
+      return MakeError(ErrorKind::kConflict, "surface.not_a_mutation",
+                       "Mutation(\"" + m.handle + "\") of statement \"" + statement +
+                           "\" names no connector mutation");
     }
     authority::StageRequest req;
     req.connector = m.connector;
@@ -196,7 +199,7 @@ Result<store::ApprovalRecord> StageMutation(store::Store& store, authority::Auth
     req.thread_id = opened->artifact.thread_id;
     return authority.Stage(req, by);
   }
-  return MakeError("surface.unknown_statement",
+  return MakeError(ErrorKind::kNotFound, "surface.unknown_statement",
                    "version " + std::to_string(opened->version.version) + " of artifact " +
                        opened->artifact.id + " has no Mutation statement \"" + statement + "\"");
 }

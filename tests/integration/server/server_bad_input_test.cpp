@@ -22,6 +22,13 @@ void ExpectError(const Response& r, int status, const std::string& code) {
   ASSERT_TRUE(body.is_object()) << r.body;
   EXPECT_EQ(body["error"]["code"], code) << r.body;
   EXPECT_FALSE(body["error"]["message"].get<std::string>().empty());
+  // The status is the category's (base/result.h): one mapping for every door.
+  const std::map<int, std::string> category = {
+      {400, "invalid"},     {401, "unauthenticated"}, {403, "forbidden"},
+      {404, "not_found"},   {405, "not_allowed"},     {408, "timeout"},
+      {409, "conflict"},    {413, "too_large"},       {415, "unsupported_media"},
+      {421, "misdirected"}, {500, "internal"},        {503, "unavailable"}};
+  if (category.count(status)) EXPECT_EQ(body["error"]["category"], category.at(status)) << r.body;
 }
 
 void ExpectUp(const ServerProcess& server) {
@@ -43,7 +50,7 @@ TEST(ServerBadInput, MalformedRequestsGetJsonErrors) {
       400, "server.no_decision");
   ExpectError(Http(port, "POST", "/api/chat", R"({"id":"x","messages":[{"role":"system"}]})"), 400,
               "server.bad_request");
-  ExpectError(Http(port, "POST", "/api/chat", ChatBody("x", "   ")), 400, "server.empty_message");
+  ExpectError(Http(port, "POST", "/api/chat", ChatBody("x", "   ")), 400, "harness.empty_message");
   ExpectError(
       Http(
           port, "POST", "/api/chat",

@@ -88,9 +88,10 @@ TEST(ConnectorCli, ErrorsAreJsonWithCodesAndExitStatus) {
   auto bad = RunProcess(
       {AFFORDANCE_CLI, "connector", "--connectors", broken.path(), "list", "--json"}, 10000);
   ASSERT_TRUE(bad.ok());
-  EXPECT_EQ(bad->exit_code, 1);
+  EXPECT_EQ(bad->exit_code, 2);  // a bad manifest is bad input, at every command (ErrorKind)
   json e = json::parse(bad->out)["error"];
   EXPECT_EQ(e["code"], "connect.manifest_invalid");
+  EXPECT_EQ(e["category"], "invalid");
   EXPECT_EQ(e["message"], "/title: is required");
   EXPECT_EQ(e["detail"], broken / "bad.json");
 }
@@ -132,7 +133,7 @@ TEST(ConnectorCli, InputNestedTooDeepIsRefused) {
   auto bad = RunProcess(
       {AFFORDANCE_CLI, "connector", "--connectors", manifests.path(), "list", "--json"}, 10000);
   ASSERT_TRUE(bad.ok());
-  EXPECT_EQ(bad->exit_code, 1);
+  EXPECT_EQ(bad->exit_code, 2);
   e = json::parse(bad->out)["error"];
   EXPECT_EQ(e["code"], "connect.too_deep");
   EXPECT_EQ(e["message"], "the manifest nests deeper than 128 levels of arrays and objects");

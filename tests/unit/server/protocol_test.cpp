@@ -170,7 +170,11 @@ TEST(ServerProtocol, SseFraming) {
                       "b"),
             std::string::npos);
   EXPECT_EQ(ErrorBody(MakeError("server.x", "msg", "d")),
-            "{\"error\":{\"code\":\"server.x\",\"message\":\"msg\",\"detail\":\"d\"}}");
+            "{\"error\":{\"code\":\"server.x\",\"message\":\"msg\",\"detail\":\"d\","
+            "\"category\":\"internal\"}}");
+  EXPECT_EQ(ErrorBody(MakeError(ErrorKind::kConflict, "server.turn_active", "busy")),
+            "{\"error\":{\"code\":\"server.turn_active\",\"message\":\"busy\","
+            "\"category\":\"conflict\"}}");
 }
 
 }  // namespace
