@@ -38,6 +38,9 @@ struct Operation {
   std::vector<std::string> served_fields;  // empty: whatever the source returns
   Risk risk = Risk::kRead;
   std::string handle;  // query handle name; defaults to "<slug>_<name>"
+  // What RunConnectorCommand, the deferred operation tools and the reality block's query handles
+  // may run: not a mutation, and no write risk (the manifest keeps the two in step).
+  bool readable() const { return kind != OperationKind::kMutation && risk == Risk::kRead; }
   // SQLite / ics sources: a SELECT over the mirror with named parameters (:name) bound from args.
   std::string query;
   // Printed CLIs: the verb words (e.g. {"items","get"}); `positional` args follow in order, the

@@ -28,7 +28,7 @@ std::string Join(const std::vector<std::string>& words) {
 std::string OperationNames(const ConnectorManifest& m) {
   std::vector<std::string> names;
   for (const auto& op : m.operations) {
-    if (op.kind != OperationKind::kMutation) names.push_back(op.name);
+    if (op.readable()) names.push_back(op.name);
   }
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;

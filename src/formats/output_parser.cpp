@@ -34,6 +34,30 @@ std::optional<ChatFormat> DetectChatFormat(const text::Tokenizer& tokenizer) {
   return std::nullopt;
 }
 
+const TurnSyntax* TurnSyntaxOf(ChatFormat format) {
+  static const TurnSyntax kQwen3{
+      "<|im_start|>", "user\n", "<|im_end|>\n", {"<|im_end|>", "<|endoftext|>"}, true};
+  static const TurnSyntax kLlama31{"<|start_header_id|>",
+                                   "user<|end_header_id|>\n\n",
+                                   "<|eot_id|>",
+                                   {"<|eot_id|>", "<|eom_id|>"},
+                                   false};
+  switch (format) {
+    case ChatFormat::kQwen3:
+      return &kQwen3;
+    case ChatFormat::kLlama31:
+      return &kLlama31;
+    case ChatFormat::kPlain:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+const TurnSyntax* TurnSyntaxOf(const text::Tokenizer& tokenizer) {
+  auto format = DetectChatFormat(tokenizer);
+  return format ? TurnSyntaxOf(*format) : nullptr;
+}
+
 std::unique_ptr<OutputParser> MakeOutputParser(ChatFormat format, ParserOptions options) {
   switch (format) {
     case ChatFormat::kQwen3:

@@ -46,6 +46,22 @@ std::string_view ChatFormatName(ChatFormat format);
 // The format whose control tokens the tokenizer has (<tool_call> → qwen3, <|eom_id|> → llama3.1).
 std::optional<ChatFormat> DetectChatFormat(const text::Tokenizer& tokenizer);
 
+// How a format's turns are spelled: the facts the frame, the harness and the replay provider need,
+// kept here with the parsers rather than spread over them (shared/reference/chat-formats.md).
+struct TurnSyntax {
+  std::string_view turn_start;                // the control token that opens every turn
+  std::string_view user_header;               // what follows it in a user turn, as text
+  std::string_view turn_end;                  // the text that closes a turn in a prompt
+  std::vector<std::string_view> end_of_turn;  // tokens that end the model's turn when sampled
+  bool merges_tool_results;  // the template puts consecutive tool results in one turn (Qwen3)
+};
+// Qwen3: <|im_start|>, "user\n", "<|im_end|>\n", {<|im_end|>, <|endoftext|>}, merges.
+// Llama 3.1: <|start_header_id|>, "user<|end_header_id|>\n\n", <|eot_id|>, {<|eot_id|>,
+// <|eom_id|>}. nullptr for kPlain (a chat API spells the turns itself).
+const TurnSyntax* TurnSyntaxOf(ChatFormat format);
+// The syntax of the format the tokenizer has (DetectChatFormat); nullptr when it has none.
+const TurnSyntax* TurnSyntaxOf(const text::Tokenizer& tokenizer);
+
 // One sampled token. `text` is what the token adds to the output (possibly empty while a UTF-8
 // character is incomplete); `id` is -1 when only text is known (text-only APIs).
 struct OutputToken {

@@ -98,11 +98,9 @@ Result<std::unique_ptr<Frame>> Frame::Load(FrameOptions options) {
 
 Frame::Frame(FrameOptions options, std::unique_ptr<render::Renderer> renderer)
     : options_(std::move(options)), renderer_(std::move(renderer)), cache_(*options_.tokenizer) {
-  for (const char* start : {"<|im_start|>", "<|start_header_id|>"}) {
-    if (auto id = options_.tokenizer->TokenIdOf(start)) {
-      turn_start_ = *id;
-      break;
-    }
+  syntax_ = formats::TurnSyntaxOf(*options_.tokenizer);
+  if (syntax_ != nullptr) {
+    if (auto id = options_.tokenizer->TokenIdOf(syntax_->turn_start)) turn_start_ = *id;
   }
 }
 
@@ -182,7 +180,7 @@ void Frame::Audit(const std::vector<TranscriptTurn>& transcript, int64_t schemas
   // The owner of each segment, in order: head (system turn), one per transcript turn (a Qwen
   // frame merges consecutive tool results into one turn), the app turn, the generation prompt.
   std::vector<std::string> owners = {"head"};
-  const bool merge_tools = options_.model.find("Qwen") != std::string::npos;
+  const bool merge_tools = syntax_ != nullptr && syntax_->merges_tool_results;
   for (size_t i = 0; i < transcript.size(); ++i) {
     const auto& t = transcript[i];
     if (merge_tools && t.role == TranscriptTurn::Role::kTool && i > 0 &&
@@ -278,18 +276,11 @@ Result<FramePrompt> Frame::Render(const std::string& system, const nlohmann::ord
     std::span<const text::TokenId> turn(prompt.tokens.data() + from, to - from);
     if (auto decoded = options_.tokenizer->Decode(turn); decoded) {
       std::string text = *decoded;
-      for (const char* head : {"user<|end_header_id|>\n\n", "user\n"}) {
-        if (size_t at = text.find(head); at != std::string::npos) {
-          text = text.substr(at + std::string(head).size());
-          break;
+      if (syntax_ != nullptr) {
+        if (size_t at = text.find(syntax_->user_header); at != std::string::npos) {
+          text = text.substr(at + syntax_->user_header.size());
         }
-      }
-      for (const char* tail : {"<|im_end|>\n", "<|eot_id|>"}) {
-        std::string t = tail;
-        if (text.size() >= t.size() && text.compare(text.size() - t.size(), t.size(), t) == 0) {
-          text.resize(text.size() - t.size());
-          break;
-        }
+        if (text.ends_with(syntax_->turn_end)) text.resize(text.size() - syntax_->turn_end.size());
       }
       prompt.messages.push_back({{"role", "user"}, {"content", text}});
     }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "base/result.h"
+#include "formats/output_parser.h"
 #include "render/block.h"
 #include "render/renderer.h"
 #include "render/run_cache.h"
@@ -100,7 +101,8 @@ class Frame {
   render::RunCache cache_;
   std::vector<text::TokenId> previous_;
   std::map<std::string, int64_t> schema_tokens_;   // by tool JSON text
-  text::TokenId turn_start_ = -1;                  // <|im_start|> or <|start_header_id|>
+  const formats::TurnSyntax* syntax_ = nullptr;    // the tokenizer's chat format (formats/)
+  text::TokenId turn_start_ = -1;                  // its turn-start token
   std::unique_ptr<render::Renderer> schema_view_;  // a plain frame, for counting schema tokens
   int64_t starts_app_ = -1;                        // token index of the app turn in the last render
   int64_t starts_generation_ = -1;                 // token index of the generation prompt

@@ -76,8 +76,10 @@ Harness::Harness(store::Store& store, model::Provider& provider, Frame& frame,
   }
   resident_json_ = nlohmann::ordered_json::array();
   for (const Tool* t : registry_.Resident()) resident_json_.push_back(t->spec().ToJson());
-  for (const char* end : {"<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>"}) {
-    if (auto id = frame_.tokenizer().TokenIdOf(end)) end_tokens_.push_back(*id);
+  if (const auto* syntax = formats::TurnSyntaxOf(frame_.tokenizer())) {
+    for (auto end : syntax->end_of_turn) {
+      if (auto id = frame_.tokenizer().TokenIdOf(end)) end_tokens_.push_back(*id);
+    }
   }
   FrameOptions plain = frame_.options();
   plain.apps.clear();

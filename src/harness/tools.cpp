@@ -294,18 +294,6 @@ class ConnectorOperation final : public SimpleTool {
 
 // ---- ComposeUI -------------------------------------------------------------------------------
 
-// The artifact a thread shows last (the active artifact an edit-mode patch applies to).
-std::string ActiveArtifact(const std::vector<store::MessageRecord>& thread) {
-  for (auto m = thread.rbegin(); m != thread.rend(); ++m) {
-    for (auto p = m->parts.rbegin(); p != m->parts.rend(); ++p) {
-      if (p->kind == "surface" && !p->data.value("artifactId", "").empty()) {
-        return p->data.value("artifactId", "");
-      }
-    }
-  }
-  return "";
-}
-
 class ComposeUI final : public SimpleTool {
  public:
   ComposeUI(store::Store* store, std::vector<surface::QueryHandle> handles)
@@ -341,7 +329,7 @@ class ComposeUI final : public SimpleTool {
       if (auto thread = store_->LoadThread(ctx.thread_id); thread) {
         req.evidence = surface::EvidenceOfThread(*thread, ctx.message_id);
         if (req.patch && req.artifact.empty() && req.app_slug.empty()) {
-          req.artifact = ActiveArtifact(*thread);
+          if (auto active = surface::ActiveArtifactOf(*thread)) req.artifact = active->artifact_id;
         }
       }
     }
@@ -450,7 +438,7 @@ std::vector<std::unique_ptr<Tool>> MakeConnectorOperations(connect::ConnectorRoa
   std::vector<std::unique_ptr<Tool>> out;
   for (const auto& m : road.manifests()) {
     for (const auto& op : m.operations) {
-      if (op.kind == connect::OperationKind::kMutation || op.risk != connect::Risk::kRead) continue;
+      if (!op.readable()) continue;
       out.push_back(std::make_unique<ConnectorOperation>(road, authority, m, op));
     }
   }

@@ -32,21 +32,17 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
         c.credential_state = "unknown";
       }
       for (const auto& op : m.operations) {
-        if (op.kind == connect::OperationKind::kMutation || op.risk != connect::Risk::kRead)
-          continue;
+        if (!op.readable()) continue;
         c.operations.push_back(op.name);
         r.queries.push_back({op.handle, m.slug, op.name});
       }
       r.connectors.push_back(std::move(c));
     }
   }
-  for (auto m = thread.rbegin(); m != thread.rend() && r.active_artifact.empty(); ++m) {
-    for (auto p = m->parts.rbegin(); p != m->parts.rend(); ++p) {
-      if (p->kind != "surface") continue;
-      r.active_artifact = p->key + " (" + p->data.value("kind", "inline") + ", " +
-                          (p->data.value("live", false) ? "live" : "static") + ")";
-      break;
-    }
+  if (auto active = surface::ActiveArtifactOf(thread)) {
+    r.active_artifact = active->artifact_id + " v" + std::to_string(active->version) +
+                        " (surface " + active->surface_id + ", " + active->kind + ", " +
+                        (active->live ? "live" : "static") + ")";
   }
   for (const auto& app : frame_.options().apps) r.apps.push_back(app.name);
   if (auto grants = authority_->Grants(); grants) {

@@ -91,13 +91,9 @@ Result<ReplayScript> LoadReplayScript(const std::string& path) {
 
 Result<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
     std::shared_ptr<const text::Tokenizer> tokenizer, ReplayScript script) {
-  std::vector<std::string_view> names;
-  if (script.format == formats::ChatFormat::kQwen3)
-    names = {"<|im_end|>", "<|endoftext|>"};
-  else
-    names = {"<|eot_id|>", "<|eom_id|>"};
+  const formats::TurnSyntax* syntax = formats::TurnSyntaxOf(script.format);  // never plain here
   std::vector<text::TokenId> ends;
-  for (auto name : names) {
+  for (auto name : syntax->end_of_turn) {
     auto id = tokenizer->TokenIdOf(name);
     if (!id) {
       return MakeError(ErrorKind::kInvalid, "model.replay_script",

@@ -140,6 +140,22 @@ std::vector<Evidence> EvidenceOfResult(const json& r) {
   return out;
 }
 
+std::optional<ActiveArtifact> ActiveArtifactOf(const std::vector<store::MessageRecord>& thread) {
+  for (auto m = thread.rbegin(); m != thread.rend(); ++m) {
+    for (auto p = m->parts.rbegin(); p != m->parts.rend(); ++p) {
+      if (p->kind != "surface" || p->data.value("artifactId", "").empty()) continue;
+      ActiveArtifact a;
+      a.artifact_id = p->data.value("artifactId", "");
+      a.version = p->data.value("version", int64_t{0});
+      a.surface_id = p->key;
+      a.kind = p->data.value("kind", "inline");
+      a.live = p->data.value("live", false);
+      return a;
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<Evidence> EvidenceOfThread(const std::vector<store::MessageRecord>& thread,
                                        const std::string& current_message_id) {
   std::vector<Evidence> out;

@@ -77,6 +77,17 @@ std::vector<QueryHandle> HandlesOf(const connect::ConnectorRoad* road);
 // message `current_message_id` are marked this_turn.
 std::vector<Evidence> EvidenceOfThread(const std::vector<store::MessageRecord>& thread,
                                        const std::string& current_message_id);
+// The thread's active artifact: the one its last stored surface with an artifact shows. It is what
+// an edit-mode ComposeUI patches when the model names none, and what the reality block names.
+struct ActiveArtifact {
+  std::string artifact_id;
+  int64_t version = 0;
+  std::string surface_id;
+  std::string kind = "inline";
+  bool live = false;
+};
+std::optional<ActiveArtifact> ActiveArtifactOf(const std::vector<store::MessageRecord>& thread);
+
 // One tool part's output (a ConnectorResult JSON) as evidence; empty when it is not one.
 std::vector<Evidence> EvidenceOfResult(const nlohmann::json& connector_result);
 
