@@ -1,5 +1,4 @@
 // The server's JSON routes (docs/SERVER.md). Errors come back as {error: {code, message}}.
-declare const __AI_SDK_VERSION__: string;
 export const AI_SDK_VERSION = __AI_SDK_VERSION__;
 
 export type Thread = {
