@@ -1,6 +1,10 @@
 // The server's JSON routes (docs/SERVER.md). Errors come back as {error: {code, message}}.
-declare const __AI_SDK_VERSION__: string;
+import type { ChatMessage } from './parts';
+
 export const AI_SDK_VERSION = __AI_SDK_VERSION__;
+
+// The body of a failed request.
+export type ErrorBody = { error?: { code: string; message: string } };
 
 export type Thread = {
   id: string;
@@ -60,7 +64,8 @@ export async function startSession(): Promise<boolean> {
       body: JSON.stringify(login ? { login } : {}),
     });
     if (res.ok) {
-      session = (await res.json()).session.token as string;
+      const body: { session: { token: string } } = await res.json();
+      session = body.session.token;
       localStorage.setItem(SESSION_KEY, session);
       person = true;
       return true;
@@ -87,15 +92,15 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  const json = text ? JSON.parse(text) : {};
+  const json: T & ErrorBody = text ? JSON.parse(text) : {};
   if (!res.ok) throw new ApiError(json?.error?.code ?? `http.${res.status}`, json?.error?.message ?? res.statusText);
-  return json as T;
+  return json;
 }
 
 export const api = {
   threads: () => call<{ threads: Thread[] }>('GET', '/api/threads').then((r) => r.threads),
   create: () => call<{ thread: Thread }>('POST', '/api/threads', {}).then((r) => r.thread),
-  read: (id: string) => call<{ thread: Thread; messages: any[] }>('GET', `/api/threads/${encodeURIComponent(id)}`),
+  read: (id: string) => call<{ thread: Thread; messages: ChatMessage[] }>('GET', `/api/threads/${encodeURIComponent(id)}`),
   rename: (id: string, title: string) =>
     call<{ thread: Thread }>('PATCH', `/api/threads/${encodeURIComponent(id)}`, { title }),
   remove: (id: string) => call<{ deleted: string }>('DELETE', `/api/threads/${encodeURIComponent(id)}`),

@@ -5,14 +5,14 @@ import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalRespons
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { api, headers } from './api';
 import { Message } from './message';
+import type { ChatMessage } from './parts';
 
-
-type Props = { threadId: string; initial: any[]; resume: boolean; onTurnEnd: () => void };
+type Props = { threadId: string; initial: ChatMessage[]; resume: boolean; onTurnEnd: () => void };
 
 export function Chat({ threadId, initial, resume, onTurnEnd }: Props) {
   const transport = useMemo(
     () =>
-      new DefaultChatTransport({
+      new DefaultChatTransport<ChatMessage>({
         api: '/api/chat',
         headers: headers,
         prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
@@ -21,7 +21,7 @@ export function Chat({ threadId, initial, resume, onTurnEnd }: Props) {
       }),
     [],
   );
-  const { messages, sendMessage, status, error, stop, addToolApprovalResponse } = useChat({
+  const { messages, sendMessage, status, error, stop, addToolApprovalResponse } = useChat<ChatMessage>({
     id: threadId,
     messages: initial,
     transport,

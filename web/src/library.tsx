@@ -3,9 +3,31 @@
 // in a program bind in that order.
 import { createLibrary, defineComponent } from '@openuidev/react-lang';
 import { z } from 'zod/v4';
+import { isObject, type JsonObject } from './json';
 
-const any = z.any();
-const kids = z.array(any);
+// A value of whatever shape (a child node, an action, a rule): the component narrows what it reads.
+const unknown = z.unknown();
+const kids = z.array(unknown);
+
+// The props of a sub-component (a Col, a SelectItem), or the value itself when it is not one.
+function propsOf(node: unknown): JsonObject {
+  const p = isObject(node) ? node.props ?? node : node;
+  return isObject(p) ? p : {};
+}
+
+// Text a program passed where it may have passed anything: strings and numbers, nothing else.
+function text(v: unknown): string | number | undefined {
+  return typeof v === 'string' || typeof v === 'number' ? v : undefined;
+}
+
+// A form value as React takes it: strings, numbers and string lists as given, anything else as
+// text (which is what React makes of it).
+function formValue(v: unknown): string | number | readonly string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string' || typeof v === 'number') return v;
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
+  return String(v);
+}
 
 const Stack = defineComponent({
   name: 'Stack',
@@ -62,14 +84,14 @@ const Callout = defineComponent({
 const Button = defineComponent({
   name: 'Button',
   description: 'A button',
-  props: z.object({ label: z.string(), action: any.optional(), variant: z.enum(['primary', 'secondary', 'danger']).optional() }),
+  props: z.object({ label: z.string(), action: unknown.optional(), variant: z.enum(['primary', 'secondary', 'danger']).optional() }),
   component: ({ props }) => <button className={`ou-button ${props.variant ?? 'secondary'}`} type="button">{props.label}</button>,
 });
 
 const Col = defineComponent({
   name: 'Col',
   description: 'A table column',
-  props: z.object({ header: z.string(), values: z.array(any), format: z.enum(['text', 'number', 'date', 'currency']).optional() }),
+  props: z.object({ header: z.string(), values: z.array(unknown), format: z.enum(['text', 'number', 'date', 'currency']).optional() }),
   component: () => null,
 });
 
@@ -85,19 +107,19 @@ function cell(v: unknown, format?: string): string {
 const Table = defineComponent({
   name: 'Table',
   description: 'Columns of values',
-  props: z.object({ columns: z.array(any) }),
+  props: z.object({ columns: z.array(unknown) }),
   component: ({ props }) => {
-    const cols = (props.columns ?? []).map((c: any) => c?.props ?? c ?? {});
-    const rows = Math.max(0, ...cols.map((c: any) => (Array.isArray(c.values) ? c.values.length : 0)));
+    const cols = (props.columns ?? []).map(propsOf);
+    const rows = Math.max(0, ...cols.map((c) => (Array.isArray(c.values) ? c.values.length : 0)));
     return (
       <div className="ou-table-wrap">
         <table className="ou-table">
           <thead>
-            <tr>{cols.map((c: any, i: number) => <th key={i}>{c.header}</th>)}</tr>
+            <tr>{cols.map((c, i) => <th key={i}>{text(c.header)}</th>)}</tr>
           </thead>
           <tbody>
             {Array.from({ length: rows }, (_, r) => (
-              <tr key={r}>{cols.map((c: any, i: number) => <td key={i}>{cell(c.values?.[r], c.format)}</td>)}</tr>
+              <tr key={r}>{cols.map((c, i) => <td key={i}>{cell(Array.isArray(c.values) ? c.values[r] : undefined, typeof c.format === 'string' ? c.format : undefined)}</td>)}</tr>
             ))}
             {rows === 0 && (
               <tr><td className="ou-empty" colSpan={Math.max(1, cols.length)}>No rows</td></tr>
@@ -112,8 +134,8 @@ const Table = defineComponent({
 const Input = defineComponent({
   name: 'Input',
   description: 'A text field',
-  props: z.object({ name: z.string(), placeholder: z.string().optional(), kind: z.enum(['text', 'email', 'number', 'date']).optional(), rules: any.optional(), value: any.optional() }),
-  component: ({ props }) => <input className="ou-input" name={props.name} type={props.kind ?? 'text'} placeholder={props.placeholder} defaultValue={props.value as any} />,
+  props: z.object({ name: z.string(), placeholder: z.string().optional(), kind: z.enum(['text', 'email', 'number', 'date']).optional(), rules: unknown.optional(), value: unknown.optional() }),
+  component: ({ props }) => <input className="ou-input" name={props.name} type={props.kind ?? 'text'} placeholder={props.placeholder} defaultValue={formValue(props.value)} />,
 });
 
 const SelectItem = defineComponent({
@@ -126,12 +148,12 @@ const SelectItem = defineComponent({
 const Select = defineComponent({
   name: 'Select',
   description: 'A choice',
-  props: z.object({ name: z.string(), items: z.array(any), placeholder: z.string().optional(), rules: any.optional(), value: any.optional() }),
+  props: z.object({ name: z.string(), items: z.array(unknown), placeholder: z.string().optional(), rules: unknown.optional(), value: unknown.optional() }),
   component: ({ props }) => (
-    <select className="ou-input" name={props.name} defaultValue={props.value as any}>
-      {(props.items ?? []).map((it: any, i: number) => {
-        const p = it?.props ?? it;
-        return <option key={i} value={p.value}>{p.label}</option>;
+    <select className="ou-input" name={props.name} defaultValue={formValue(props.value)}>
+      {(props.items ?? []).map((it, i) => {
+        const p = propsOf(it);
+        return <option key={i} value={formValue(p.value)}>{text(p.label)}</option>;
       })}
     </select>
   ),
@@ -140,7 +162,7 @@ const Select = defineComponent({
 const FormControl = defineComponent({
   name: 'FormControl',
   description: 'A labelled field',
-  props: z.object({ label: z.string(), field: any }),
+  props: z.object({ label: z.string(), field: unknown }),
   component: ({ props, renderNode }) => (
     <label className="ou-field">
       <span>{props.label}</span>
@@ -152,7 +174,7 @@ const FormControl = defineComponent({
 const Form = defineComponent({
   name: 'Form',
   description: 'A form',
-  props: z.object({ name: z.string(), submit: any, fields: z.array(any) }),
+  props: z.object({ name: z.string(), submit: unknown, fields: z.array(unknown) }),
   component: ({ props, renderNode }) => (
     <form className="ou-form" onSubmit={(e) => e.preventDefault()}>
       {renderNode(props.fields)}
@@ -164,7 +186,7 @@ const Form = defineComponent({
 const HtmlMount = defineComponent({
   name: 'HtmlMount',
   description: 'A native child mounted into Html',
-  props: z.object({ name: z.string(), child: any }),
+  props: z.object({ name: z.string(), child: unknown }),
   component: ({ props, renderNode }) => <div className="ou-mount">{renderNode(props.child)}</div>,
 });
 
@@ -172,7 +194,7 @@ const HtmlMount = defineComponent({
 const Html = defineComponent({
   name: 'Html',
   description: 'A free-form composition (sandboxed)',
-  props: z.object({ html: z.string(), data: any.optional(), mounts: z.array(any).optional() }),
+  props: z.object({ html: z.string(), data: unknown.optional(), mounts: z.array(unknown).optional() }),
   component: ({ props, renderNode }) => (
     <div className="ou-html">
       <iframe sandbox="" srcDoc={props.html} title="composition" />

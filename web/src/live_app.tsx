@@ -5,11 +5,11 @@ import { readArtifact, type Artifact } from './live_query';
 import { Surface } from './surface';
 
 export function LiveApp({ slug }: { slug: string }) {
-  const [app, setApp] = useState<(Artifact & { threadId: string; surfaceId: string }) | null>(null);
+  const [app, setApp] = useState<Artifact | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
     readArtifact(slug)
-      .then((a) => setApp(a as any))
+      .then((a) => setApp(a))
       .catch((e) => setProblem(`${e.code}: ${e.message}`));
   }, [slug]);
   if (problem) return <p className="surface-error" role="alert">{problem}</p>;

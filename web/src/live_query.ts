@@ -3,7 +3,7 @@
 // with a source-binding receipt comparing the live read with the binding the surface was composed
 // with. A mismatch (409) is an error the surface shows: its rows are never replaced silently.
 // Mutation() handles are staged through governed writes (an approval request), never run.
-import { ApiError, headers } from './api';
+import { ApiError, headers, type ErrorBody } from './api';
 
 export type Receipt = {
   match: boolean;
@@ -27,9 +27,16 @@ export type Artifact = {
   live: boolean;
   bindings: { queries: Binding[]; mutations: Binding[] };
   generation?: number;
+  threadId: string;
+  surfaceId: string;
 };
 
-async function post<T>(path: string, body: unknown): Promise<{ status: number; json: T }> {
+// POST /api/query: the rows and their receipt; a mismatch (409) also carries an error.
+type QueryBody = { rows?: unknown[]; truncated?: boolean; receipt?: Receipt };
+// POST /api/artifacts/{id}/mutations/{statement}: the staged approval request.
+type StagedBody = { approval?: unknown };
+
+async function post<T>(path: string, body: unknown): Promise<{ status: number; json: T & ErrorBody }> {
   const res = await fetch(path, {
     method: 'POST',
     headers: { ...headers(), 'content-type': 'application/json' },
@@ -41,9 +48,9 @@ async function post<T>(path: string, body: unknown): Promise<{ status: number; j
 
 export async function readArtifact(ref: string): Promise<Artifact> {
   const res = await fetch(`/api/artifacts/${encodeURIComponent(ref)}`, { headers: headers() });
-  const json = await res.json();
+  const json: { artifact: Artifact } & ErrorBody = await res.json();
   if (!res.ok) throw new ApiError(json?.error?.code ?? `http.${res.status}`, json?.error?.message ?? res.statusText);
-  return json.artifact as Artifact;
+  return json.artifact;
 }
 
 export type QueryEvent = { handle: string; receipt?: Receipt; error?: { code: string; message: string } };
@@ -54,7 +61,7 @@ export function artifactProvider(artifact: Artifact, onEvent: (e: QueryEvent) =>
   const provider: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {};
   for (const q of artifact.bindings.queries) {
     provider[q.handle] = async (args) => {
-      const { status, json } = await post<any>('/api/query', {
+      const { status, json } = await post<QueryBody>('/api/query', {
         artifact: artifact.id,
         version: artifact.version,
         handle: q.handle,
@@ -72,7 +79,7 @@ export function artifactProvider(artifact: Artifact, onEvent: (e: QueryEvent) =>
   for (const m of artifact.bindings.mutations) {
     provider[m.handle] = async (args) => {
       const path = `/api/artifacts/${encodeURIComponent(artifact.id)}/mutations/${encodeURIComponent(m.statement)}`;
-      const { status, json } = await post<any>(path, { version: artifact.version, args });
+      const { status, json } = await post<StagedBody>(path, { version: artifact.version, args });
       if (status !== 200) {
         const error = json?.error ?? { code: `http.${status}`, message: 'staging failed' };
         onEvent({ handle: m.handle, error });

@@ -4,9 +4,10 @@ import { createRoot } from 'react-dom/client';
 import { api, startSession, type Thread } from './api';
 import { Chat } from './chat';
 import { LiveApp } from './live_app';
+import type { ChatMessage } from './parts';
 import { Sidebar } from './sidebar';
 
-type Loaded = { id: string; messages: any[]; active: boolean };
+type Loaded = { id: string; messages: ChatMessage[]; active: boolean };
 
 function App() {
   const [threads, setThreads] = useState<Thread[]>([]);
@@ -22,8 +23,8 @@ function App() {
       setCurrent({ id, messages: r.messages, active: r.thread.active });
       history.replaceState(null, '', `#thread=${encodeURIComponent(id)}`);
       setDrawer(false);
-    } catch (e: any) {
-      setProblem(e.message);
+    } catch (e) {
+      setProblem(e instanceof Error ? e.message : String(e));
     }
   }, []);
 

@@ -4,8 +4,8 @@
 import { Fragment, useState } from 'react';
 import { Surface } from './surface';
 import { canDecide } from './api';
-
-type Part = any;
+import { isObject } from './json';
+import { isToolPart, type ChatMessage, type Part, type ToolPart, type TruthData, type TurnData } from './parts';
 
 const TRUTH_TONE: Record<string, string> = {
   emitted: 'muted', parsed: 'muted', executed: 'info', persisted: 'info',
@@ -34,12 +34,12 @@ function Text({ text }: { text: string }) {
   );
 }
 
-function summary(input: any): string {
-  if (!input || typeof input !== 'object') return '';
+function summary(input: unknown): string {
+  if (!isObject(input)) return '';
   if (input.connector) {
     const req = input.request;
-    const what = typeof req === 'string' ? req : req?.operation ?? input.operation ?? '';
-    return `${input.connector}${what ? ' · ' + what : ''}`;
+    const what = typeof req === 'string' ? req : (isObject(req) ? req.operation : undefined) ?? input.operation ?? '';
+    return `${input.connector}${what ? ` · ${what}` : ''}`;
   }
   if (input.query) return String(input.query);
   if (input.question) return String(input.question);
@@ -47,7 +47,7 @@ function summary(input: any): string {
   return '';
 }
 
-function Tool({ part, truth, onApproval }: { part: Part; truth?: any; onApproval: (id: string, ok: boolean) => void }) {
+function Tool({ part, truth, onApproval }: { part: ToolPart; truth?: TruthData; onApproval: (id: string, ok: boolean) => void }) {
   const [open, setOpen] = useState(false);
   const name = part.type === 'dynamic-tool' ? part.toolName : part.type.slice(5);
   const running = part.state === 'input-streaming' || part.state === 'input-available';
@@ -101,7 +101,7 @@ function Tool({ part, truth, onApproval }: { part: Part; truth?: any; onApproval
   );
 }
 
-function TurnFooter({ data }: { data: any }) {
+function TurnFooter({ data }: { data: TurnData }) {
   const weakest = data?.truth?.weakestEvidence;
   const steps = Array.isArray(data?.steps) ? data.steps.length : data?.steps;
   return (
@@ -119,9 +119,9 @@ function TurnFooter({ data }: { data: any }) {
 
 export function Message({
   message, threadId, streaming, onApproval,
-}: { message: any; threadId: string; streaming: boolean; onApproval: (id: string, ok: boolean) => void }) {
+}: { message: ChatMessage; threadId: string; streaming: boolean; onApproval: (id: string, ok: boolean) => void }) {
   const parts: Part[] = message.parts ?? [];
-  const truth = new Map<string, any>();
+  const truth = new Map<string | undefined, TruthData>();
   for (const p of parts) {
     if (p.type === 'data-truth') truth.set(p.id ?? p.data?.toolCallId, p.data);
     // A decided write's outcome (staged -> approved -> executed -> verified, or denied).
@@ -148,7 +148,7 @@ export function Message({
               <Text text={p.text} />
             </details>
           );
-        if (p.type.startsWith('tool-') || p.type === 'dynamic-tool')
+        if (isToolPart(p))
           return <Tool key={i} part={p} truth={truth.get(p.toolCallId)} onApproval={onApproval} />;
         if (p.type === 'data-surface') return <Surface key={i} threadId={threadId} data={p.data} parts={parts} />;
         // One footer per response: a turn continued after an approval decision shows its last.

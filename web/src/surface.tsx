@@ -9,21 +9,26 @@
 import { Renderer } from '@openuidev/react-lang';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from './api';
+import { isObject } from './json';
 import { artifactProvider, readArtifact, type Artifact, type QueryEvent } from './live_query';
 import { library } from './library';
 import { Badge } from './message';
+import { isStaticToolPart, type Part, type SurfaceData } from './parts';
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function evidenceProvider(parts: any[]) {
-  const byHandle: Record<string, { args: unknown; rows: unknown[] }[]> = {};
+// A tool's output as evidence: the rows it read and the query contracts they answer.
+function evidenceProvider(parts: Part[]) {
+  const byHandle: Record<string, { args: unknown; rows: unknown }[]> = {};
   for (const p of parts) {
-    if (!(typeof p.type === 'string' && p.type.startsWith('tool-')) || p.state !== 'output-available') continue;
+    if (!isStaticToolPart(p) || p.state !== 'output-available' || !isObject(p.output)) continue;
     const out = p.output;
-    for (const c of out?.query_contracts ?? []) {
-      (byHandle[c.handle] ??= []).push({ args: c.args, rows: out.rows ?? [] });
+    const contracts = out.query_contracts ?? [];
+    for (const c of Array.isArray(contracts) ? contracts : []) {
+      if (!isObject(c)) continue;
+      (byHandle[String(c.handle)] ??= []).push({ args: c.args, rows: out.rows ?? [] });
     }
   }
   const provider: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {};
@@ -36,7 +41,7 @@ function evidenceProvider(parts: any[]) {
   return provider;
 }
 
-export function Surface({ threadId, data, parts }: { threadId: string; data: any; parts: any[] }) {
+export function Surface({ threadId, data, parts }: { threadId: string; data: SurfaceData; parts: Part[] }) {
   const [state, setState] = useState<string>(data.state);
   const box = useRef<HTMLDivElement>(null);
   const [artifact, setArtifact] = useState<Artifact | null>(null);
@@ -52,10 +57,11 @@ export function Surface({ threadId, data, parts }: { threadId: string; data: any
 
   // The stored artifact (its bindings); a live app is polled for a new generation (a mirror sync).
   useEffect(() => {
-    if (!data.artifactId || !live) return;
+    const artifactId = data.artifactId;
+    if (!artifactId || !live) return;
     let cancelled = false;
     const load = () =>
-      readArtifact(data.artifactId)
+      readArtifact(artifactId)
         .then((a) => {
           // An inline or panel surface shows the version it was composed as; a live app its head.
           if (cancelled) return;
