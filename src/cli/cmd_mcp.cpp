@@ -103,7 +103,7 @@ int Run(const McpOptions& o) {
   if (!service) return ReportError(service.error(), false);
   auto road = OpenRoad(o.session);
   if (!road) return ReportError(road.error(), false);
-  server::ProductTools tools({service->store.get(), service->hub.get(), road->get()});
+  server::ProductTools tools({&service->store(), service->hub.get(), road->get()});
   auto table =
       server::mcp::ToolTable::Build(authority::CapabilityRegistry::Global(), tools.Functions());
   if (!table) return ReportError(table.error(), false);

@@ -135,15 +135,15 @@ int Serve(ServeOptions& o) {
   // The shared store, opened (and recovered) once before any worker runs a turn, and the hub.
   auto service = OpenTurnService(o.session, o.workers);
   if (!service) return ReportError(service.error(), json);
-  std::unique_ptr<store::Store> store = std::move(service->store);
-  auto hub = std::move(service->hub);
+  store::Store* store = &service->store();
+  auto hub = std::move(service->hub);  // destroyed before the service's sessions
 
   // The MCP door on /mcp (docs/MCP.md): the same store and hub, its own connector road.
   auto road = OpenRoad(o.session);
   if (!road) return ReportError(road.error(), json);
   auto secret = server::LoadOperatorSecret(DataDir(o.session));
   if (!secret) return ReportError(secret.error(), json);
-  server::ProductTools tools({store.get(), hub.get(), road->get()});
+  server::ProductTools tools({store, hub.get(), road->get()});
   auto table =
       server::mcp::ToolTable::Build(authority::CapabilityRegistry::Global(), tools.Functions());
   if (!table) return ReportError(table.error(), json);

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -198,45 +199,38 @@ Result<std::unique_ptr<connect::ConnectorRoad>> OpenRoad(const SessionOptions& o
   return std::make_unique<connect::ConnectorRoad>(std::move(*loaded), ro);
 }
 
-Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
-  auto s = std::make_unique<Session>();
+Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const SessionOptions& o,
+                                                                    bool provider_per_turn,
+                                                                    int64_t* recovered) {
   const std::string data = DataDir(o);
   auto store = store::OpenSqlite(data + "/affordance.db");
   if (!store) return store.error();
-  s->store = std::move(*store);
-  auto recovered = s->store->RecoverInterrupted(harness::Abandoned);
-  if (!recovered) return recovered.error();
-  s->recovered = *recovered;
+  auto found = (*store)->RecoverInterrupted(harness::Abandoned);
+  if (!found) return found.error();
+  if (recovered != nullptr) *recovered = *found;
 
   auto tok = text::LoadModel(o.model);
   if (!tok) return tok.error();
-  s->tokenizer = *tok;
-  auto format = formats::DetectChatFormat(*s->tokenizer);
+  std::shared_ptr<const text::Tokenizer> tokenizer = *tok;
+  auto format = formats::DetectChatFormat(*tokenizer);
   if (!format) {
     return MakeError(ErrorKind::kInvalid, "cli.bad_binding",
                      "the model has no known chat format (Qwen3 or Llama 3.1)", o.model);
   }
-  auto provider = MakeProvider(o, s->tokenizer, *format);
-  if (!provider) return provider.error();
-  s->provider = std::move(*provider);
-
-  auto road = OpenRoad(o);
-  if (!road) return road.error();
-  s->road = std::move(*road);
-
+  // The first provider is made now, so a bad provider option fails before anything runs; a
+  // replay script is read once and each later provider plays a copy of it.
+  auto first = MakeProvider(o, tokenizer, *format);
+  if (!first) return first.error();
   auto apps = ParseApps(o);
   if (!apps) return apps.error();
-  harness::FrameOptions fo;
-  fo.views_root = ViewsRoot();
-  fo.model = o.model;
-  fo.tokenizer = s->tokenizer;
-  fo.apps = std::move(*apps);
-  fo.work_dir = data + "/frames";
-  auto frame = harness::Frame::Load(std::move(fo));
-  if (!frame) return frame.error();
-  s->frame = std::move(*frame);
 
-  harness::HarnessOptions ho;
+  harness::SessionRecipe recipe;
+  recipe.frame.views_root = ViewsRoot();
+  recipe.frame.model = o.model;
+  recipe.frame.tokenizer = tokenizer;
+  recipe.frame.apps = std::move(*apps);
+  recipe.frame.work_dir = data + "/frames";
+  harness::HarnessOptions& ho = recipe.options;
   ho.stop.max_steps = o.max_steps;
   ho.max_tokens = o.max_tokens;
   ho.temperature = o.temperature;
@@ -247,8 +241,40 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
   std::tm local{};
   localtime_r(&now, &local);
   ho.utc_offset_s = static_cast<int>(local.tm_gmtoff);
-  s->harness =
-      std::make_unique<harness::Harness>(*s->store, *s->provider, *s->frame, s->road.get(), ho);
+
+  std::optional<model::ReplayScript> script;
+  if (o.provider == "replay") {
+    auto loaded = model::LoadReplayScript(o.script);
+    if (!loaded) return loaded.error();
+    script = std::move(*loaded);
+  }
+  auto pending = std::make_shared<std::unique_ptr<model::Provider>>(std::move(*first));
+  recipe.provider = [o, tokenizer, format = *format, script,
+                     pending](size_t played) -> Result<std::unique_ptr<model::Provider>> {
+    if (*pending) return std::move(*pending);  // the one made above, for the first session
+    if (script) {
+      auto p = model::ReplayProvider::Create(tokenizer, *script);
+      if (!p) return p.error();
+      (*p)->SkipTo(played);
+      return std::unique_ptr<model::Provider>(std::move(*p));
+    }
+    return MakeProvider(o, tokenizer, format);
+  };
+  recipe.provider_per_turn = provider_per_turn && script.has_value();
+  recipe.road = [o] { return OpenRoad(o); };
+  return std::make_unique<harness::SessionFactory>(std::move(*store), std::move(recipe));
+}
+
+Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
+  auto s = std::make_unique<Session>();
+  auto factory = OpenSessionFactory(o, false, &s->recovered);
+  if (!factory) return factory.error();
+  s->factory = std::move(*factory);
+  auto session = s->factory->NewSession();
+  if (!session) return session.error();
+  s->session = std::move(*session);
+  s->store = &s->factory->store();
+  s->harness = &s->session->harness();
   return s;
 }
 

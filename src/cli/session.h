@@ -11,6 +11,7 @@
 #include "connect/road.h"
 #include "harness/frame.h"
 #include "harness/harness.h"
+#include "harness/session.h"
 #include "model/provider.h"
 #include "store/store.h"
 
@@ -54,19 +55,26 @@ std::string DataDir(const SessionOptions& o);
 // share/affordance/views of an installed or built tree).
 std::string ViewsRoot();
 
+// The session factory these options describe (harness/session.h): the store opened and its
+// interrupted turns recovered once, the tokenizer loaded once, and a recipe for each session's
+// provider, road and frame. `provider_per_turn`: a fresh provider every turn (the server's way
+// with a replay script). `recovered` (optional) receives the number of interrupted turns found.
+// Errors name what failed: "store.*", "tokenizer.*", "model.*" (missing model file, bad script,
+// unreachable URL form), "connect.*" (bad manifests), "harness.bad_app", "cli.*".
+Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const SessionOptions& o,
+                                                                    bool provider_per_turn = false,
+                                                                    int64_t* recovered = nullptr);
+
+// One session for a command that runs turns itself (chat, run): a factory and its one session.
 struct Session {
-  std::unique_ptr<store::Store> store;
-  std::shared_ptr<const text::Tokenizer> tokenizer;
-  std::unique_ptr<model::Provider> provider;
-  std::unique_ptr<connect::ConnectorRoad> road;
-  std::unique_ptr<harness::Frame> frame;
-  std::unique_ptr<harness::Harness> harness;
-  int64_t recovered = 0;  // interrupted turns found when the store opened
+  std::unique_ptr<harness::SessionFactory> factory;  // owns the store
+  std::unique_ptr<harness::Session> session;
+  store::Store* store = nullptr;        // factory->store()
+  harness::Harness* harness = nullptr;  // &session->harness()
+  int64_t recovered = 0;                // interrupted turns found when the store opened
 };
 
-// Opens everything (recovering turns a killed process left running). Errors name what failed:
-// "store.*", "tokenizer.*", "model.*" (missing model file, bad script, unreachable URL form),
-// "connect.*" (bad manifests), "view.*" / "harness.*" (frame or apps).
+// OpenSessionFactory, then its first session. Errors: those, and the frame's ("view.*").
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o);
 
 // The connector road these options configure (--connectors, else $AFFORDANCE_CONNECTORS); null

@@ -1,9 +1,10 @@
-// What `affordance serve` and `affordance mcp` share: the turn hub over N sessions (each worker
-// owns a Frame, a connector road and a provider; all write one store), opened once.
+// What `affordance serve` and `affordance mcp` share: one session factory (the store opened and
+// recovered once) and the turn hub whose workers each run a session of it.
 #pragma once
 
 #include "base/result.h"
 #include "cli/session.h"
+#include "harness/session.h"
 #include "server/turn_hub.h"
 #include "store/store.h"
 
@@ -12,14 +13,16 @@
 namespace affordance::cli {
 
 struct TurnService {
-  std::unique_ptr<store::Store> store;   // shared by every worker (opened and recovered once)
-  std::unique_ptr<server::TurnHub> hub;  // destroy before `store`
+  std::unique_ptr<harness::SessionFactory> sessions;  // owns the store every worker writes
+  std::unique_ptr<server::TurnHub> hub;               // destroy before `sessions`
+
+  store::Store& store() { return sessions->store(); }
 };
 
-// Opens the store, then `workers` sessions feeding one hub. With --provider replay every turn
-// gets a fresh provider, so each turn plays the script from its first step (a continuation after
-// an approval decision goes on where its response stopped). Errors: OpenSession's
-// and the replay script's.
+// Opens the session factory, then `workers` sessions feeding one hub (server::SessionRunners).
+// With --provider replay every turn gets a fresh provider, so each turn plays the script from its
+// first step (a continuation after an approval decision goes on where its response stopped).
+// Errors: OpenSessionFactory's and the sessions'.
 Result<TurnService> OpenTurnService(const SessionOptions& o, int workers);
 
 }  // namespace affordance::cli

@@ -11,7 +11,35 @@ harness::Event ErrorEvent(std::string text) {
   return e;
 }
 
+// A worker's runner: its own harness session.
+class SessionRunner final : public TurnRunner {
+ public:
+  explicit SessionRunner(std::unique_ptr<harness::Session> session)
+      : session_(std::move(session)) {}
+  Result<harness::TurnReport> RunTurn(const std::string& thread_id, const std::string& user_text,
+                                      const harness::EventSink& sink,
+                                      const model::CancelToken& cancel) override {
+    return session_->RunTurn(thread_id, user_text, sink, cancel);
+  }
+  Result<harness::TurnReport> ContinueTurn(const std::string& thread_id,
+                                           const harness::EventSink& sink,
+                                           const model::CancelToken& cancel) override {
+    return session_->ContinueTurn(thread_id, sink, cancel);
+  }
+
+ private:
+  std::unique_ptr<harness::Session> session_;
+};
+
 }  // namespace
+
+RunnerFactory SessionRunners(harness::SessionFactory& sessions) {
+  return [&sessions](int) -> Result<std::unique_ptr<TurnRunner>> {
+    auto session = sessions.NewSession();
+    if (!session) return session.error();
+    return std::unique_ptr<TurnRunner>(std::make_unique<SessionRunner>(std::move(*session)));
+  };
+}
 
 ActiveTurn::ActiveTurn(std::string thread_id, std::string user_text, bool continuation)
     : thread_id_(std::move(thread_id)),

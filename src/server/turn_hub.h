@@ -21,6 +21,7 @@
 
 #include "base/result.h"
 #include "harness/harness.h"
+#include "harness/session.h"
 #include "model/provider.h"
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,10 @@ class TurnRunner {
 
 // Makes the runner of worker `index` (called once per worker, on the thread that creates the hub).
 using RunnerFactory = std::function<Result<std::unique_ptr<TurnRunner>>(int index)>;
+
+// One harness::Session per worker, all from `sessions` (one shared store); `sessions` must outlive
+// the hub. This is how `affordance serve` and `affordance mcp` run turns.
+RunnerFactory SessionRunners(harness::SessionFactory& sessions);
 
 class TurnSubscriber {
  public:
