@@ -1,5 +1,8 @@
 // The harness's tools: the five resident product tools, the deferred connector operations, and
-// app actions. Each is a Tool value (tool.h) registered in a ToolRegistry.
+// app actions. Each is a Tool value (tool.h) registered in a ToolRegistry, and each lives in a file
+// of its own that also declares it in the capability registry (ask_user_question.cpp,
+// tool_search.cpp, list_components.cpp, run_connector_command.cpp, compose_ui.cpp, app_action.cpp,
+// mutation_tool.cpp).
 //
 //   AskUserQuestion     {question, choices?}: shows a typed question; ends the turn (asked_user)
 //   ToolSearch          {query}: "select:a,b" attaches exact deferred tools; other text ranks

@@ -1,0 +1,52 @@
+// App actions: each action a mounted app projects becomes a tool dispatched to its handler.
+#include "authority/authority.h"
+#include "authority/capability.h"
+#include "harness/internal/simple_tool.h"
+#include "harness/registry.h"
+#include "harness/tools.h"
+#include "store/store.h"
+#include "surface/artifact.h"
+#include "surface/library.h"
+#include "surface/prompt.h"
+
+#include <set>
+
+namespace affordance::harness {
+namespace {
+
+using internal::SimpleTool;
+using internal::ToolCapability;
+using ojson = nlohmann::ordered_json;
+using authority::Access;
+using authority::Mode;
+
+const bool declared_app_action = authority::DeclareCapability(ToolCapability(
+    "app_action", "app", "act", Mode::kLocalState, "an action projected from a mounted app"));
+
+class AppAction final : public SimpleTool {
+ public:
+  AppAction(const render::Tool& projected, Frame& frame)
+      : SimpleTool({projected.name, "An action of a mounted app (" + projected.event + ").",
+                    projected.parameters, "app_action"}),
+        frame_(frame) {}
+
+  ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {
+    if (Status s = frame_.Act(spec_.name, input); !s) return ToolOutcome::Fail(s.error());
+    ToolOutcome o = ToolOutcome::Ok({{"dispatched", spec_.name}});
+    o.model_text = "Done: the app handled " + spec_.name +
+                   " and re-rendered; its current view is "
+                   "in the app turn.";
+    return o;
+  }
+
+ private:
+  Frame& frame_;
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> MakeAppAction(const render::Tool& projected, Frame& frame) {
+  return std::make_unique<AppAction>(projected, frame);
+}
+
+}  // namespace affordance::harness
