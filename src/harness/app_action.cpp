@@ -1,27 +1,13 @@
 // App actions: each action a mounted app projects becomes a tool dispatched to its handler.
-#include "authority/authority.h"
-#include "authority/capability.h"
 #include "harness/internal/simple_tool.h"
-#include "harness/registry.h"
 #include "harness/tools.h"
-#include "store/store.h"
-#include "surface/artifact.h"
-#include "surface/library.h"
-#include "surface/prompt.h"
-
-#include <set>
 
 namespace affordance::harness {
 namespace {
 
-using internal::SimpleTool;
-using internal::ToolCapability;
-using ojson = nlohmann::ordered_json;
-using authority::Access;
-using authority::Mode;
-
-const bool declared_app_action = authority::DeclareCapability(ToolCapability(
-    "app_action", "app", "act", Mode::kLocalState, "an action projected from a mounted app"));
+const bool declared_app_action = authority::DeclareCapability(
+    ToolCapability("app_action", "app", "act", authority::Mode::kLocalState,
+                   "an action projected from a mounted app"));
 
 class AppAction final : public SimpleTool {
  public:

@@ -1,27 +1,13 @@
 // AskUserQuestion (resident): ends the turn with a typed question for the person.
-#include "authority/authority.h"
-#include "authority/capability.h"
 #include "harness/internal/simple_tool.h"
-#include "harness/registry.h"
 #include "harness/tools.h"
-#include "store/store.h"
-#include "surface/artifact.h"
-#include "surface/library.h"
-#include "surface/prompt.h"
-
-#include <set>
 
 namespace affordance::harness {
 namespace {
 
-using internal::SimpleTool;
-using internal::ToolCapability;
-using ojson = nlohmann::ordered_json;
-using authority::Access;
-using authority::Mode;
-
-const bool declared_AskUserQuestion = authority::DeclareCapability(ToolCapability(
-    "AskUserQuestion", "turn", "ask", Mode::kRead, "ends the turn with a typed question"));
+const bool declared_AskUserQuestion = authority::DeclareCapability(
+    ToolCapability("AskUserQuestion", "turn", "ask", authority::Mode::kRead,
+                   "ends the turn with a typed question"));
 
 class AskUserQuestion final : public SimpleTool {
  public:
@@ -29,7 +15,7 @@ class AskUserQuestion final : public SimpleTool {
       : SimpleTool({"AskUserQuestion",
                     "Ask the user a question when you cannot proceed without their answer. "
                     "Offer choices when the answer is one of a few options. Ends your turn.",
-                    ojson::parse(R"({"type": "object", "properties": {
+                    nlohmann::ordered_json::parse(R"({"type": "object", "properties": {
                       "question": {"type": "string", "minLength": 1, "description": "the question"},
                       "choices": {"type": "array", "items": {"type": "string", "minLength": 1},
                                   "maxItems": 8, "description": "options the user can pick"}},

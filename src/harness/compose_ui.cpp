@@ -1,27 +1,14 @@
 // ComposeUI (resident): validates an OpenUI Lang program and stores it as an artifact version.
-#include "authority/authority.h"
-#include "authority/capability.h"
 #include "harness/internal/simple_tool.h"
-#include "harness/registry.h"
 #include "harness/tools.h"
 #include "store/store.h"
 #include "surface/artifact.h"
-#include "surface/library.h"
-#include "surface/prompt.h"
-
-#include <set>
 
 namespace affordance::harness {
 namespace {
 
-using internal::SimpleTool;
-using internal::ToolCapability;
-using ojson = nlohmann::ordered_json;
-using authority::Access;
-using authority::Mode;
-
 const bool declared_ComposeUI = authority::DeclareCapability(
-    ToolCapability("ComposeUI", "surface", "compose", Mode::kLocalState,
+    ToolCapability("ComposeUI", "surface", "compose", authority::Mode::kLocalState,
                    "validates and stores an OpenUI Lang program"));
 
 class ComposeUI final : public SimpleTool {
@@ -33,7 +20,7 @@ class ComposeUI final : public SimpleTool {
                     "handles from the reality block. surface: inline (default), panel, or "
                     "live_app with an app_slug (a durable app reopened by its slug). edit: true "
                     "sends only the changed statements of the active artifact (or `artifact`).",
-                    ojson::parse(R"({"type": "object", "properties": {
+                    nlohmann::ordered_json::parse(R"({"type": "object", "properties": {
                       "program": {"type": "string", "minLength": 1},
                       "surface": {"type": "string", "enum": ["inline", "panel", "live_app"]},
                       "app_slug": {"type": "string", "minLength": 1, "maxLength": 64},

@@ -1,27 +1,14 @@
 // ListComponents (resident): the OpenUI Lang component signatures, on request.
-#include "authority/authority.h"
-#include "authority/capability.h"
 #include "harness/internal/simple_tool.h"
-#include "harness/registry.h"
 #include "harness/tools.h"
-#include "store/store.h"
-#include "surface/artifact.h"
 #include "surface/library.h"
 #include "surface/prompt.h"
-
-#include <set>
 
 namespace affordance::harness {
 namespace {
 
-using internal::SimpleTool;
-using internal::ToolCapability;
-using ojson = nlohmann::ordered_json;
-using authority::Access;
-using authority::Mode;
-
 const bool declared_ListComponents = authority::DeclareCapability(ToolCapability(
-    "ListComponents", "component", "read", Mode::kRead, "OpenUI component signatures"));
+    "ListComponents", "component", "read", authority::Mode::kRead, "OpenUI component signatures"));
 
 class ListComponents final : public SimpleTool {
  public:
@@ -29,7 +16,7 @@ class ListComponents final : public SimpleTool {
       : SimpleTool({"ListComponents",
                     "The OpenUI component vocabulary for ComposeUI: signatures of all components, "
                     "or of the named ones.",
-                    ojson::parse(R"({"type": "object", "properties": {
+                    nlohmann::ordered_json::parse(R"({"type": "object", "properties": {
                       "names": {"type": "array", "items": {"type": "string"}, "maxItems": 64}},
                       "additionalProperties": false})")}) {}
 

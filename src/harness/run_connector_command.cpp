@@ -2,31 +2,19 @@
 // <slug>__<operation> it stands for: both authorize the read (grant + Activity) before the road
 // runs.
 #include "authority/authority.h"
-#include "authority/capability.h"
 #include "harness/internal/simple_tool.h"
-#include "harness/registry.h"
 #include "harness/tools.h"
-#include "store/store.h"
-#include "surface/artifact.h"
-#include "surface/library.h"
-#include "surface/prompt.h"
 
-#include <set>
+#include <cctype>
 
 namespace affordance::harness {
 namespace {
 
-using internal::SimpleTool;
-using internal::ToolCapability;
-using ojson = nlohmann::ordered_json;
-using authority::Access;
-using authority::Mode;
-
 const bool declared_RunConnectorCommand = authority::DeclareCapability(
-    ToolCapability("RunConnectorCommand", "connector", "read", Mode::kRead, "the one read road",
-                   "connector:<slug>:read"));
+    ToolCapability("RunConnectorCommand", "connector", "read", authority::Mode::kRead,
+                   "the one read road", "connector:<slug>:read"));
 const bool declared_connector_operation = authority::DeclareCapability(
-    ToolCapability("connector_operation", "connector", "read", Mode::kRead,
+    ToolCapability("connector_operation", "connector", "read", authority::Mode::kRead,
                    "a deferred read operation <slug>__<op>", "connector:<slug>:read"));
 
 // Reads need grants: the read grant of the connector (or of the named operation) is checked, and
@@ -72,7 +60,7 @@ class RunConnectorCommand final : public SimpleTool {
         "operation ledger, query handles and freshness." +
         (slugs.empty() ? std::string(" No connector is configured.")
                        : " Connectors: " + slugs + ".");
-    spec_.parameters = ojson::parse(R"({"type": "object", "properties": {
+    spec_.parameters = nlohmann::ordered_json::parse(R"({"type": "object", "properties": {
         "connector": {}, "request": {"type": ["string", "object"]},
         "limit": {"type": "integer", "minimum": 1, "maximum": 500},
         "mode": {"type": "string", "enum": ["auto", "local", "live"]}},
@@ -108,8 +96,9 @@ class ConnectorOperation final : public SimpleTool {
       : SimpleTool({OperationToolName(m.slug, op.name),
                     m.title + ": " + op.description + " (connector " + m.slug + ", operation " +
                         op.name + ")",
-                    ojson::parse(op.args_schema.is_object() ? op.args_schema.dump()
-                                                            : std::string(R"({"type":"object"})")),
+                    nlohmann::ordered_json::parse(op.args_schema.is_object()
+                                                      ? op.args_schema.dump()
+                                                      : std::string(R"({"type":"object"})")),
                     "connector_operation"}),
         road_(road),
         authority_(authority),

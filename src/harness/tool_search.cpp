@@ -1,27 +1,14 @@
 // ToolSearch (resident): ranks the deferred tools and attaches the chosen ones for the next step.
-#include "authority/authority.h"
-#include "authority/capability.h"
 #include "harness/internal/simple_tool.h"
 #include "harness/registry.h"
 #include "harness/tools.h"
-#include "store/store.h"
-#include "surface/artifact.h"
-#include "surface/library.h"
-#include "surface/prompt.h"
-
-#include <set>
 
 namespace affordance::harness {
 namespace {
 
-using internal::SimpleTool;
-using internal::ToolCapability;
-using ojson = nlohmann::ordered_json;
-using authority::Access;
-using authority::Mode;
-
-const bool declared_ToolSearch = authority::DeclareCapability(ToolCapability(
-    "ToolSearch", "tool", "attach", Mode::kRead, "ranks deferred tools and attaches them"));
+const bool declared_ToolSearch = authority::DeclareCapability(
+    ToolCapability("ToolSearch", "tool", "attach", authority::Mode::kRead,
+                   "ranks deferred tools and attaches them"));
 
 class ToolSearch final : public SimpleTool {
  public:
@@ -30,7 +17,7 @@ class ToolSearch final : public SimpleTool {
                     "Find deferred tools (connector operations and other capabilities) and make "
                     "them callable from your next step. query: words describing what you need, "
                     "or \"select:name1,name2\" for exact tool names.",
-                    ojson::parse(R"({"type": "object", "properties": {
+                    nlohmann::ordered_json::parse(R"({"type": "object", "properties": {
                       "query": {"type": "string", "minLength": 1},
                       "max_results": {"type": "integer", "minimum": 1, "maximum": 10}},
                       "required": ["query"], "additionalProperties": false})")}) {}

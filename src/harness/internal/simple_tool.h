@@ -1,5 +1,5 @@
-// The helpers every resident tool file shares: a tool with a fixed spec, and the declaration of a
-// tool in the capability registry (door "tool").
+// What every tool file of the harness shares (internal to src/harness): a tool with a fixed spec,
+// and a tool's declaration in the capability registry (door "tool").
 #pragma once
 
 #include "authority/capability.h"
@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-namespace affordance::harness::internal {
+namespace affordance::harness {
 
 inline authority::Capability ToolCapability(std::string name, std::string object,
                                             std::string action, authority::Mode mode,
@@ -26,4 +26,4 @@ class SimpleTool : public Tool {
   ToolSpec spec_;
 };
 
-}  // namespace affordance::harness::internal
+}  // namespace affordance::harness
