@@ -51,7 +51,7 @@ int Run(const RunOptions& o) {
   }
   auto report = s.harness->RunTurn(thread, o.message, sink, cancel);
   if (!report) return ReportError(report.error(), o.session.json);
-  return kExitOk;
+  return ExitForTurn(report->status);
 }
 
 const bool registered = RegisterCommand(

@@ -265,6 +265,29 @@ Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const Sessio
   return std::make_unique<harness::SessionFactory>(std::move(*store), std::move(recipe));
 }
 
+int ExitForTurn(harness::TurnStatus status) {
+  using harness::TurnStatus;
+  switch (status) {
+    case TurnStatus::kAnswered:
+    case TurnStatus::kSurfaceComposed:
+    case TurnStatus::kAskedUser:
+    case TurnStatus::kAwaitingApproval:
+      return kExitOk;
+    case TurnStatus::kProviderError:
+    case TurnStatus::kHarnessError:
+    case TurnStatus::kInterrupted:
+      return kExitFailure;
+    case TurnStatus::kStepLimit:
+    case TurnStatus::kToolErrorLimit:
+    case TurnStatus::kLengthLimit:
+    case TurnStatus::kStopped:
+      return 3;
+    case TurnStatus::kCancelled:
+      return 130;
+  }
+  return kExitFailure;
+}
+
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o) {
   auto s = std::make_unique<Session>();
   auto factory = OpenSessionFactory(o, false, &s->recovered);

@@ -74,6 +74,12 @@ struct Session {
   int64_t recovered = 0;                // interrupted turns found when the store opened
 };
 
+// The exit status of a command that ran a turn (`run`), from the turn's end state (docs/HARNESS.md
+// "Exit status"): 0 answered, surface_composed, asked_user, awaiting_approval; 1 provider_error,
+// harness_error, interrupted; 3 step_limit, tool_error_limit, length_limit, stopped (the turn
+// ended without an answer); 130 cancelled (as a shell reports Ctrl-C).
+int ExitForTurn(harness::TurnStatus status);
+
 // OpenSessionFactory, then its first session. Errors: those, and the frame's ("view.*").
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o);
 

@@ -19,6 +19,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Cli {
   TempDir dir;
@@ -134,10 +135,11 @@ TEST(HarnessCli, BadInvocationsAreClearErrors) {
                       "nowhere.tsx:App", "--json", "hi"});
   EXPECT_EQ(app.exit_code, 2);
   EXPECT_EQ(json::parse(app.out)["error"]["code"], "harness.bad_app");
-  // An unreachable server: the turn runs and ends with provider_error (nothing was sent).
+  // An unreachable server: the turn runs and ends with provider_error (nothing was sent), and the
+  // exit status says it failed (docs/HARNESS.md "Exit status").
   auto server =
       cli.Run({"--provider", "openai", "--base-url", "http://127.0.0.1:9", "--json", "hi"});
-  ASSERT_EQ(server.exit_code, 0) << server.err;
+  ASSERT_EQ(server.exit_code, 1) << server.err;
   auto events = Lines(server.out);
   json turn;
   bool error = false;
@@ -147,6 +149,40 @@ TEST(HarnessCli, BadInvocationsAreClearErrors) {
   }
   EXPECT_EQ(turn["status"], "provider_error");
   EXPECT_TRUE(error);
+}
+
+// The exit status table (docs/HARNESS.md "Exit status"): usage errors are 2 whatever the parser's
+// own code, and `run` exits with the turn's end state.
+TEST(HarnessCli, ExitStatusFollowsTheUsageErrorOrTheTurnsEndState) {
+  Cli cli;
+  auto typo = connect::RunProcess({AFFORDANCE_CLI, "rn", "hello"}, 10000);
+  ASSERT_TRUE(typo.ok());
+  EXPECT_EQ(typo->exit_code, 2);
+  EXPECT_THAT(typo->err, HasSubstr("did you mean \"run\""));
+  auto unknown = connect::RunProcess({AFFORDANCE_CLI, "zzzzzzzz"}, 10000);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->exit_code, 2);
+  EXPECT_THAT(unknown->err, Not(HasSubstr("did you mean")));
+  EXPECT_EQ(cli.Run({"--no-such-option", "hi"}).exit_code, 2);
+  EXPECT_EQ(cli.Run({"--provider", "replay", "--script", cli.Script({"x"})}).exit_code, 2);
+  auto help = connect::RunProcess({AFFORDANCE_CLI, "run", "--help"}, 10000);
+  ASSERT_TRUE(help.ok());
+  EXPECT_EQ(help->exit_code, 0);
+
+  auto answered = cli.Run(
+      {"--provider", "replay", "--script", cli.Script({"Plain answer."}), "--json", "hello"});
+  EXPECT_EQ(answered.exit_code, 0) << answered.err;
+  // One step allowed, and the model still calls a tool: step_limit, no answer.
+  const std::string call =
+      "<tool_call>\n{\"name\": \"ListComponents\", \"arguments\": {}}\n</tool_call>";
+  auto limited = cli.Run({"--provider", "replay", "--script", cli.Script({call, "late"}),
+                          "--max-steps", "1", "--json", "hello"});
+  EXPECT_EQ(limited.exit_code, 3) << limited.out << limited.err;
+  json turn;
+  for (const auto& e : Lines(limited.out)) {
+    if (e["type"] == "data-turn") turn = e["data"];
+  }
+  EXPECT_EQ(turn["status"], "step_limit");
 }
 
 // Issue 24: files given to `run` are untrusted; a million levels are a usage error, refused before
