@@ -75,7 +75,8 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
         "only a person can grant access; " + by.name + " cannot grant itself anything");
   }
   if (access != "read" && access != "write") {
-    return MakeError("authority.bad_grant", "access must be read or write, not \"" + access + "\"");
+    return MakeError(ErrorKind::kInvalid, "authority.bad_grant",
+                     "access must be read or write, not \"" + access + "\"");
   }
   if (road_ != nullptr) {
     const connect::ConnectorManifest* m = road_->Find(connector);
@@ -88,9 +89,18 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
                        connector + " has no operation \"" + operation + "\"");
     }
   }
+  // A grant already in force that covers this one (same scope and access, lasting at least as
+  // long) is the answer: granting twice adds no second row.
+  auto existing = store_.ListGrants();
+  if (!existing) return existing.error();
+  const std::string scope = GrantScope(connector, operation);
+  for (const auto& e : *existing) {
+    if (e.scope != scope || e.access != access || !e.in_force(Now())) continue;
+    if (e.expires_ms == 0 || (expires_ms != 0 && e.expires_ms >= expires_ms)) return e;
+  }
   store::GrantRecord g;
   g.id = store::NewId("g_");
-  g.scope = GrantScope(connector, operation);
+  g.scope = scope;
   g.access = access;
   g.granted_by = by.name;
   g.created_ms = Now();
@@ -126,7 +136,7 @@ Result<store::GrantRecord> Authority::Revoke(const std::string& grant_id, const 
     }
     return g;
   }
-  return MakeError("authority.unknown_grant", "no grant \"" + grant_id + "\"",
+  return MakeError(ErrorKind::kNotFound, "authority.unknown_grant", "no grant \"" + grant_id + "\"",
                    "list them with: affordance grants list");
 }
 
@@ -200,12 +210,12 @@ Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>> 
   }
   const connect::Operation* op = m->FindOperation(operation);
   if (op == nullptr) {
-    return MakeError("authority.unknown_mutation",
+    return MakeError(ErrorKind::kNotFound, "authority.unknown_mutation",
                      connector + " has no mutation \"" + operation + "\"",
                      "its mutations: " + (mutations.empty() ? "none" : mutations));
   }
   if (op->kind != connect::OperationKind::kMutation) {
-    return MakeError("authority.not_a_mutation",
+    return MakeError(ErrorKind::kInvalid, "authority.not_a_mutation",
                      operation + " is a read of " + connector +
                          "; read it with RunConnectorCommand, nothing needs approval",
                      "its mutations: " + (mutations.empty() ? "none" : mutations));
@@ -255,7 +265,8 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
 Result<store::ApprovalRecord> Authority::Load(const std::string& id) {
   auto a = store_.GetApproval(id);
   if (!a && a.error().code == "store.not_found") {
-    return MakeError("authority.unknown_approval", "no approval request \"" + id + "\"",
+    return MakeError(ErrorKind::kNotFound, "authority.unknown_approval",
+                     "no approval request \"" + id + "\"",
                      "list them with: affordance approvals list");
   }
   return a;

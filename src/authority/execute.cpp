@@ -172,16 +172,18 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   if (!loaded) return loaded.error();
   store::ApprovalRecord a = *loaded;
   if (a.status == "pending") {
-    return MakeError("authority.not_approved", "approval " + id +
-                                                   " is pending; a person must approve it first: "
-                                                   "affordance approvals approve " +
-                                                   id);
+    return MakeError(ErrorKind::kConflict, "authority.not_approved",
+                     "approval " + id +
+                         " is pending; a person must approve it first: "
+                         "affordance approvals approve " +
+                         id);
   }
   if (a.status == "denied") {
-    return MakeError("authority.denied", "approval " + id + " was denied; nothing runs");
+    return MakeError(ErrorKind::kConflict, "authority.denied",
+                     "approval " + id + " was denied; nothing runs");
   }
   if (a.status != "approved") {
-    return MakeError("authority.already_executed",
+    return MakeError(ErrorKind::kConflict, "authority.already_executed",
                      "approval " + id + " is " + a.status +
                          "; an approval runs one effect once (see its receipt with: affordance "
                          "approvals show " +
@@ -225,7 +227,7 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   });
   if (!claim) {
     if (claim.error().code == "store.conflict") {
-      return MakeError("authority.already_executed",
+      return MakeError(ErrorKind::kConflict, "authority.already_executed",
                        "approval " + id +
                            " is already being executed or was executed; an "
                            "approval runs one effect once");

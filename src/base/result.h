@@ -26,7 +26,7 @@ enum class ErrorKind {
   kNotFound,          // what the caller named does not exist                 404, exit 2
   kNotAllowed,        // the method is not served on this path               405, exit 2
   kTimeout,           // the caller was too slow                              408, exit 1
-  kConflict,          // the current state does not allow it (now)            409, exit 1
+  kConflict,          // the current state does not allow it (now)            409, exit 2
   kTooLarge,          // the input is over a size limit                       413, exit 2
   kUnsupportedMedia,  // the body is not of a type this door reads            415, exit 2
   kMisdirected,       // the request was addressed to another server          421, exit 1
@@ -95,12 +95,14 @@ constexpr int HttpStatusOf(ErrorKind kind) {
   return 500;
 }
 
-// 2 (a bad invocation or input: fix the command) or 1 (it failed: see the message).
+// 2 (a bad invocation, input or request for this state: change the command) or 1 (it failed: see
+// the message, or prove who you are).
 constexpr int ExitCodeOf(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::kInvalid:
     case ErrorKind::kNotFound:
     case ErrorKind::kNotAllowed:
+    case ErrorKind::kConflict:
     case ErrorKind::kTooLarge:
     case ErrorKind::kUnsupportedMedia:
       return 2;

@@ -53,18 +53,6 @@ Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o) {
   return g;
 }
 
-int GovernExit(const Error& e) {
-  for (const char* usage :
-       {"authority.unknown_approval", "authority.unknown_grant", "authority.unknown_mutation",
-        "authority.not_a_mutation", "authority.bad_args", "authority.bad_grant",
-        "authority.already_decided", "authority.denied", "authority.not_approved",
-        "authority.already_executed", "connect.unknown_connector", "connect.unknown_operation",
-        "cli.bad_option", "cli.too_deep"}) {
-    if (e.code == usage) return kExitUsage;
-  }
-  return kExitFailure;
-}
-
 void PrintJson(const nlohmann::json& j) {
   std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }

@@ -37,10 +37,6 @@ struct Governance {
 
 Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o);
 
-// Exit status for an authority error: 2 for what the caller got wrong (unknown ids, bad args,
-// decisions that cannot be made), 1 otherwise.
-int GovernExit(const Error& e);
-
 // Prints JSON on one line.
 void PrintJson(const nlohmann::json& j);
 

@@ -18,7 +18,7 @@ struct Options {
 
 int Run(const Options& o) {
   auto gov = OpenGovernance(o.g);
-  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  if (!gov) return ReportError(gov.error(), o.g.json);
   if (o.filter.limit < 1) {
     return ReportError(
         MakeError(ErrorKind::kInvalid, "cli.bad_option", "--limit must be at least 1"), o.g.json,

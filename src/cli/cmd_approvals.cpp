@@ -63,9 +63,9 @@ int Print(const authority::EffectReport& r, bool json, bool detail) {
 
 int Run(const Options& o, const std::string& verb) {
   auto gov = OpenGovernance(o.g);
-  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  if (!gov) return ReportError(gov.error(), o.g.json);
   authority::Authority& auth = *(*gov)->authority;
-  auto fail = [&](const Error& e) { return ReportError(e, o.g.json, GovernExit(e)); };
+  auto fail = [&](const Error& e) { return ReportError(e, o.g.json); };
   if (verb == "list") {
     auto list = (*gov)->store->ListApprovals(o.status, o.thread);
     if (!list) return fail(list.error());

@@ -27,7 +27,7 @@ struct Options {
 
 int Run(const Options& o, const std::string& verb) {
   auto gov = OpenGovernance(o.g);
-  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  if (!gov) return ReportError(gov.error(), o.g.json);
   store::Store& store = *(*gov)->store;
   auto fail = [&](const Error& e) {
     const bool usage = e.code == "store.not_found" || e.code == "surface.unknown_statement" ||

@@ -26,9 +26,12 @@ struct Options {
 
 int List(const Options& o) {
   auto gov = OpenGovernance(o.g);
-  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
-  auto grants = o.all ? (*gov)->store->ListGrants() : (*gov)->authority->Grants();
+  if (!gov) return ReportError(gov.error(), o.g.json);
+  auto grants = (*gov)->store->ListGrants();
   if (!grants) return ReportError(grants.error(), o.g.json);
+  // In force: not revoked and not expired; --all shows the others too, marked.
+  const int64_t now = store::NowMs();
+  if (!o.all) std::erase_if(*grants, [&](const auto& g) { return !g.in_force(now); });
   if (o.g.json) {
     json out = json::array();
     for (const auto& g : *grants) out.push_back(g.ToJson());
@@ -39,9 +42,9 @@ int List(const Options& o) {
     std::printf("no grants (grant one with: affordance grants grant <connector> --read)\n");
   }
   for (const auto& g : *grants) {
+    const char* mark = g.revoked_ms ? " (revoked)" : !g.in_force(now) ? " (expired)" : "";
     std::printf("%-20s %-6s %-36s by %-16s expires %s%s\n", g.id.c_str(), g.access.c_str(),
-                g.scope.c_str(), g.granted_by.c_str(), FormatMs(g.expires_ms).c_str(),
-                g.revoked_ms ? " (revoked)" : "");
+                g.scope.c_str(), g.granted_by.c_str(), FormatMs(g.expires_ms).c_str(), mark);
   }
   return kExitOk;
 }
@@ -53,11 +56,17 @@ int Grant(const Options& o) {
         o.g.json, kExitUsage);
   }
   auto gov = OpenGovernance(o.g);
-  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  if (!gov) return ReportError(gov.error(), o.g.json);
+  if ((*gov)->road == nullptr) {
+    std::fprintf(stderr,
+                 "affordance: warning: no connector folder is configured (--connectors or "
+                 "$AFFORDANCE_CONNECTORS), so \"%s\" was not checked against the connectors\n",
+                 o.connector.c_str());
+  }
   int64_t expires = o.expires_in_s > 0 ? store::NowMs() + o.expires_in_s * 1000 : 0;
   auto g = (*gov)->authority->Grant(o.connector, o.operation, o.read ? "read" : "write", expires,
                                     authority::Actor::LocalUser());
-  if (!g) return ReportError(g.error(), o.g.json, GovernExit(g.error()));
+  if (!g) return ReportError(g.error(), o.g.json);
   if (o.g.json) {
     PrintJson({{"grant", g->ToJson()}});
   } else {
@@ -68,9 +77,9 @@ int Grant(const Options& o) {
 
 int Revoke(const Options& o) {
   auto gov = OpenGovernance(o.g);
-  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  if (!gov) return ReportError(gov.error(), o.g.json);
   auto g = (*gov)->authority->Revoke(o.id, authority::Actor::LocalUser());
-  if (!g) return ReportError(g.error(), o.g.json, GovernExit(g.error()));
+  if (!g) return ReportError(g.error(), o.g.json);
   if (o.g.json) {
     PrintJson({{"grant", g->ToJson()}});
   } else {
@@ -93,9 +102,10 @@ const bool registered = RegisterCommand(
      [](CLI::App& sub) -> Runner {
        auto o = std::make_shared<Options>();
        sub.require_subcommand(1);
-       auto* list = sub.add_subcommand("list", "Grants in force (--all: also revoked ones)");
+       auto* list =
+           sub.add_subcommand("list", "Grants in force (--all: also revoked and expired ones)");
        AddGovernOptions(*list, o->g);
-       list->add_flag("--all", o->all, "Include revoked grants");
+       list->add_flag("--all", o->all, "Include revoked and expired grants");
        auto* grant = sub.add_subcommand("grant", "Grant read or write on a connector");
        AddGovernOptions(*grant, o->g);
        grant->add_option("connector", o->connector, "Connector slug")->required();

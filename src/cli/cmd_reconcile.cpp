@@ -20,15 +20,15 @@ struct Options {
 
 int Run(const Options& o) {
   auto gov = OpenGovernance(o.g);
-  if (!gov) return ReportError(gov.error(), o.g.json, GovernExit(gov.error()));
+  if (!gov) return ReportError(gov.error(), o.g.json);
   std::vector<authority::EffectReport> reports;
   if (!o.id.empty()) {
     auto r = (*gov)->authority->Reconcile(o.id);
-    if (!r) return ReportError(r.error(), o.g.json, GovernExit(r.error()));
+    if (!r) return ReportError(r.error(), o.g.json);
     reports.push_back(std::move(*r));
   } else {
     auto all = (*gov)->authority->ReconcileAll();
-    if (!all) return ReportError(all.error(), o.g.json, GovernExit(all.error()));
+    if (!all) return ReportError(all.error(), o.g.json);
     reports = std::move(*all);
   }
   if (o.g.json) {

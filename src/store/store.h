@@ -118,6 +118,10 @@ struct GrantRecord {
   // {id, scope, access, grantedBy, createdMs, expiresMs, revokedMs, revokedBy}: the one JSON form
   // of a grant, at every door (CLI --json, MCP).
   nlohmann::json ToJson() const;
+  // Not revoked, and not expired at `now_ms`.
+  bool in_force(int64_t now_ms) const {
+    return revoked_ms == 0 && (expires_ms == 0 || expires_ms > now_ms);
+  }
 };
 
 struct ApprovalRecord {

@@ -5,8 +5,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <thread>
+
 #include <sys/stat.h>
 #include <unistd.h>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -160,6 +164,32 @@ TEST(AuthorityCli, DenyAndBadInputAreClearErrors) {
   EXPECT_EQ(revoke["error"]["code"], "authority.unknown_grant");
   json limit = cli.Json({"activity", "--limit", "0"}, 2);
   EXPECT_EQ(limit["error"]["message"], "--limit must be at least 1");
+}
+
+// Issue 26: "grants in force" are in force; granting twice adds nothing; an unchecked connector
+// name is said.
+TEST(AuthorityCli, GrantsListShowsOnlyGrantsInForceAndAGrantIsNotAddedTwice) {
+  Cli cli;
+  json first = cli.Json({"grants", "grant", "calendar", "--read"});
+  json again = cli.Json({"grants", "grant", "calendar", "--read"});
+  EXPECT_EQ(first["grant"]["id"], again["grant"]["id"]);
+  json brief = cli.Json({"grants", "grant", "calendar", "--write", "--expires-in", "1"});
+  EXPECT_EQ(cli.Json({"grants", "list"})["grants"].size(), 2u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  json in_force = cli.Json({"grants", "list"});
+  ASSERT_EQ(in_force["grants"].size(), 1u);  // the write grant expired
+  EXPECT_EQ(in_force["grants"][0]["id"], first["grant"]["id"]);
+  json all = cli.Json({"grants", "list", "--all"});
+  EXPECT_EQ(all["grants"].size(), 2u);
+  auto human = cli.Run({"grants", "list", "--all"});
+  EXPECT_THAT(human.out, HasSubstr("(expired)"));
+
+  // Without a connector folder the name cannot be checked: it is granted, with a warning.
+  auto unchecked = affordance::connect::RunProcess(
+      {AFFORDANCE_CLI, "grants", "grant", "zzz", "--read", "--data", cli.dir + "/data2"}, 60000);
+  ASSERT_TRUE(unchecked.ok());
+  EXPECT_EQ(unchecked->exit_code, 0);
+  EXPECT_THAT(unchecked->err, HasSubstr("was not checked"));
 }
 
 TEST(AuthorityCli, TheNewDoorsAreDeclaredWithTheirModes) {

@@ -25,9 +25,10 @@ TEST(ErrorKind, EachKindHasItsOwnNameAndStatusAndAnExitCodeOfOneOrTwo) {
     statuses.insert(HttpStatusOf(k));
     const int exit = ExitCodeOf(k);
     EXPECT_TRUE(exit == 1 || exit == 2) << ErrorKindName(k);
-    // Usage (2) is exactly the caller's own mistake: a 4xx that is not about credentials or state.
+    // Usage (2) is exactly the caller's own request: a 4xx that is not about credentials, time or
+    // the address.
     const int s = HttpStatusOf(k);
-    const bool usage = s == 400 || s == 404 || s == 405 || s == 413 || s == 415;
+    const bool usage = s == 400 || s == 404 || s == 405 || s == 409 || s == 413 || s == 415;
     EXPECT_EQ(exit == 2, usage) << ErrorKindName(k);
   }
   EXPECT_EQ(names.size(), std::size(kAll));
