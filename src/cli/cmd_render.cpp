@@ -35,7 +35,11 @@ struct RenderOptions {
 };
 
 Result<nlohmann::ordered_json> ReadState(const RenderOptions& o) {
-  auto text = ReadFileOrStdin(o.state);
+  // Inline JSON (an object, or a --batch array), a file, or - for standard input: as --app-props.
+  const size_t first = o.state.find_first_not_of(" \t\r\n");
+  const bool inline_json =
+      first != std::string::npos && (o.state[first] == '{' || o.state[first] == '[');
+  auto text = inline_json ? Result<std::string>(o.state) : ReadFileOrStdin(o.state);
   if (!text.ok()) return text.error();
   if (auto deep = CheckInputDepth(*text, "the state"); !deep) return deep.error();
   nlohmann::ordered_json state = nlohmann::ordered_json::parse(*text, nullptr, false);
@@ -136,7 +140,8 @@ void AddCommon(CLI::App& sub, RenderOptions& o) {
   sub.add_option("--model", o.model, "Registered model name or tokenizer folder")->required();
   sub.add_option("--view", o.view, "The view file (.tsx)")->required();
   sub.add_option("--entry", o.entry, "The entry component (export name)")->required();
-  sub.add_option("--state", o.state, "JSON props of the entry, or - for stdin")->required();
+  sub.add_option("--state", o.state, "JSON props of the entry: inline JSON, a file, or - for stdin")
+      ->required();
   sub.add_flag("--json", o.json, "Print {tokens, spans, tools} instead of the decoded prompt");
 }
 

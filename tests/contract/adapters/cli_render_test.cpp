@@ -65,6 +65,12 @@ TEST(CliRender, StateFromStdinBatchAndCache) {
   ASSERT_EQ(j.size(), 2u);
   EXPECT_EQ(j[0]["tokens"], nlohmann::json::parse(one.out)["tokens"]);
   EXPECT_NE(j[1]["tokens"], j[0]["tokens"]);
+  // Inline JSON, as the help says (issue 26): the same tokens as from stdin.
+  Ran inline_state =
+      Cli("render " + kNotebook + "--state '{\"numbers\":[1,2,3],\"question\":\"q\"}' --json");
+  ASSERT_EQ(inline_state.status, 0) << inline_state.out;
+  EXPECT_EQ(nlohmann::json::parse(inline_state.out)["tokens"],
+            nlohmann::json::parse(one.out)["tokens"]);
 }
 
 TEST(CliRender, ToolObjectsAndStateKeepTheKeyOrderTheyWereWrittenIn) {

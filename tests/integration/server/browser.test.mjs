@@ -24,6 +24,9 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
+    // Every request the page makes is answered (issue 26: the favicon request was a 404).
+    const missing = [];
+    page.on('response', (r) => { if (r.status() >= 400) missing.push(`${r.status()} ${r.url()}`); });
     await page.goto(server.base + '/');
     await page.getByRole('button', { name: /New conversation/ }).first().click();
     const box = page.getByRole('textbox', { name: 'Message' });
@@ -80,6 +83,7 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
     await page.evaluate(() => document.querySelector('.scroll')?.scrollTo(0, 0));
     await page.screenshot({ path: join(shots, 'web-laptop-top.png') });
     assert.deepEqual(problems, []);
+    assert.deepEqual(missing, []);
   } finally {
     await browser.close();
     await server.stop();
