@@ -364,7 +364,7 @@ Result<EffectReport> Authority::Reconcile(const std::string& id) {
     if (!shows) return shows.error();
     evidence["by"] = "fresh_read";
     evidence["read"] = read;
-    if (shows->has_value()) happened = op->verify_absent ? **shows : **shows;
+    if (shows->has_value()) happened = **shows;  // FreshRead already inverts it for verify_absent
   }
   if (!happened) {
     return MakeError("authority.cannot_reconcile",

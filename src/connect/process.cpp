@@ -59,6 +59,7 @@ Result<ProcessOutput> RunProcess(const std::vector<std::string>& argv, int64_t t
   posix_spawnattr_setsigmask(&attr, &none);
 
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;

@@ -141,6 +141,7 @@ std::string SyntaxRules(const std::string& root, bool expressions, bool bindings
       "",
       "1. Each statement is on its own line: `identifier = Expression`",
       "2. `root` is the entry point — every program must define `root = " + root + "(...)`",
+      // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): rules 3, 5, 6 are split long lines
       "3. Expressions are: strings (\"...\"), numbers, booleans (true/false), null, arrays "
       "([...]), objects ({...}), or component calls TypeName(arg1, arg2, ...)",
       "4. Use references for readability: define `name = ...` on one line, then use `name` later",
