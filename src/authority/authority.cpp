@@ -2,8 +2,14 @@
 // execute.cpp). authority.h states the contract.
 #include "authority/authority.h"
 
+#include "connect/effect.h"
+#include "connect/mutate.h"
 #include "connect/schema.h"
 
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace affordance::authority {
@@ -42,6 +48,19 @@ std::string RequestText(const std::string& connector, const std::string& operati
                         const json& args) {
   // nlohmann::json objects are ordered maps: dump() is canonical for equal values.
   return json{{"connector", connector}, {"operation", operation}, {"args", args}}.dump();
+}
+
+std::string RequestDigest(const std::string& request) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(request.data(), request.size(), md, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  char byte[3];
+  for (unsigned int i = 0; i < len; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", md[i]);
+    hex += byte;
+  }
+  return hex;
 }
 
 Authority::Authority(store::Store& store, connect::ConnectorRoad* road, AuthorityOptions options)
@@ -233,7 +252,8 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
                          " do not match its schema: " + v.error().message,
                      op->args_schema.dump());
   }
-  if (auto grant = Check(r.connector, r.operation, "write"); !grant) return grant.error();
+  auto grant = Check(r.connector, r.operation, "write");
+  if (!grant) return grant.error();
   store::ApprovalRecord a;
   a.id = store::NewId("apr_");
   a.thread_id = r.thread_id;
@@ -247,14 +267,20 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
   a.staged_by = by.name;
   a.status = "pending";
   a.request = RequestText(r.connector, r.operation, r.args);
+  a.digest = RequestDigest(a.request);
+  a.effect = Effect(*m, *op, r.args);
   a.created_ms = a.updated_ms = Now();
+  a.expires_ms = a.created_ms + options_.approval_ttl_ms;
+  if (grant->expires_ms != 0) a.expires_ms = std::min(a.expires_ms, grant->expires_ms);
   if (Status s = store_.Batch([&]() -> Status {
         if (Status w = store_.AddApproval(a); !w) return w;
         return Log("stage", a.id, by,
                    {{"connector", a.connector},
                     {"operation", a.operation},
                     {"args", a.args},
-                    {"risk", a.risk}});
+                    {"risk", a.risk},
+                    {"digest", a.digest},
+                    {"summary", a.effect.value("summary", "")}});
       });
       !s) {
     return s.error();
@@ -272,8 +298,48 @@ Result<store::ApprovalRecord> Authority::Load(const std::string& id) {
   return a;
 }
 
+Result<std::optional<json>> Authority::ReadOne(const connect::ConnectorManifest& m,
+                                               const std::string& operation, const json& args) {
+  connect::ConnectorCommand cmd;
+  cmd.connector = m.slug;
+  cmd.request = {{"operation", operation}, {"args", args}};
+  cmd.limit = 1;
+  if (m.Supports(connect::SourceMode::kLive)) cmd.mode = connect::SourceMode::kLive;
+  auto read = road_->RunConnectorCommand(cmd);
+  if (!read) {
+    if (read.error().code == "connect.not_found") return std::optional<json>();
+    return read.error();
+  }
+  if (read->rows.empty()) return std::optional<json>();
+  return std::optional<json>(read->rows.front());
+}
+
+json Authority::Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
+                       const json& args) {
+  auto what = connect::BeforeReadOf(op, args);
+  std::optional<json> before;
+  json read = json::object();
+  if (what) {
+    Result<std::optional<json>> row =
+        what->operation.empty() ? connect::ReadCalendarEvent(m, what->args.value("uid", ""))
+                                : ReadOne(m, what->operation, what->args);
+    read["read"] = what->operation.empty() ? "the calendar file" : what->operation;
+    read["atMs"] = Now();
+    if (!row) {
+      read["error"] = row.error().code + ": " + row.error().message;
+    } else {
+      read["found"] = row->has_value();
+      before = *row;
+    }
+  }
+  json effect = connect::DescribeMutation(m, op, args, before);
+  if (what) effect["before"] = read;
+  return effect;
+}
+
 Result<store::ApprovalRecord> Authority::Decide(const std::string& id, const Actor& by,
-                                                bool approve, const std::string& reason) {
+                                                bool approve, const std::string& reason,
+                                                const std::string& digest) {
   if (!by.human) {
     return MakeError(ErrorKind::kForbidden, "authority.not_human",
                      "only a person can " + std::string(approve ? "approve" : "deny") +
@@ -288,6 +354,21 @@ Result<store::ApprovalRecord> Authority::Decide(const std::string& id, const Act
                          "; a decision is made once");
   };
   if (a->status != "pending") return already(*a);
+  if (approve && !digest.empty()) {
+    const std::string actual = a->digest.empty() ? RequestDigest(a->request) : a->digest;
+    if (digest.size() < 8 || actual.compare(0, digest.size(), digest) != 0) {
+      return MakeError(ErrorKind::kConflict, "authority.approval_mismatch",
+                       "approval " + id + " is not the request you saw (digest " + digest +
+                           "); nothing was approved",
+                       "its digest: " + actual);
+    }
+  }
+  if (approve && a->expires_ms != 0 && Now() >= a->expires_ms) {
+    return MakeError(ErrorKind::kConflict, "authority.approval_expired",
+                     "approval " + id +
+                         " expired before it was decided; nothing was approved. "
+                         "Ask again to stage it anew.");
+  }
   store::ApprovalRecord next = *a;
   next.status = approve ? "approved" : "denied";
   next.decided_request = approve ? a->request : "";
@@ -308,13 +389,14 @@ Result<store::ApprovalRecord> Authority::Decide(const std::string& id, const Act
   return next;
 }
 
-Result<store::ApprovalRecord> Authority::Approve(const std::string& id, const Actor& by) {
-  return Decide(id, by, true, "");
+Result<store::ApprovalRecord> Authority::Approve(const std::string& id, const Actor& by,
+                                                 const std::string& digest) {
+  return Decide(id, by, true, "", digest);
 }
 
 Result<store::ApprovalRecord> Authority::Deny(const std::string& id, const Actor& by,
                                               const std::string& reason) {
-  return Decide(id, by, false, reason);
+  return Decide(id, by, false, reason, "");
 }
 
 Status Authority::MarkReported(const std::string& id) {

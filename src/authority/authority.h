@@ -23,7 +23,8 @@
 // request), authority.unknown_mutation, authority.not_a_mutation, authority.bad_args,
 // authority.unknown_approval, authority.not_human, authority.already_decided, authority.denied,
 // authority.not_approved, authority.already_executed, authority.approval_mismatch,
-// authority.cannot_reconcile, authority.unknown_grant, authority.no_connectors, store.* errors.
+// authority.cannot_reconcile, authority.unknown_grant, authority.no_connectors,
+// authority.approval_expired, authority.refused, store.* errors.
 //
 // Thread safety: one Authority per thread; several processes may share one store (every state
 // move is a compare-and-set on the stored status).
@@ -58,6 +59,9 @@ struct AuthorityOptions {
   // Test seam for fault injection: called with "claimed" (key and receipt committed, nothing
   // dispatched yet) and "dispatched" (the source answered, the receipt not yet written).
   std::function<void(std::string_view phase)> probe;
+  // How long a staged effect waits for a decision (it also ends with the write grant that allowed
+  // it, whichever is first). Approving it later is authority.approval_expired.
+  int64_t approval_ttl_ms = 7LL * 24 * 3600 * 1000;
 };
 
 struct StageRequest {
@@ -72,8 +76,8 @@ struct StageRequest {
 struct EffectReport {
   store::ApprovalRecord approval;
   std::optional<store::ReceiptRecord> receipt;
-  // pending | approved | denied | executing | executed | verified | failed | outcome_unknown |
-  // not_executed
+  // pending | approved | denied | refused | executing | executed | verified | failed |
+  // outcome_unknown | not_executed
   std::string state;
   nlohmann::json ToJson() const;
   // What the model reads as the staging call's result.
@@ -85,6 +89,8 @@ std::string GrantScope(const std::string& connector, const std::string& operatio
 // The canonical text of an exact effect (what an approval approves).
 std::string RequestText(const std::string& connector, const std::string& operation,
                         const nlohmann::json& args);
+// SHA-256 of a request text, lowercase hex: the digest a person's decision names.
+std::string RequestDigest(const std::string& request);
 
 class Authority {
  public:
@@ -105,12 +111,19 @@ class Authority {
   Status AuthorizeRead(const std::string& connector, const std::string& operation, const Actor& by);
 
   Result<store::ApprovalRecord> Stage(const StageRequest& request, const Actor& by);
-  Result<store::ApprovalRecord> Approve(const std::string& approval_id, const Actor& by);
+  // `digest` (optional, a prefix of 8+ hex digits) names the request the person saw: a request
+  // that differs is authority.approval_mismatch. After its expiry: authority.approval_expired.
+  Result<store::ApprovalRecord> Approve(const std::string& approval_id, const Actor& by,
+                                        const std::string& digest = "");
   Result<store::ApprovalRecord> Deny(const std::string& approval_id, const Actor& by,
                                      const std::string& reason);
   // Runs an approved effect once (see the file comment).
   Result<EffectReport> Execute(const std::string& approval_id);
   Result<EffectReport> Reconcile(const std::string& approval_id);
+  // At startup: every "executing" approval whose process is gone becomes outcome_unknown at once
+  // (its receipt too, and an Activity "recover" entry), so no door shows it as still running.
+  // Nothing is dispatched or read; `reconcile` settles them. Returns how many moved.
+  Result<int> RecoverAbandoned();
   // Reconciles every outcome_unknown approval and every "executing" one whose process is gone.
   Result<std::vector<EffectReport>> ReconcileAll();
   Result<EffectReport> Report(const std::string& approval_id);
@@ -126,7 +139,15 @@ class Authority {
   Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>> Mutation(
       const std::string& connector, const std::string& operation);
   Result<store::ApprovalRecord> Decide(const std::string& approval_id, const Actor& by,
-                                       bool approve, const std::string& reason);
+                                       bool approve, const std::string& reason,
+                                       const std::string& digest);
+  // The effect card of a request about to be staged, with the fresh read of an update or delete.
+  nlohmann::json Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
+                        const nlohmann::json& args);
+  // The first read of `operation` with `args`, live where the source allows (nullopt: no row).
+  Result<std::optional<nlohmann::json>> ReadOne(const connect::ConnectorManifest& m,
+                                                const std::string& operation,
+                                                const nlohmann::json& args);
   // The fresh read of the mutation's `verify`: fills verification + evidence of `receipt`.
   void Verify(const connect::ConnectorManifest& m, const connect::Operation& op,
               const store::ApprovalRecord& a, store::ReceiptRecord& receipt);
@@ -135,6 +156,9 @@ class Authority {
                                         const connect::Operation& op,
                                         const store::ApprovalRecord& a,
                                         const nlohmann::json& response, nlohmann::json& evidence);
+  // approved -> refused (a final state) with `why` as its reason and an Activity "refuse" entry;
+  // returns `why`.
+  Error Refuse(const store::ApprovalRecord& a, Error why);
   Result<EffectReport> Finish(store::ApprovalRecord a, store::ReceiptRecord receipt,
                               const std::string& from_status);
 
@@ -144,7 +168,8 @@ class Authority {
 };
 
 // The truth state an EffectReport state maps to ("verified" -> verified, "executed" -> executed,
-// "outcome_unknown" -> execution_outcome_unknown, "approved" -> approved); "" for the others.
+// "outcome_unknown" -> execution_outcome_unknown, "approved" -> approved, "refused" -> refused);
+// "" for the others.
 std::string_view TruthStateOf(const std::string& effect_state);
 
 }  // namespace affordance::authority

@@ -69,6 +69,7 @@ std::string_view TruthStateOf(const std::string& state) {
   if (state == "executed") return "executed";
   if (state == "outcome_unknown" || state == "executing") return "execution_outcome_unknown";
   if (state == "approved") return "approved";
+  if (state == "refused") return "refused";
   return "";
 }
 
@@ -86,7 +87,11 @@ json EffectReport::ToJson() const {
       {"idempotencyKey", approval.idempotency_key},
       // The one policy today: every mutation needs one human decision and runs at most once.
       {"policy", {{"requiresApproval", true}, {"approver", "a person"}, {"maxExecutions", 1}}},
-      {"evidence", approval.evidence}};
+      {"evidence", approval.evidence},
+      {"effect", approval.effect},
+      {"digest", approval.digest.empty() ? RequestDigest(approval.request) : approval.digest},
+      {"createdMs", approval.created_ms},
+      {"expiresMs", approval.expires_ms}};
   if (!approval.reason.empty()) j["reason"] = approval.reason;
   if (receipt) {
     j["receipt"] = {{"id", receipt->id},
@@ -133,6 +138,11 @@ std::string EffectReport::ModelText() const {
   if (state == "not_executed") {
     return "not executed: reconcile found that " + what + " did not take effect" + rc + ".";
   }
+  if (state == "refused") {
+    return "refused: " + what + " was approved but refused before it ran (" + approval.reason +
+           "). Nothing was dispatched. Tell the user why; it runs only if staged and approved "
+           "again.";
+  }
   if (state == "failed") {
     std::string why = receipt ? receipt->response.value("error", json::object()).dump() : "";
     return "failed: the source refused " + what + rc + (why.empty() ? "" : ": " + why) +
@@ -167,6 +177,57 @@ Result<EffectReport> Authority::Finish(store::ApprovalRecord a, store::ReceiptRe
   return Report(a.id);
 }
 
+Result<int> Authority::RecoverAbandoned() {
+  auto executing = store_.ListApprovals("executing", "");
+  if (!executing) return executing.error();
+  int recovered = 0;
+  for (const auto& a : *executing) {
+    if (!ExecutorGone(a.executor)) continue;
+    auto receipts = store_.ReceiptsOf(a.id);
+    if (!receipts) return receipts.error();
+    store::ApprovalRecord next = a;
+    next.status = "outcome_unknown";
+    next.updated_ms = Now();
+    Status s = store_.Batch([&]() -> Status {
+      if (!receipts->empty()) {
+        store::ReceiptRecord r = receipts->back();
+        r.outcome = "outcome_unknown";
+        r.finished_ms = Now();
+        r.evidence["recovery"] = {{"executor_gone", a.executor}};
+        if (Status w = store_.PutReceipt(r); !w) return w;
+      }
+      if (Status w = store_.UpdateApproval(next, "executing"); !w) return w;
+      return Log("recover", a.id, Actor::System(),
+                 {{"from", "executing"}, {"to", "outcome_unknown"}, {"executor", a.executor}});
+    });
+    if (!s) {
+      if (s.error().code == "store.conflict") continue;  // another process moved it first
+      return s.error();
+    }
+    ++recovered;
+  }
+  return recovered;
+}
+
+Error Authority::Refuse(const store::ApprovalRecord& a, Error why) {
+  // Approved, but refused before anything was dispatched: a final state with its reason, in the
+  // store and in Activity, so no door can go on calling it approved.
+  store::ApprovalRecord next = a;
+  next.status = "refused";
+  next.reason = why.code + ": " + why.message;
+  next.updated_ms = Now();
+  (void)store_.Batch([&]() -> Status {
+    if (Status w = store_.UpdateApproval(next, "approved"); !w) return w;
+    return Log("refuse", a.id, Actor::System(),
+               {{"code", why.code},
+                {"message", why.message},
+                {"connector", a.connector},
+                {"operation", a.operation},
+                {"args", a.args}});
+  });
+  return why;
+}
+
 Result<EffectReport> Authority::Execute(const std::string& id) {
   auto loaded = Load(id);
   if (!loaded) return loaded.error();
@@ -182,6 +243,11 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
     return MakeError(ErrorKind::kConflict, "authority.denied",
                      "approval " + id + " was denied; nothing runs");
   }
+  if (a.status == "refused") {
+    return MakeError(ErrorKind::kConflict, "authority.refused",
+                     "approval " + id + " was refused before it ran (" + a.reason +
+                         "); nothing runs. Stage it again for a new decision");
+  }
   if (a.status != "approved") {
     return MakeError(ErrorKind::kConflict, "authority.already_executed",
                      "approval " + id + " is " + a.status +
@@ -192,18 +258,22 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   // The approval must be for exactly this effect: the request the person approved must still be
   // the one the row describes (a row edited after the decision runs nothing).
   std::string request = RequestText(a.connector, a.operation, a.args);
-  if (a.decided_request != request || a.request != request) {
-    return MakeError("authority.approval_mismatch",
+  if (a.decided_request != request || a.request != request ||
+      (!a.digest.empty() && a.digest != RequestDigest(request))) {
+    return Refuse(
+        a, MakeError("authority.approval_mismatch",
                      "approval " + id + " does not match the effect it would run; nothing ran",
-                     "approved: " + a.decided_request + "; now: " + request);
+                     "approved: " + a.decided_request + "; now: " + request));
   }
   auto found = Mutation(a.connector, a.operation);
-  if (!found) return found.error();
+  if (!found) return Refuse(a, found.error());
   const auto [m, op] = *found;
   if (Status v = connect::ValidateArgs(op->args_schema, a.args); !v) {
-    return MakeError(ErrorKind::kInvalid, "authority.bad_args", v.error().message);
+    return Refuse(a, MakeError(ErrorKind::kInvalid, "authority.bad_args", v.error().message));
   }
-  if (auto grant = Check(a.connector, a.operation, "write"); !grant) return grant.error();
+  if (auto grant = Check(a.connector, a.operation, "write"); !grant) {
+    return Refuse(a, grant.error());
+  }
 
   // 1. Claim: the key and a "dispatching" receipt are durable before anything is sent.
   store::ApprovalRecord claimed = a;

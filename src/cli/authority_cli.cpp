@@ -50,6 +50,7 @@ Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o) {
     g->road = std::make_unique<connect::ConnectorRoad>(std::move(*loaded), ro);
   }
   g->authority = std::make_unique<authority::Authority>(*g->store, g->road.get());
+  if (auto effects = g->authority->RecoverAbandoned(); !effects) return effects.error();
   return g;
 }
 

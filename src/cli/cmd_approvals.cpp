@@ -6,6 +6,9 @@
 #include "cli/command.h"
 #include "cli/output.h"
 
+#include "connect/effect.h"
+#include "store/store.h"
+
 #include <cstdio>
 #include <memory>
 
@@ -24,7 +27,16 @@ struct Options {
   std::string connector;
   std::string operation;
   std::string args = "{}";
+  std::string digest;
 };
+
+// The effect card: what the write does, where, each field in the local time zone.
+void PrintEffect(const store::ApprovalRecord& a) {
+  for (const auto& line : connect::EffectLines(a.effect, a.expires_ms, store::NowMs())) {
+    std::printf("  %s\n", line.c_str());
+  }
+  std::printf("  risk %s · request %s\n", a.risk.c_str(), a.digest.substr(0, 12).c_str());
+}
 
 void Line(const authority::EffectReport& r) {
   std::printf("%-22s %-16s %-10s %s.%s %s\n", r.approval.id.c_str(), r.state.c_str(),
@@ -40,6 +52,8 @@ int Print(const authority::EffectReport& r, bool json, bool detail) {
   Line(r);
   if (!detail) return kExitOk;
   const auto& a = r.approval;
+  PrintEffect(a);
+  std::printf("  args %s\n", a.args.dump().c_str());
   std::printf("  staged by %s at %s", a.staged_by.c_str(), FormatMs(a.created_ms).c_str());
   if (!a.thread_id.empty())
     std::printf(" (thread %s, call %s)", a.thread_id.c_str(), a.tool_call_id.c_str());
@@ -96,7 +110,7 @@ int Run(const Options& o, const std::string& verb) {
     if (!staged) return fail(staged.error());
     id = staged->id;
   } else if (verb == "approve") {
-    auto decided = auth.Approve(id, authority::Actor::LocalUser());
+    auto decided = auth.Approve(id, authority::Actor::LocalUser(), o.digest);
     if (!decided) return fail(decided.error());
   } else if (verb == "deny") {
     auto decided = auth.Deny(id, authority::Actor::LocalUser(), o.reason);
@@ -108,7 +122,7 @@ int Run(const Options& o, const std::string& verb) {
   }
   auto r = auth.Report(id);
   if (!r) return fail(r.error());
-  return Print(*r, o.g.json, verb == "show");
+  return Print(*r, o.g.json, verb == "show" || verb == "stage");
 }
 
 const bool declared = [] {
@@ -147,6 +161,9 @@ const bool registered = RegisterCommand(
        CLI::App* approve = add("approve", "Approve one staged effect");
        approve->add_option("id", o->id)->required();
        approve->add_flag("--execute", o->execute, "Run it now (else the next turn runs it)");
+       approve->add_option("--digest", o->digest,
+                           "The request digest `show` printed (8+ hex digits): refuse if it "
+                           "differs");
        CLI::App* deny = add("deny", "Deny one staged effect");
        deny->add_option("id", o->id)->required();
        deny->add_option("--reason", o->reason, "Told to the model");

@@ -1,5 +1,7 @@
 #include "cli/session.h"
 
+#include "authority/authority.h"
+
 #include "base/data_dir.h"
 #include "cli/output.h"
 #include "connect/manifest.h"
@@ -208,6 +210,10 @@ Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const Sessio
   auto found = (*store)->RecoverInterrupted(harness::Abandoned);
   if (!found) return found.error();
   if (recovered != nullptr) *recovered = *found;
+  // A write whose executing process died between dispatch and receipt: outcome unknown, now.
+  if (auto effects = authority::Authority(**store, nullptr).RecoverAbandoned(); !effects) {
+    return effects.error();
+  }
 
   auto tok = text::LoadModel(o.model);
   if (!tok) return tok.error();

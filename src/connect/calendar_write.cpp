@@ -167,6 +167,47 @@ Result<bool> CalendarHasUid(const ConnectorManifest& m, const std::string& uid) 
   return !EventsWithUid(cal->get(), uid).empty();
 }
 
+Result<std::optional<json>> ReadCalendarEvent(const ConnectorManifest& m, const std::string& uid) {
+  std::lock_guard guard(WriteMutex());
+  std::string file = TargetFile(m);
+  FileLock lock(file);
+  auto cal = Load(file);
+  if (!cal) return cal.error();
+  std::vector<icalcomponent*> events = EventsWithUid(cal->get(), uid);
+  if (events.empty()) return std::optional<json>();
+  icalcomponent* master = events.front();  // the one without RECURRENCE-ID, when there is one
+  for (icalcomponent* e : events) {
+    if (icaltime_is_null_time(icalcomponent_get_recurrenceid(e))) {
+      master = e;
+      break;
+    }
+  }
+  auto text = [](const char* s) { return std::string(s ? s : ""); };
+  auto time = [](icaltimetype t) -> json {
+    if (icaltime_is_null_time(t)) return nullptr;
+    char buf[32];
+    if (t.is_date) {
+      std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", t.year, t.month, t.day);
+      return std::string(buf);
+    }
+    std::time_t secs =
+        icaltime_as_timet_with_zone(t, t.zone ? t.zone : icaltimezone_get_utc_timezone());
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return std::string(buf);
+  };
+  json row = {
+      {"uid", uid},
+      {"summary", text(icalcomponent_get_summary(master))},
+      {"start", time(icalcomponent_get_dtstart(master))},
+      {"end", time(icalcomponent_get_dtend(master))},
+      {"recurring", icalcomponent_get_first_property(master, ICAL_RRULE_PROPERTY) != nullptr}};
+  if (const char* l = icalcomponent_get_location(master)) row["location"] = l;
+  if (const char* d = icalcomponent_get_description(master)) row["description"] = d;
+  return std::optional<json>(std::move(row));
+}
+
 Result<json> WriteCalendar(const ConnectorManifest& m, const Operation& op, const json& args,
                            const std::string& key) {
   std::lock_guard guard(WriteMutex());

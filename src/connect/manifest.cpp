@@ -126,7 +126,7 @@ Operation ParseOperation(const json& j, const std::string& ptr, const ConnectorM
   OnlyKeys(j, ptr,
            {"name", "kind", "description", "args", "served_fields", "risk", "handle", "query",
             "argv", "positional", "detail_operation", "id_field", "statement", "effect",
-            "idempotency_flag", "verify"});
+            "idempotency_flag", "verify", "summary", "before"});
   Operation op;
   op.name = String(j, "name", ptr, true);
   if (!IsName(op.name, false)) Fail(ptr + "/name", "must match [a-z][a-z0-9_]* (64 bytes max)");
@@ -186,6 +186,15 @@ Operation ParseOperation(const json& j, const std::string& ptr, const ConnectorM
       Fail(ptr + "/verify", "args and expect must be objects");
     }
   }
+  op.summary = String(j, "summary", ptr, false);
+  if (j.contains("before")) {
+    const json& b = j["before"];
+    if (!b.is_object()) Fail(ptr + "/before", "must be an object");
+    OnlyKeys(b, ptr + "/before", {"operation", "args"});
+    op.before_operation = String(b, "operation", ptr + "/before", true);
+    op.before_args = b.value("args", json::object());
+    if (!op.before_args.is_object()) Fail(ptr + "/before/args", "must be an object");
+  }
   if (op.kind == OperationKind::kMutation) {
     if (m.source.kind == SourceKind::kSqlite && op.statement.empty()) {
       Fail(ptr + "/statement", "a SQLite mutation needs its write statement");
@@ -196,8 +205,9 @@ Operation ParseOperation(const json& j, const std::string& ptr, const ConnectorM
     }
     if (cli && op.argv.empty()) Fail(ptr + "/argv", "a printed CLI mutation needs its verb words");
   } else if (!op.statement.empty() || !op.effect.empty() || !op.idempotency_flag.empty() ||
-             !op.verify_operation.empty()) {
-    Fail(ptr, "statement, effect, idempotency_flag and verify belong to mutations");
+             !op.verify_operation.empty() || !op.summary.empty() || !op.before_operation.empty()) {
+    Fail(ptr,
+         "statement, effect, idempotency_flag, verify, summary and before belong to mutations");
   }
   if (!cli && !op.argv.empty()) Fail(ptr + "/argv", "only printed CLI operations have argv");
   if (cli && !op.query.empty()) Fail(ptr + "/query", "printed CLI operations run verbs, not SQL");
@@ -313,6 +323,15 @@ ConnectorManifest Parse(const json& j, const std::string& file) {
     Operation op = ParseOperation(ops[i], at, m);
     if (!names.insert(op.name).second) Fail(at + "/name", "\"" + op.name + "\" is listed twice");
     m.operations.push_back(std::move(op));
+  }
+  for (size_t i = 0; i < m.operations.size(); ++i) {
+    const Operation& op = m.operations[i];
+    if (op.before_operation.empty()) continue;
+    const Operation* b = m.FindOperation(op.before_operation);
+    if (!b || !b->readable()) {
+      Fail("/operations/" + std::to_string(i) + "/before/operation",
+           "\"" + op.before_operation + "\" is not a readable operation of this connector");
+    }
   }
   for (size_t i = 0; i < m.operations.size(); ++i) {
     const Operation& op = m.operations[i];

@@ -67,6 +67,12 @@ struct Operation {
   nlohmann::json verify_args = nlohmann::json::object();
   nlohmann::json verify_expect = nlohmann::json::object();
   bool verify_absent = false;
+  // What the person reads before deciding (connect/effect.h): `summary` a one-line template with
+  // "{arg}" placeholders; `before` the fresh read that shows an update's or delete's current
+  // values (a readable operation of this connector and its "$name"-bound args).
+  std::string summary;
+  std::string before_operation;
+  nlohmann::json before_args = nlohmann::json::object();
 };
 
 struct MirrorColumn {

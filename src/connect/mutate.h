@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 namespace affordance::connect {
@@ -58,6 +59,11 @@ Result<nlohmann::json> WriteCalendar(const ConnectorManifest& m, const Operation
                                      const nlohmann::json& args, const std::string& key);
 // The UID a calendar create with this key writes.
 std::string CalendarUidFor(const std::string& idempotency_key);
+// The event with that UID as the write path sees it now (a fresh read of the file, not the
+// mirror): {uid, summary, start, end, location, description, recurring}, its times ISO 8601 UTC
+// (a date for an all-day event). nullopt: no such event.
+Result<std::optional<nlohmann::json>> ReadCalendarEvent(const ConnectorManifest& m,
+                                                        const std::string& uid);
 // True when the calendar holds an event with that UID.
 Result<bool> CalendarHasUid(const ConnectorManifest& m, const std::string& uid);
 

@@ -1,8 +1,11 @@
 #include "server/mcp_tools.h"
 
+#include "connect/effect.h"
+
 #include "authority/authority.h"
 #include "authority/capability.h"
 #include "base/version.h"
+#include "connect/effect.h"
 #include "surface/artifact.h"
 
 #include <cstdlib>
@@ -51,6 +54,9 @@ json ApprovalSchema() {
             {"risk", {{"type", "string"}}},
             {"stagedBy", {{"type", "string"}}},
             {"decidedBy", {{"type", "string"}}},
+            {"effect", kAnyObject},
+            {"digest", {{"type", "string"}}},
+            {"expiresMs", {{"type", "integer"}}},
             {"receipt", kAnyObject}}},
           {"required", {"approvalId", "state", "status", "connector", "operation", "args"}}};
 }
@@ -160,7 +166,9 @@ void DeclareApprovalTools() {
            {"args", kAnyObject},
            {"evidence", {{"type", "object"}, {"description", "what the request rests on"}}}},
           {"connector", "operation", "args"}),
-      Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
+      Obj({{"approval", ApprovalSchema()},
+           {"effectText", {{"type", "string"}}},
+           {"message", {{"type", "string"}}}},
           {"approval", "message"}, false),
       "connector:<slug>:write", "approval request apr_... + Activity entry (stage)",
       "the pending approval row"));
@@ -176,7 +184,9 @@ void DeclareApprovalTools() {
           "One approval request: the exact effect, who staged and decided it, its receipt "
           "(idempotency key, request, response, outcome, verification) and the weakest true state.",
           Obj({{"id", Str("approval id (apr_...)", 1)}}, {"id"}),
-          Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
+          Obj({{"approval", ApprovalSchema()},
+               {"effectText", {{"type", "string"}}},
+               {"message", {{"type", "string"}}}},
               {"approval", "message"}, false)));
 }
 
@@ -228,8 +238,15 @@ void DeclareOperatorTools() {
       "approve_action", "approval", "decide", Access::kPerson, Mode::kApprovedExecution,
       "Operator only: approve one staged effect (once). With execute: true it runs now, exactly "
       "once, and the result carries the receipt; otherwise the thread's next turn runs it.",
-      Obj({{"id", Str("approval id (apr_...)", 1)}, {"execute", {{"type", "boolean"}}}}, {"id"}),
-      Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
+      Obj({{"id", Str("approval id (apr_...)", 1)},
+           {"execute", {{"type", "boolean"}}},
+           {"digest", Str("the request digest show_approval gave (8+ hex digits): refused if the "
+                          "request differs",
+                          8)}},
+          {"id"}),
+      Obj({{"approval", ApprovalSchema()},
+           {"effectText", {{"type", "string"}}},
+           {"message", {{"type", "string"}}}},
           {"approval", "message"}, false),
       "connector:<slug>:write", "approval decision; receipt rc_... when executed",
       "receipt (idempotency key, request, response, outcome) + fresh-read verification"));
@@ -237,7 +254,9 @@ void DeclareOperatorTools() {
       "deny_action", "approval", "decide", Access::kPerson, Mode::kLocalState,
       "Operator only: deny one staged effect (once); nothing runs, the model is told why.",
       Obj({{"id", Str("approval id (apr_...)", 1)}, {"reason", Str("told to the model")}}, {"id"}),
-      Obj({{"approval", ApprovalSchema()}, {"message", {{"type", "string"}}}},
+      Obj({{"approval", ApprovalSchema()},
+           {"effectText", {{"type", "string"}}},
+           {"message", {{"type", "string"}}}},
           {"approval", "message"}, false),
       "", "Activity entry (deny)", "the approval's status denied"));
   DeclareCapability(
@@ -288,7 +307,14 @@ std::string Arg(const json& args, const char* name) {
 ToolResult Report(authority::Authority& auth, const std::string& id) {
   auto r = auth.Report(id);
   if (!r) return ToolResult::Fail(r.error());
-  return ToolResult::Ok({{"approval", r->ToJson()}, {"message", r->ModelText()}});
+  // The effect card in words (this machine's time zone), as the terminal and the CLI show it.
+  std::string effect;
+  for (const auto& line :
+       connect::EffectLines(r->approval.effect, r->approval.expires_ms, store::NowMs())) {
+    effect += (effect.empty() ? "" : "\n") + line;
+  }
+  return ToolResult::Ok(
+      {{"approval", r->ToJson()}, {"effectText", effect}, {"message", r->ModelText()}});
 }
 
 json PlainJson(const nlohmann::ordered_json& j) {
@@ -626,7 +652,7 @@ ToolResult ProductTools::OpenArtifact(const mcp::ToolCall& c) {
 ToolResult ProductTools::ApproveAction(const mcp::ToolCall& c) {
   authority::Authority auth(*o_.store, o_.road);
   const std::string id = Arg(c.arguments, "id");
-  auto decided = auth.Approve(id, ActorOf(*c.session));
+  auto decided = auth.Approve(id, ActorOf(*c.session), Arg(c.arguments, "digest"));
   if (!decided) return ToolResult::Fail(decided.error());
   if (c.arguments.value("execute", false)) {
     auto ran = auth.Execute(id);

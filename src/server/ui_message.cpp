@@ -47,6 +47,21 @@ void AddTool(const store::PartRecord& p, const Approvals* approvals, ojson& part
   ojson truth = {{"toolCallId", p.key}, {"state", p.state}};
   if (d.contains("dataState") && d["dataState"].is_string()) truth["dataState"] = d["dataState"];
   parts.push_back({{"type", "data-truth"}, {"id", p.key}, {"data", std::move(truth)}});
+  const std::string approval_id = d.value("approvalId", "");
+  if (const auto it = approvals ? approvals->find(approval_id) : Approvals::const_iterator();
+      !approval_id.empty() && approvals && it != approvals->end()) {
+    // The effect card the person decided on, as the stream's data-approval carried it.
+    const store::ApprovalRecord& a = it->second;
+    ojson data = {
+        {"approvalId", approval_id},   {"toolCallId", p.key},     {"state", a.status},
+        {"status", a.status},          {"truth", p.state},        {"connector", a.connector},
+        {"operation", a.operation},    {"args", Ordered(a.args)}, {"risk", a.risk},
+        {"effect", Ordered(a.effect)}, {"digest", a.digest},      {"createdMs", a.created_ms},
+        {"expiresMs", a.expires_ms}};
+    if (!a.decided_by.empty()) data["decidedBy"] = a.decided_by;
+    if (!a.reason.empty()) data["reason"] = a.reason;
+    parts.push_back({{"type", "data-approval"}, {"id", approval_id}, {"data", std::move(data)}});
+  }
 }
 
 }  // namespace
@@ -65,7 +80,17 @@ ojson ToUiMessage(const store::MessageRecord& m, const Approvals* approvals) {
     }
   }
   if (m.role == "assistant" && m.status != "running" && !m.meta.empty()) {
-    parts.push_back({{"type", "data-turn"}, {"id", m.id}, {"data", Ordered(m.meta)}});
+    ojson data = Ordered(m.meta);
+    // A turn that never wrote its report (the process died: recovery marked it interrupted)
+    // still says how it ended.
+    if (!data.contains("status")) data["status"] = m.status;
+    if (m.status == "interrupted" && !data.contains("error")) {
+      data["error"] = {{"code", "harness.interrupted"},
+                       {"message",
+                        "the process running this turn stopped before it finished; "
+                        "what it wrote before is kept"}};
+    }
+    parts.push_back({{"type", "data-turn"}, {"id", m.id}, {"data", std::move(data)}});
   }
   return {{"id", m.id},
           {"role", m.role},

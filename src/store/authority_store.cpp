@@ -11,7 +11,7 @@ namespace {
 constexpr std::string_view kApprovalColumns =
     "SELECT id, thread_id, message_id, tool_call_id, connector, operation, risk, args, evidence, "
     "staged_by, status, request, decided_request, decided_by, reason, idempotency_key, executor, "
-    "reported, created_ms, updated_ms, decided_ms FROM approvals ";
+    "reported, created_ms, updated_ms, decided_ms, effect, digest, expires_ms FROM approvals ";
 
 Result<ApprovalRecord> ApprovalRow(const Statement& s) {
   ApprovalRecord a;
@@ -40,6 +40,11 @@ Result<ApprovalRecord> ApprovalRow(const Statement& s) {
   a.created_ms = s.Int(18);
   a.updated_ms = s.Int(19);
   a.decided_ms = s.Int(20);
+  auto effect = DecodeJson(s.Text(21), "the effect of approval " + a.id);
+  if (!effect) return effect.error();
+  a.effect = std::move(*effect);
+  a.digest = s.Text(22);
+  a.expires_ms = s.Int(23);
   return a;
 }
 
@@ -115,7 +120,9 @@ Status SqliteStore::BindApproval(Statement& st, const ApprovalRecord& a) {
   st.Bind(10, a.staged_by).Bind(11, a.status).Bind(12, a.request).Bind(13, a.decided_request);
   st.Bind(14, a.decided_by).Bind(15, a.reason).Bind(16, a.idempotency_key).Bind(17, a.executor);
   st.Bind(18, int64_t{a.reported ? 1 : 0}).Bind(19, a.created_ms).Bind(20, a.updated_ms);
-  st.Bind(21, a.decided_ms);
+  auto effect = EncodeJson(a.effect, "approval effect");
+  if (!effect) return effect.error();
+  st.Bind(21, a.decided_ms).Bind(22, *effect).Bind(23, a.digest).Bind(24, a.expires_ms);
   return {};
 }
 
@@ -129,8 +136,9 @@ Status SqliteStore::AddApproval(const ApprovalRecord& a) {
     auto prepared = conn_->Prepare(
         "INSERT INTO approvals(id, thread_id, message_id, tool_call_id, connector, operation, "
         "risk, args, evidence, staged_by, status, request, decided_request, decided_by, reason, "
-        "idempotency_key, executor, reported, created_ms, updated_ms, decided_ms) VALUES (?1, ?2, "
-        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)");
+        "idempotency_key, executor, reported, created_ms, updated_ms, decided_ms, effect, digest, "
+        "expires_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+        "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
     if (!prepared) return prepared.error();
     Statement st(*prepared);
     if (auto s = BindApproval(st, a); !s) return s;
@@ -184,11 +192,12 @@ Status SqliteStore::UpdateApproval(const ApprovalRecord& a, const std::string& e
         "operation = ?6, risk = ?7, args = ?8, evidence = ?9, staged_by = ?10, status = ?11, "
         "request = ?12, decided_request = ?13, decided_by = ?14, reason = ?15, "
         "idempotency_key = ?16, executor = ?17, reported = ?18, created_ms = ?19, "
-        "updated_ms = ?20, decided_ms = ?21 WHERE id = ?1 AND status = ?22");
+        "updated_ms = ?20, decided_ms = ?21, effect = ?22, digest = ?23, expires_ms = ?24 "
+        "WHERE id = ?1 AND status = ?25");
     if (!prepared) return prepared.error();
     Statement st(*prepared);
     if (auto s = BindApproval(st, a); !s) return s;
-    st.Bind(22, expected_status);
+    st.Bind(25, expected_status);
     int rc = st.Step();
     if (rc == SQLITE_CONSTRAINT) {
       return Conflict("the idempotency key " + a.idempotency_key + " is already in use");

@@ -173,10 +173,20 @@ CREATE TABLE artifact_versions(
 CREATE INDEX artifact_versions_surface ON artifact_versions(surface_id) WHERE surface_id <> '';
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations = {{
+// Version 4: what a person reads before deciding. An approval keeps the effect computed when it
+// was staged, the digest of its request and when it expires (rows staged before: no effect, no
+// expiry).
+constexpr const char* kV4 = R"sql(
+ALTER TABLE approvals ADD COLUMN effect TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE approvals ADD COLUMN digest TEXT NOT NULL DEFAULT '';
+ALTER TABLE approvals ADD COLUMN expires_ms INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, "threads, messages, parts, steps", kV1},
     {2, "grants, approvals, receipts, activity", kV2},
     {3, "artifacts, artifact versions", kV3},
+    {4, "approval effects, digests, expiry", kV4},
 }};
 
 }  // namespace

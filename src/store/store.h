@@ -131,7 +131,8 @@ struct ApprovalRecord {
   nlohmann::json args = nlohmann::json::object();
   nlohmann::json evidence = nlohmann::json::object();  // what the request rests on
   std::string staged_by;
-  // pending | approved | denied | executing | executed | failed | outcome_unknown | not_executed
+  // pending | approved | denied | refused | executing | executed | failed | outcome_unknown |
+  // not_executed
   std::string status = "pending";
   std::string request;          // canonical text of {connector, operation, args}: the exact effect
   std::string decided_request;  // the request text the person approved (must equal `request`)
@@ -141,6 +142,11 @@ struct ApprovalRecord {
   std::string executor;         // "<pid>@<host>" of the process executing it
   bool reported = false;        // the outcome has been given to the model as the call's result
   int64_t created_ms = 0, updated_ms = 0, decided_ms = 0;
+  // What the person reads before deciding (connect/effect.h), computed when it was staged; the
+  // SHA-256 of `request` (hex) that the effect describes; when a decision can no longer be made.
+  nlohmann::json effect = nlohmann::json::object();
+  std::string digest;
+  int64_t expires_ms = 0;  // 0: never
 };
 
 struct ReceiptRecord {
@@ -158,8 +164,9 @@ struct ReceiptRecord {
 struct ActivityRecord {
   int64_t seq = 0;  // assigned by the store, increasing
   int64_t at_ms = 0;
-  std::string
-      kind;  // grant | revoke | read | stage | approve | deny | execute | reconcile | verify
+  // grant | revoke | read | stage | approve | deny | refuse | recover | execute | reconcile |
+  // verify
+  std::string kind;
   std::string subject;  // the grant, approval or connector it is about
   std::string actor;    // "user:<name>", "model", "system"
   nlohmann::json data = nlohmann::json::object();

@@ -5,8 +5,26 @@ import type { DynamicToolUIPart, ToolUIPart, UIMessage } from 'ai';
 // data-truth: the truth state of one tool call and where its data came from.
 export type TruthData = { toolCallId?: string; state?: string; dataState?: string };
 
-// data-approval: the outcome of a decided write (staged -> approved -> executed -> verified).
-export type ApprovalData = { toolCallId?: string; state?: string; truth?: string };
+// One field of a staged write's effect: what it is now (`before`, from a fresh read) and what it
+// becomes (`after`); times are ISO 8601 UTC, shown in the person's zone.
+export type EffectField = {
+  name: string; label: string; kind: 'text' | 'datetime' | 'date' | 'number' | 'boolean' | 'json';
+  before?: unknown; after?: unknown; changed?: boolean;
+};
+
+// What a staged write will do, computed from the connector's mutation contract and the exact
+// arguments (connect/effect.h), never from the model's prose.
+export type Effect = {
+  verb?: string; summary?: string; target?: string; fields?: EffectField[];
+  before?: { read?: string; found?: boolean; error?: string; atMs?: number };
+};
+
+// data-approval: a staged write (its effect, digest and expiry) and later its outcome
+// (staged -> approved -> executed -> verified, or denied, refused, outcome unknown).
+export type ApprovalData = {
+  toolCallId?: string; approvalId?: string; state?: string; truth?: string; risk?: string;
+  effect?: Effect; digest?: string; expiresMs?: number; args?: unknown; reason?: string;
+};
 
 // data-surface: a composed surface and the truth state the server stored for it.
 export type SurfaceData = {
@@ -21,7 +39,10 @@ export type SurfaceData = {
 };
 
 // data-turn: the outcome of a response.
-export type TurnData = { status?: string; steps?: unknown[] | number; truth?: { weakestEvidence?: string } };
+export type TurnData = {
+  status?: string; steps?: unknown[] | number; truth?: { weakestEvidence?: string };
+  error?: { code?: string; message?: string };
+};
 
 export type ChatMessage = UIMessage<unknown, { truth: TruthData; approval: ApprovalData; surface: SurfaceData; turn: TurnData }>;
 export type Part = ChatMessage['parts'][number];

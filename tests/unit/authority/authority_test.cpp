@@ -172,7 +172,15 @@ TEST(AuthorityBadInput, AnApprovalEditedAfterTheDecisionRunsNothing) {
   EXPECT_EQ(run.error().code, "authority.approval_mismatch");
   EXPECT_THAT(run.error().message, HasSubstr("does not match the effect it would run"));
   EXPECT_EQ(w.Notes(), 0);
-  EXPECT_EQ(w.authority->Report(id)->state, "approved");
+  // Refused, with the code, and final: it runs only if staged and approved again.
+  auto report = w.authority->Report(id);
+  EXPECT_EQ(report->state, "refused");
+  EXPECT_THAT(report->approval.reason, HasSubstr("authority.approval_mismatch"));
+  auto refuse = w.store->ListActivity({.kind = "refuse"});
+  ASSERT_TRUE(refuse.ok());
+  ASSERT_EQ(refuse->size(), 1u);
+  EXPECT_EQ((*refuse)[0].data["code"], "authority.approval_mismatch");
+  EXPECT_EQ(w.authority->Execute(id).error().code, "authority.refused");
 }
 
 TEST(AuthorityBadInput, AnExpiredGrantStopsStagingAndExecution) {
@@ -189,9 +197,14 @@ TEST(AuthorityBadInput, AnExpiredGrantStopsStagingAndExecution) {
   ASSERT_FALSE(stage.ok());
   EXPECT_EQ(stage.error().code, "authority.grant_expired");
   EXPECT_EQ(w.Notes(), 0);
-  // A fresh grant lets the still-approved effect run, once.
+  // Refused is final: a fresh grant does not bring it back; staging it again asks anew.
+  EXPECT_EQ(w.authority->Report(id)->state, "refused");
   w.GrantWrite("notes");
-  ASSERT_TRUE(w.authority->Execute(id).ok());
+  auto again = w.authority->Execute(id);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, "authority.refused");
+  EXPECT_EQ(w.Notes(), 0);
+  ASSERT_TRUE(w.authority->Execute(w.Approved("notes", "add_note", {{"body", "late"}})).ok());
   EXPECT_EQ(w.Notes(), 1);
 }
 

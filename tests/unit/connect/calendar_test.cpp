@@ -291,9 +291,10 @@ TEST(CalendarRoad, ConflictsNextWeekAreAnsweredBySqlOverTheMirror) {
   EXPECT_EQ(result->registered_query_handles, std::vector<std::string>{"calendar_sql"});
   EXPECT_EQ(result->query_contracts.at(0).served_fields,
             (std::vector<std::string>{"first", "second", "first_start", "second_start"}));
-  ASSERT_EQ(result->mutation_contracts.size(), 2u);
+  ASSERT_EQ(result->mutation_contracts.size(), 3u);
   EXPECT_EQ(result->mutation_contracts[0].operation, "create_event");
-  EXPECT_EQ(result->mutation_contracts[1].operation, "delete_event");
+  EXPECT_EQ(result->mutation_contracts[1].operation, "update_event");
+  EXPECT_EQ(result->mutation_contracts[2].operation, "delete_event");
 }
 
 TEST(CalendarRoad, IdOnlyListFansOutToBoundedParallelDetailReads) {

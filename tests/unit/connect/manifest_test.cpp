@@ -124,7 +124,8 @@ TEST(ConnectorManifest, MalformedManifestsAreRefusedWithThePointerOfTheProblem) 
        "/operations/1/statement: a SQLite mutation needs its write statement"},
       {"mutation keys on a read",
        [](json& j) { j["operations"][0]["statement"] = "DELETE FROM t"; },
-       "/operations/0: statement, effect, idempotency_flag and verify belong to mutations"},
+       "/operations/0: statement, effect, idempotency_flag, verify, summary and before belong to "
+       "mutations"},
       {"verify names no readable operation",
        [](json& j) {
          j["operations"][1] = {{"name", "add"},

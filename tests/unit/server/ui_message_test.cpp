@@ -93,13 +93,20 @@ TEST(ServerUiMessage, StagedWritesReadBackAsApprovalStatesOfTheProtocol) {
   const auto parts = ToUiMessage(m, &approvals)["parts"];
   EXPECT_EQ(parts[0]["state"], "approval-requested");
   EXPECT_EQ(parts[0]["approval"], (nlohmann::ordered_json{{"id", "a1"}}));
-  EXPECT_EQ(parts[2]["state"], "approval-responded");
-  EXPECT_EQ(parts[2]["approval"]["approved"], true);
-  EXPECT_EQ(parts[4]["state"], "approval-responded");
-  EXPECT_EQ(parts[4]["approval"]["approved"], false);
-  EXPECT_EQ(parts[4]["approval"]["reason"], "not now");
-  EXPECT_EQ(parts[6]["state"], "output-denied");
-  EXPECT_FALSE(parts[6].contains("errorText"));
+  // Each staged call carries its effect card (data-approval) as the stream did.
+  EXPECT_EQ(parts[2]["type"], "data-approval");
+  EXPECT_EQ(parts[2]["id"], "a1");
+  EXPECT_EQ(parts[2]["data"]["toolCallId"], "c1");
+  EXPECT_EQ(parts[2]["data"]["state"], "pending");
+  EXPECT_EQ(parts[3]["state"], "approval-responded");
+  EXPECT_EQ(parts[3]["approval"]["approved"], true);
+  EXPECT_EQ(parts[5]["data"]["state"], "approved");
+  EXPECT_EQ(parts[6]["state"], "approval-responded");
+  EXPECT_EQ(parts[6]["approval"]["approved"], false);
+  EXPECT_EQ(parts[6]["approval"]["reason"], "not now");
+  EXPECT_EQ(parts[8]["data"]["reason"], "not now");
+  EXPECT_EQ(parts[9]["state"], "output-denied");
+  EXPECT_FALSE(parts[9].contains("errorText"));
   // Without the approvals the staged call still asks for a decision.
   EXPECT_EQ(ToUiMessage(m)["parts"][2]["state"], "approval-requested");
 }

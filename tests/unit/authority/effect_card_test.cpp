@@ -1,0 +1,267 @@
+// The effect card: what a person reads before deciding a staged write. It is computed from the
+// mutation contract and the exact arguments when the write is staged, with the current values of
+// an update or delete from a fresh read of the source, and stored with the approval and the
+// digest of its request. What the person approved is exactly what runs.
+#include "connect/effect.h"
+#include "support.h"
+
+#include <gmock/gmock.h>
+
+#include <cstdlib>
+#include <ctime>
+
+namespace affordance::authority::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Runs the test's formatting in a named zone and restores the process's zone after it.
+class InZone {
+ public:
+  explicit InZone(const char* tz) {
+    const char* old = std::getenv("TZ");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("TZ", tz, 1);
+    tzset();
+  }
+  ~InZone() {
+    if (had_) {
+      setenv("TZ", old_.c_str(), 1);
+    } else {
+      unsetenv("TZ");
+    }
+    tzset();
+  }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+const json* FieldOf(const json& effect, const std::string& name) {
+  for (const auto& f : effect["fields"]) {
+    if (f["name"] == name) return &f;
+  }
+  return nullptr;
+}
+
+std::string Joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+TEST(EffectCard, ACreateNamesWhatWhereAndEachFieldInThePersonsZone) {
+  World w;
+  w.GrantWrite("calendar");
+  auto staged = w.authority->Stage({"calendar",
+                                    "create_event",
+                                    {{"summary", "Budget sync"},
+                                     {"start", "2026-12-03T15:00:00Z"},
+                                     {"end", "2026-12-03T16:00:00Z"},
+                                     {"location", "Room 9"}}},
+                                   Actor::Model());
+  ASSERT_TRUE(staged.ok()) << staged.error().ToString();
+  const json& e = staged->effect;
+  EXPECT_EQ(e["verb"], "create");
+  EXPECT_EQ(e["summary"], "Create event “Budget sync”");
+  EXPECT_EQ(e["target"], "Team calendar (calendar.ics)");
+  ASSERT_NE(FieldOf(e, "start"), nullptr);
+  EXPECT_EQ((*FieldOf(e, "start"))["kind"], "datetime");
+  EXPECT_EQ((*FieldOf(e, "start"))["after"], "2026-12-03T15:00:00Z");
+  EXPECT_FALSE(e.contains("before"));  // a create reads nothing
+  EXPECT_EQ(staged->digest, RequestDigest(staged->request));
+  EXPECT_EQ(staged->digest.size(), 64u);
+  EXPECT_EQ(staged->expires_ms, w.now_ms + 7LL * 24 * 3600 * 1000);
+
+  // Stored with the approval: every door reads the same card.
+  auto loaded = w.store->GetApproval(staged->id);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->effect, e);
+  auto report = w.authority->Report(staged->id);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->ToJson()["effect"], e);
+  EXPECT_EQ(report->ToJson()["digest"], staged->digest);
+
+  InZone berlin("Europe/Berlin");
+  std::string text = Joined(connect::EffectLines(e, staged->expires_ms, w.now_ms));
+  EXPECT_THAT(text, HasSubstr("Create event “Budget sync”"));
+  EXPECT_THAT(text, HasSubstr("in Team calendar (calendar.ics)"));
+  EXPECT_THAT(text, HasSubstr("Thu 3 Dec 2026, 16:00 CET"));  // 15:00 UTC in Berlin
+  EXPECT_THAT(text, HasSubstr("Room 9"));
+  EXPECT_THAT(text, HasSubstr("expires"));
+  EXPECT_THAT(text, HasSubstr("(in 7 days)"));
+}
+
+TEST(EffectCard, ADeleteShowsTheEventAsAFreshReadFindsItNow) {
+  World w;
+  w.GrantWrite("calendar");
+  auto staged = w.authority->Stage({"calendar", "delete_event", {{"uid", "design-review@team"}}},
+                                   Actor::Model());
+  ASSERT_TRUE(staged.ok()) << staged.error().ToString();
+  const json& e = staged->effect;
+  EXPECT_EQ(e["summary"], "Delete event “Design review”");
+  EXPECT_EQ(e["before"]["found"], true);
+  EXPECT_EQ(e["before"]["read"], "the calendar file");
+  ASSERT_NE(FieldOf(e, "start"), nullptr);
+  EXPECT_EQ((*FieldOf(e, "start"))["before"], "2026-12-01T14:00:00Z");
+  EXPECT_FALSE(FieldOf(e, "start")->contains("after"));
+  InZone ny("America/New_York");
+  std::string text = Joined(connect::EffectLines(e, staged->expires_ms, w.now_ms));
+  EXPECT_THAT(text, HasSubstr("Tue 1 Dec 2026, 09:00 EST  (removed)"));
+  EXPECT_THAT(text, HasSubstr("Room 2  (removed)"));
+
+  // A recurring event goes with every occurrence, and the card says so.
+  auto series =
+      w.authority->Stage({"calendar", "delete_event", {{"uid", "standup@team"}}}, Actor::Model());
+  ASSERT_TRUE(series.ok());
+  EXPECT_EQ(series->effect["summary"], "Delete event “Team standup”, every occurrence");
+
+  // Nothing to delete: staged, and the card says the fresh read found nothing.
+  auto none = w.authority->Stage({"calendar", "delete_event", {{"uid", "nope@x"}}}, Actor::Model());
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->effect["before"]["found"], false);
+  EXPECT_THAT(Joined(connect::EffectLines(none->effect, 0, w.now_ms)),
+              HasSubstr("a fresh read found nothing to change"));
+}
+
+TEST(EffectCard, AnUpdateShowsBeforeAndAfterOfEachChangedField) {
+  World w;
+  w.GrantWrite("calendar");
+  auto staged = w.authority->Stage(
+      {"calendar",
+       "update_event",
+       {{"uid", "design-review@team"}, {"start", "2026-12-01T15:00:00Z"}, {"location", "Room 2"}}},
+      Actor::Model());
+  ASSERT_TRUE(staged.ok()) << staged.error().ToString();
+  const json& e = staged->effect;
+  EXPECT_EQ(e["summary"], "Change event “Design review”");
+  EXPECT_EQ((*FieldOf(e, "start"))["before"], "2026-12-01T14:00:00Z");
+  EXPECT_EQ((*FieldOf(e, "start"))["after"], "2026-12-01T15:00:00Z");
+  EXPECT_EQ((*FieldOf(e, "start"))["changed"], true);
+  EXPECT_EQ((*FieldOf(e, "location"))["changed"], false);
+  InZone utc("UTC");
+  std::string text = Joined(connect::EffectLines(e, 0, w.now_ms));
+  EXPECT_THAT(text, HasSubstr("Tue 1 Dec 2026, 14:00 UTC → Tue 1 Dec 2026, 15:00 UTC"));
+  EXPECT_THAT(text, HasSubstr("Room 2  (unchanged)"));
+}
+
+TEST(EffectCard, AGenericMutationIsDescribedFromItsSchema) {
+  World w;
+  w.GrantWrite("notes");
+  auto staged = w.authority->Stage({"notes", "add_note", {{"body", "buy milk"}}}, Actor::Model());
+  ASSERT_TRUE(staged.ok()) << staged.error().ToString();
+  EXPECT_EQ(staged->effect["summary"], "Add note in Notes");
+  EXPECT_EQ(staged->effect["target"], "Notes (notes.db)");
+  EXPECT_EQ((*FieldOf(staged->effect, "body"))["after"], "buy milk");
+}
+
+TEST(EffectCard, AContractSummaryAndBeforeReadAreUsedWhenDeclared) {
+  auto manifest = connect::ParseManifest(R"json({
+    "slug": "notes", "title": "Notes", "source": {"kind": "sqlite", "path": "notes.db"},
+    "modes": ["local"],
+    "operations": [
+      {"name": "note", "kind": "detail",
+       "args": {"type": "object", "properties": {"key": {"type": "string"}}},
+       "query": "SELECT key, body FROM notes WHERE key = :key"},
+      {"name": "edit", "kind": "mutation", "risk": "write", "effect": "update",
+       "summary": "Rewrite note {key}",
+       "before": {"operation": "note", "args": {"key": "$key"}},
+       "args": {"type": "object", "properties": {
+         "key": {"type": "string", "title": "Note"},
+         "body": {"type": "string", "title": "Text"},
+         "due": {"type": "string", "format": "date", "title": "Due"}}},
+       "statement": "UPDATE notes SET body = :body WHERE key = :key"}]})json",
+                                         "");
+  ASSERT_TRUE(manifest.ok()) << manifest.error().ToString();
+  const connect::Operation& op = *manifest->FindOperation("edit");
+  auto read = connect::BeforeReadOf(op, {{"key", "k1"}, {"body", "new"}});
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->operation, "note");
+  EXPECT_EQ(read->args, (json{{"key", "k1"}}));
+  json e = connect::DescribeMutation(*manifest, op,
+                                     {{"key", "k1"}, {"body", "new"}, {"due", "2026-12-24"}},
+                                     json{{"key", "k1"}, {"body", "old"}});
+  EXPECT_EQ(e["summary"], "Rewrite note k1");
+  EXPECT_EQ((*FieldOf(e, "body"))["label"], "Text");
+  EXPECT_EQ((*FieldOf(e, "body"))["before"], "old");
+  EXPECT_EQ((*FieldOf(e, "due"))["kind"], "date");
+  std::string text = Joined(connect::EffectLines(e, 0, 0));
+  EXPECT_THAT(text, HasSubstr("old → new"));
+  EXPECT_THAT(text, HasSubstr("Thu 24 Dec 2026"));  // a date stays a day, in any zone
+
+  // A before read must be a readable operation of the connector.
+  auto bad = connect::ParseManifest(R"json({
+    "slug": "n", "title": "N", "source": {"kind": "sqlite", "path": "n.db"}, "modes": ["local"],
+    "operations": [{"name": "edit", "kind": "mutation", "risk": "write",
+       "before": {"operation": "edit"}, "statement": "DELETE FROM t"}]})json",
+                                    "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("before/operation"));
+}
+
+TEST(EffectCard, TheDigestAPersonApprovesMustBeTheRequestAndAnEditedRowRunsNothing) {
+  World w;
+  w.GrantWrite("notes");
+  auto staged = w.authority->Stage({"notes", "add_note", {{"body", "buy milk"}}}, Actor::Model());
+  ASSERT_TRUE(staged.ok());
+  auto wrong = w.authority->Approve(staged->id, w.person, "deadbeefdeadbeef");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().code, "authority.approval_mismatch");
+  auto short_digest = w.authority->Approve(staged->id, w.person, staged->digest.substr(0, 4));
+  ASSERT_FALSE(short_digest.ok());
+  EXPECT_EQ(short_digest.error().code, "authority.approval_mismatch");
+  auto right = w.authority->Approve(staged->id, w.person, staged->digest.substr(0, 12));
+  ASSERT_TRUE(right.ok()) << right.error().ToString();
+
+  // A row whose args and request text were both rewritten after the decision still carries the
+  // digest of what the person saw: nothing runs.
+  store::ApprovalRecord edited = *right;
+  edited.args = {{"body", "wire the money"}};
+  edited.request = RequestText("notes", "add_note", edited.args);
+  edited.decided_request = edited.request;
+  ASSERT_TRUE(w.store->UpdateApproval(edited, "approved").ok());
+  auto ran = w.authority->Execute(staged->id);
+  ASSERT_FALSE(ran.ok());
+  EXPECT_EQ(ran.error().code, "authority.approval_mismatch");
+  EXPECT_EQ(w.Notes(), 0);
+}
+
+TEST(EffectCard, AnApprovalExpiresWithItsTimeOrItsGrantWhicheverIsFirst) {
+  World w;
+  ASSERT_TRUE(w.authority->Grant("notes", "", "write", w.now_ms + 3600 * 1000, w.person).ok());
+  auto staged = w.authority->Stage({"notes", "add_note", {{"body", "later"}}}, Actor::Model());
+  ASSERT_TRUE(staged.ok());
+  EXPECT_EQ(staged->expires_ms, w.now_ms + 3600 * 1000);  // the grant ends first
+  w.now_ms += 3600 * 1000;
+  auto late = w.authority->Approve(staged->id, w.person);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().code, "authority.approval_expired");
+  EXPECT_THAT(Joined(connect::EffectLines(staged->effect, staged->expires_ms, w.now_ms + 1)),
+              HasSubstr("expired"));
+  // Denying is still possible: it runs nothing.
+  EXPECT_TRUE(w.authority->Deny(staged->id, w.person, "too late").ok());
+}
+
+TEST(EffectCard, LocalTimeReadsUtcOffsetsAndDatesAndLeavesOtherTextAlone) {
+  InZone tokyo("Asia/Tokyo");
+  EXPECT_EQ(connect::LocalTime("2026-12-03T15:00:00Z"), "Fri 4 Dec 2026, 00:00 JST");
+  EXPECT_EQ(connect::LocalTime("2026-12-03T15:00:00.250Z"), "Fri 4 Dec 2026, 00:00 JST");
+  EXPECT_EQ(connect::LocalTime("2026-12-03T16:00:00+01:00"), "Fri 4 Dec 2026, 00:00 JST");
+  EXPECT_EQ(connect::LocalTime("2026-12-03"), "Thu 3 Dec 2026");
+  EXPECT_EQ(connect::LocalTime("next Tuesday"), "next Tuesday");
+  EXPECT_EQ(connect::LocalTime("2026-12-03T15:00:00"), "2026-12-03T15:00:00");  // no zone
+  EXPECT_THAT(connect::LocalTime(std::string(100, '9')), Not(HasSubstr("JST")));
+}
+
+TEST(EffectCard, AnOldApprovalWithoutAnEffectSaysSoInsteadOfInventingOne) {
+  auto lines = connect::EffectLines(json::object(), 0, 0);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr("no effect recorded"));
+}
+
+}  // namespace
+}  // namespace affordance::authority::testing
