@@ -1,6 +1,8 @@
 #include "cli/terminal.h"
 
+#include "connect/effect.h"
 #include "harness/harness.h"
+#include "store/store.h"
 
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -162,6 +164,22 @@ void TerminalView::StopSpin() {
   }
 }
 
+void TerminalView::ShowEffect(const nlohmann::ordered_json& approval) {
+  const nlohmann::json a = nlohmann::json::parse(approval.dump());
+  const size_t cap = width_ > 4 ? width_ - 4 : 0;
+  bool first = true;
+  for (const auto& line :
+       connect::EffectLines(a.value("effect", nlohmann::json::object()),
+                            a.value("expiresMs", int64_t{0}), store::NowMs(), cap)) {
+    Line("    " + (first ? Color("1", line) : line));
+    first = false;
+  }
+  std::string digest = a.value("digest", "");
+  Line("    " + Dim("approve: affordance approvals approve " + a.value("approvalId", "") +
+                    (digest.empty() ? "" : " --digest " + digest.substr(0, 12)) +
+                    "   deny: affordance approvals deny " + a.value("approvalId", "")));
+}
+
 void TerminalView::Show(const harness::Event& e) {
   using harness::EventKind;
   switch (e.kind) {
@@ -194,8 +212,15 @@ void TerminalView::Show(const harness::Event& e) {
     }
     case EventKind::kToolInputError:
       StopSpin();
-      Line("  " + Color("31", "✗") + " " + (e.tool_name.empty() ? "malformed call" : e.tool_name) +
-           Dim(" · " + Shorten(e.text, 100)));
+      calls_[e.id].shown = true;
+      if (e.state == "cancelled") {
+        Line("  " + Dim("○ " + (e.tool_name.empty() ? std::string("call") : e.tool_name) +
+                        " · cancelled while the model was writing it"));
+      } else {
+        Line("  " + Color("31", "✗") + " " +
+             (e.tool_name.empty() ? "malformed call" : e.tool_name) +
+             Dim(" · " + Shorten(e.text, 100)));
+      }
       return;
     case EventKind::kToolOutputAvailable:
       calls_[e.id].ok = true;
@@ -211,13 +236,25 @@ void TerminalView::Show(const harness::Event& e) {
       Line("  " + Color("33", "⚑") + " " + e.value.value("approvalId", "") + " " +
            e.value.value("connector", "") + "." + e.value.value("operation", "") +
            Dim(" · " + e.value.value("state", "")));
+      if (e.value.value("state", "") == "pending") ShowEffect(e.value);
       return;
     case EventKind::kToolOutputError:
       calls_[e.id].error = e.text;
+      calls_[e.id].unrun = e.state;
       return;
     case EventKind::kTruth: {
       StopSpin();
       Call& call = calls_[e.id];
+      if (call.shown) return;
+      if (!call.unrun.empty()) {
+        // Closed without running: said as what it is, not as a failure.
+        if (!call.name.empty()) {
+          Line("  " +
+               Dim("○ " + call.name + " " + Shorten(call.args, 70) + " · " +
+                   (call.unrun == "cancelled" ? "cancelled" : "not run") + " (" + e.state + ")"));
+        }
+        return;
+      }
       std::string state = call.ok ? e.state : "";
       if (!e.data_state.empty()) state += " · " + e.data_state;
       std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");

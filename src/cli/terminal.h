@@ -35,6 +35,8 @@ class TerminalView {
   void Line(const std::string& text);  // on a line of its own
   void Spin(const std::string& label);
   void StopSpin();
+  // A staged write's effect card (connect/effect.h), before the person decides.
+  void ShowEffect(const nlohmann::ordered_json& approval);
   std::string Dim(const std::string& s) const;
   std::string Color(const char* code, const std::string& s) const;
 
@@ -56,6 +58,8 @@ class TerminalView {
     std::string args;
     std::string error;
     std::string approval;  // a staged effect awaiting a decision
+    std::string unrun;     // "cancelled" / "not_run": closed without running, not an error
+    bool shown = false;    // its line is printed already (a malformed or cut-off call)
     bool ok = false;
   };
   std::map<std::string, Call> calls_;

@@ -63,6 +63,10 @@ struct Usage {
 
 // Why a step finished (finish part): "stop" (end of turn), "tool-calls" (end of turn with at least
 // one well-formed tool call), "length" (token limit reached), "error", "other".
+// A call the output left open (it ended, or a new call began, before the closing tag): the
+// harness tells a call cut off by a cancellation from a malformed one by it.
+inline constexpr std::string_view kUnterminatedCallCode = "formats.unterminated_call";
+
 struct StreamPart {
   PartType type = PartType::kTextDelta;
   // text/reasoning parts: the part id; tool parts: the tool call id.
@@ -79,7 +83,8 @@ struct StreamPart {
   // tool-input-error: the parse error; error: the error message; abort: the reason.
   std::string error_text;
   // error: the machine-readable code ("model.http_status", ...); tool-input-error: the parser's
-  // code when the reason has one of its own ("formats.too_deep"), else empty.
+  // code when the reason has one of its own ("formats.too_deep", kUnterminatedCallCode), else
+  // empty.
   std::string error_code;
   // finish: the reason (see above).
   std::string finish_reason;

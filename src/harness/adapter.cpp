@@ -192,6 +192,7 @@ void Adapter::OnToolInput(const formats::StreamPart& part, StepEntry& entry) {
       p.data["toolCallId"] = part.id;
       p.data["toolName"] = part.tool_name;
       p.data["inputText"] = part.input_text;
+      p.state = std::string(TruthName(TruthState::kEmitted));
       p.data["status"] = "input-error";
       p.data["errorCode"] = "harness.malformed_call";
       p.data["errorText"] = part.error_text;
@@ -199,7 +200,11 @@ void Adapter::OnToolInput(const formats::StreamPart& part, StepEntry& entry) {
       e.kind = EventKind::kToolInputError;
       e.input_text = part.input_text;
       e.text = part.error_text;
-      Emit(e);
+      if (part.error_code == formats::kUnterminatedCallCode) {
+        unterminated_ = e;
+      } else {
+        Emit(e);
+      }
       CallEntry call;
       call.id = part.id;
       call.name = part.tool_name;
@@ -212,6 +217,29 @@ void Adapter::OnToolInput(const formats::StreamPart& part, StepEntry& entry) {
 }
 
 void Adapter::OnStepEnd(const formats::StreamPart& part, StepEntry& entry) {
+  if (unterminated_ && part.type != PartType::kFinishStep) {
+    Event e = std::move(*unterminated_);
+    unterminated_.reset();
+    if (part.type == PartType::kAbort && !entry.calls.empty() && entry.calls.back().id == e.id) {
+      // Cut off by the cancellation, not malformed: the call is cancelled, as the turn is.
+      CallEntry& call = entry.calls.back();
+      call.outcome = CallEntry::Outcome::kCancelled;
+      call.error_code = "harness.cancelled";
+      store::PartRecord& p = Part("tool", call.id, entry.index);
+      p.open = false;
+      p.data["status"] = "cancelled";
+      p.data["errorCode"] = "harness.cancelled";
+      p.data["errorText"] = "cancelled while the model was writing this call";
+      Persist(p);
+      e.state = "cancelled";
+      e.text = "harness.cancelled: cancelled while the model was writing this call";
+    }
+    Emit(e);
+    Event truth = Event::Of(EventKind::kTruth);
+    truth.id = e.id;
+    truth.state = std::string(TruthName(TruthState::kEmitted));
+    Emit(truth);
+  }
   store::StepRecord& s = StepRecordOf(entry.index);
   switch (part.type) {
     case PartType::kFinishStep:
@@ -275,8 +303,18 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
     }
   }
   if (p.data.value("toolName", "").empty()) p.data["toolName"] = tool_name;
+  if (input_error) {
+    // The client already holds the call's error (tool-input-error); its state is what the
+    // stream proved: emitted, never parsed.
+    p.state = std::string(TruthName(TruthState::kEmitted));
+    Persist(p);
+    Event truth = Event::Of(EventKind::kTruth);
+    truth.id = call.id;
+    truth.state = p.state;
+    Emit(truth);
+    return;
+  }
   Persist(p);
-  if (input_error) return;  // the client already holds the call's error (tool-input-error)
 
   Event e;
   e.id = call.id;
@@ -296,6 +334,13 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
   truth.state = p.state;
   if (outcome.data_state) truth.data_state = DataStateName(*outcome.data_state);
   Emit(truth);
+  if (outcome.ok && !outcome.approval_id.empty() && outcome.output.is_object()) {
+    // What the person decides on: the staged effect, its digest and expiry (data-approval).
+    nlohmann::ordered_json staged = nlohmann::ordered_json::parse(outcome.output.dump());
+    staged["toolCallId"] = call.id;
+    staged["truth"] = p.state;
+    EmitApproval(outcome.approval_id, std::move(staged));
+  }
 
   if (outcome.surface) {
     const SurfaceDraft& d = *outcome.surface;
@@ -316,17 +361,32 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
   }
 }
 
-void Adapter::CancelCall(size_t index, const std::string& reason) {
+void Adapter::CloseUnrun(size_t index, CallEntry::Outcome why, const std::string& reason) {
   CallEntry& call = ledger_.back().calls[index];
-  call.outcome = CallEntry::Outcome::kCancelled;
+  const bool malformed = call.outcome == CallEntry::Outcome::kInputError;
+  const bool cancelled = why == CallEntry::Outcome::kCancelled;
+  const std::string code = cancelled ? "harness.cancelled" : "harness.not_run";
+  call.outcome = why;
+  call.error_code = code;
   store::PartRecord& p = Part("tool", call.id, ledger_.back().index);
   p.open = false;
-  p.data["status"] = "cancelled";
-  p.data["errorCode"] = "harness.cancelled";
+  p.state = std::string(TruthName(malformed ? TruthState::kEmitted : TruthState::kParsed));
+  p.data["status"] = cancelled ? "cancelled" : "not-run";
+  p.data["errorCode"] = code;
   p.data["errorText"] = reason;
-  p.data["resultText"] = EvidenceText(call.name, "error harness.cancelled: " + reason);
+  p.data["resultText"] = EvidenceText(call.name, "error " + code + ": " + reason);
   Persist(p);
-  Emit(EventKind::kToolOutputError, call.id, "harness.cancelled: " + reason);
+  if (!malformed) {  // a malformed call already has its error (tool-input-error)
+    Event e = Event::Of(EventKind::kToolOutputError);
+    e.id = call.id;
+    e.state = cancelled ? "cancelled" : "not_run";
+    e.text = code + ": " + reason;
+    Emit(e);
+  }
+  Event truth = Event::Of(EventKind::kTruth);
+  truth.id = call.id;
+  truth.state = p.state;
+  Emit(truth);
 }
 
 void Adapter::FinishStep() { Emit(EventKind::kFinishStep, ""); }

@@ -54,8 +54,10 @@ class Adapter {
   // The tool result of call `index` of the current step.
   void ToolResult(size_t index, const std::string& tool_name, const ToolOutcome& outcome,
                   const std::string& model_text);
-  // A call that will not run (the turn was cancelled first).
-  void CancelCall(size_t index, const std::string& reason);
+  // A call that will not run: `why` kCancelled (the turn was cancelled first) or kNotRun (an
+  // earlier call of its step ended the turn). Its truth state stays what the stream proved
+  // (parsed, or emitted for a malformed call) and its status says which.
+  void CloseUnrun(size_t index, CallEntry::Outcome why, const std::string& reason);
   void FinishStep();
   // An approval resolved at the turn's start (kApproval: data-approval {approvalId, state, ...}).
   void EmitApproval(const std::string& approval_id, nlohmann::ordered_json outcome);
@@ -92,6 +94,9 @@ class Adapter {
   std::map<std::string, size_t> part_index_;  // kind + key -> index in message_.parts
   std::map<size_t, int64_t> flushed_ms_;      // streaming text part -> when it was last written
   std::optional<Error> store_error_;
+  // A call the stream left unterminated, held back until the step's end says why: cut off by a
+  // cancellation (cancelled) or malformed (its input error).
+  std::optional<Event> unterminated_;
 };
 
 }  // namespace affordance::harness

@@ -11,7 +11,7 @@ namespace {
 // outcome_unknown) are written again on the next turn until they settle.
 bool Settled(const std::string& state) {
   return state == "verified" || state == "executed" || state == "denied" || state == "failed" ||
-         state == "not_executed";
+         state == "not_executed" || state == "refused";
 }
 
 }  // namespace
@@ -29,7 +29,7 @@ std::vector<nlohmann::ordered_json> Harness::ResolveApprovals(const std::string&
     auto report = authority_->Report(a.id);
     if (!report) continue;
     std::string text = report->ModelText();
-    if (refused) {
+    if (refused && report->state != "refused") {  // e.g. the store failed: said as it is
       text = "approved, but it could not run: error " + refused->code + ": " + refused->ToString() +
              ". Nothing was dispatched.";
     }
@@ -38,7 +38,14 @@ std::vector<nlohmann::ordered_json> Harness::ResolveApprovals(const std::string&
     for (auto p : message->parts) {
       if (p.kind != "tool" || p.key != a.tool_call_id) continue;
       const bool denied = report->state == "denied";
-      p.data["status"] = denied ? "output-denied" : refused ? "output-error" : "output-available";
+      // Refused (a final state with its reason) is an outcome like any other; only an error that
+      // left the approval where it was is an error of this call.
+      const bool stuck = refused && report->state == "approved";
+      p.data["status"] = denied ? "output-denied" : stuck ? "output-error" : "output-available";
+      if (stuck) {
+        p.data["errorCode"] = refused->code;
+        p.data["errorText"] = refused->ToString();
+      }
       p.data["output"] = report->ToJson();
       p.data["resultText"] = EvidenceText(p.data.value("toolName", "invoke_mutation"), text);
       if (auto truth = authority::TruthStateOf(report->state); !truth.empty()) {
@@ -46,7 +53,7 @@ std::vector<nlohmann::ordered_json> Harness::ResolveApprovals(const std::string&
       }
       p.open = false;
       if (!store_.PutPart(message->id, p)) break;
-      if (Settled(report->state) && !refused) (void)authority_->MarkReported(a.id);
+      if (Settled(report->state)) (void)authority_->MarkReported(a.id);
       nlohmann::ordered_json chunk = nlohmann::ordered_json::parse(report->ToJson().dump());
       chunk["toolCallId"] = a.tool_call_id;
       if (!p.state.empty()) chunk["truth"] = p.state;

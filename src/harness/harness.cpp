@@ -54,6 +54,11 @@ nlohmann::json TurnReport::ToJson() const {
                         {"cached_prompt_tokens", cached},
                         {"generated_tokens", generated}}},
                       {"steps", steps}};
+  // Why a turn ended without an answer, in the words of the step that ended it.
+  if (!ledger.empty() && !ledger.back().error_code.empty() &&
+      (status == TurnStatus::kProviderError || status == TurnStatus::kHarnessError)) {
+    j["error"] = {{"code", ledger.back().error_code}, {"message", ledger.back().error_text}};
+  }
   return j;
 }
 

@@ -97,6 +97,8 @@ std::string_view OutcomeName(CallEntry::Outcome o) {
       return "input_error";
     case CallEntry::Outcome::kCancelled:
       return "cancelled";
+    case CallEntry::Outcome::kNotRun:
+      return "not_run";
   }
   return "pending";
 }

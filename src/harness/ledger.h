@@ -23,6 +23,8 @@ struct CallEntry {
     kToolError,   // executed or refused with a typed error (unknown tool, bad arguments, ...)
     kInputError,  // the model's call was malformed (tool-input-error)
     kCancelled,   // the turn was cancelled before it ran or while it ran
+    kNotRun,      // never run: an earlier call of its step ended the turn (a staged write, a
+                  // question to the user); the turn's end state is that earlier call's
   };
   std::string id;        // tool call id
   std::string name;      // tool name ("" when the malformed call had none)

@@ -94,14 +94,18 @@ Result<model::StepRequest> Harness::Request(int step, const std::vector<Transcri
 void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
   const size_t n = adapter.step().calls.size();
   bool ended = false;
+  std::string ended_by;
   for (size_t i = 0; i < n; ++i) {
     const CallEntry call = adapter.step().calls[i];
     if (cancel.cancelled()) {
-      adapter.CancelCall(i, "the turn was cancelled before this call ran");
+      adapter.CloseUnrun(i, CallEntry::Outcome::kCancelled,
+                         "the turn was cancelled before this call ran");
       continue;
     }
     if (ended) {
-      adapter.CancelCall(i, "an earlier call of this step ended the turn");
+      adapter.CloseUnrun(i, CallEntry::Outcome::kNotRun,
+                         "not run: an earlier call of this step ended the turn (" + ended_by +
+                             "); call it again in a later turn if it is still needed");
       continue;
     }
     const std::string shown = call.name.empty() ? "unknown" : call.name;
@@ -174,7 +178,11 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
       if (!outcome.output.is_null()) body += "\n" + outcome.output.dump();
     }
     adapter.ToolResult(i, call.name, outcome, EvidenceText(shown, body));
-    if (outcome.ok && (outcome.ends_turn || !outcome.approval_id.empty())) ended = true;
+    if (outcome.ok && (outcome.ends_turn || !outcome.approval_id.empty())) {
+      ended = true;
+      ended_by = outcome.approval_id.empty() ? call.name + " asked the user"
+                                             : "a staged write waits for approval";
+    }
   }
 }
 

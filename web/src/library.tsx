@@ -97,6 +97,10 @@ const Col = defineComponent({
 
 function cell(v: unknown, format?: string): string {
   if (v === null || v === undefined) return '';
+  // A date alone (an all-day event: "2026-12-04") is a day, not midnight UTC: no time, no zone shift.
+  if (format === 'date' && typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) {
+    return new Date(v + 'T00:00:00Z').toLocaleDateString([], { weekday: 'short', month: 'short', day: 'numeric', timeZone: 'UTC' });
+  }
   if (format === 'date' && typeof v === 'string' && !Number.isNaN(Date.parse(v))) {
     return new Date(v).toLocaleString([], { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
   }

@@ -5,12 +5,14 @@ import { Fragment, useState } from 'react';
 import { Surface } from './surface';
 import { canDecide } from './api';
 import { isObject } from './json';
-import { isToolPart, type ChatMessage, type Part, type ToolPart, type TruthData, type TurnData } from './parts';
+import {
+  isToolPart, type ApprovalData, type ChatMessage, type EffectField, type Part, type ToolPart, type TruthData, type TurnData,
+} from './parts';
 
 const TRUTH_TONE: Record<string, string> = {
   emitted: 'muted', parsed: 'muted', executed: 'info', persisted: 'info',
   painted: 'good', hydrated: 'good', approved: 'good', verified: 'good',
-  staged: 'warn', denied: 'bad', execution_outcome_unknown: 'bad', interrupted: 'bad', cancelled: 'warn',
+  staged: 'warn', denied: 'bad', refused: 'bad', execution_outcome_unknown: 'bad', interrupted: 'bad', cancelled: 'warn',
 };
 const DATA_TONE: Record<string, string> = {
   live: 'good', mirrored: 'info', syncing: 'info', stale: 'warn', empty: 'muted', disconnected: 'bad',
@@ -47,16 +49,86 @@ function summary(input: unknown): string {
   return '';
 }
 
-function Tool({ part, truth, onApproval }: { part: ToolPart; truth?: TruthData; onApproval: (id: string, ok: boolean) => void }) {
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' });
+const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeZone: 'UTC' });
+const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+// One value of an effect field, in the person's zone and locale. A date (all-day) has no time.
+function fieldValue(kind: EffectField['kind'], v: unknown): string {
+  if (v === undefined || v === null) return '—';
+  if (typeof v === 'string' && (kind === 'datetime' || kind === 'date')) {
+    if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return DATE.format(new Date(v + 'T00:00:00Z'));
+    const t = Date.parse(v);
+    if (!Number.isNaN(t)) return DATE_TIME.format(new Date(t));
+  }
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function expiry(ms?: number): string {
+  if (!ms) return '';
+  const left = ms - Date.now();
+  if (left <= 0) return `expired ${DATE_TIME.format(new Date(ms))}`;
+  const h = Math.round(left / 3600000);
+  return `expires ${DATE_TIME.format(new Date(ms))} (in ${h < 36 ? `${Math.max(h, 1)} h` : `${Math.round(h / 24)} days`})`;
+}
+
+// What the write will do, before Approve and Deny: the one thing a person decides on.
+function EffectCard({ data }: { data: ApprovalData }) {
+  const e = data.effect;
+  if (!e?.summary) return <div className="effect"><p className="effect-summary">This write has no recorded effect; open the call for its arguments.</p></div>;
+  const removes = e.verb === 'delete';
+  return (
+    <div className="effect" data-effect={e.verb}>
+      <p className="effect-summary">{e.summary}</p>
+      <p className="effect-where">
+        in {e.target}
+        {data.risk && <> · <Badge label={`risk ${data.risk}`} tone={data.risk === 'destructive' ? 'bad' : 'warn'} /></>}
+        {data.expiresMs ? <> · <span className="effect-expiry">{expiry(data.expiresMs)}</span></> : null}
+      </p>
+      <table className="effect-fields">
+        <tbody>
+          {(e.fields ?? []).map((f) => (
+            <tr key={f.name} className={f.changed ? 'changed' : ''}>
+              <th scope="row">{f.label}</th>
+              <td>
+                {removes ? (
+                  <><s>{fieldValue(f.kind, f.before)}</s> <span className="effect-note">removed</span></>
+                ) : f.changed ? (
+                  <><s>{fieldValue(f.kind, f.before)}</s> → <strong>{fieldValue(f.kind, f.after)}</strong></>
+                ) : (
+                  fieldValue(f.kind, f.after ?? f.before)
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {e.before?.error && <p className="effect-note bad">The current values could not be read: {e.before.error}</p>}
+      {e.before && e.before.found === false && !e.before.error && (
+        <p className="effect-note bad">A fresh read found nothing to change: this would fail or do nothing.</p>
+      )}
+      <p className="effect-note">
+        Times in {ZONE}.{data.digest && <> Request <code title={data.digest}>{data.digest.slice(0, 12)}</code>: exactly this runs, once.</>}
+      </p>
+    </div>
+  );
+}
+
+function Tool({ part, truth, approval, onApproval }: {
+  part: ToolPart; truth?: TruthData; approval?: ApprovalData; onApproval: (id: string, ok: boolean) => void;
+}) {
   const [open, setOpen] = useState(false);
   const name = part.type === 'dynamic-tool' ? part.toolName : part.type.slice(5);
   const running = part.state === 'input-streaming' || part.state === 'input-available';
-  const failed = part.state === 'output-error' || part.state === 'output-denied';
+  // Closed without running (the turn was cancelled, or an earlier call ended it): said as what it
+  // is, not as a failure. The codes are the harness's own (docs/HARNESS.md).
+  const unrun = part.state === 'output-error' ? /^harness\.(cancelled|not_run):/.exec(part.errorText ?? '')?.[1] : undefined;
+  const failed = !unrun && (part.state === 'output-error' || part.state === 'output-denied');
   return (
     <div className={`tool ${failed ? 'failed' : ''}`} data-tool={name} data-state={part.state}>
       <button className="tool-head" onClick={() => setOpen(!open)} aria-expanded={open}>
         <span className={`tool-icon ${running ? 'spin' : ''}`} aria-hidden>
-          {running ? '◌' : failed ? '!' : '✓'}
+          {running ? '◌' : unrun ? '○' : failed ? '!' : '✓'}
         </span>
         <span className="tool-name">{name}</span>
         <span className="tool-summary">{summary(part.input)}</span>
@@ -70,9 +142,12 @@ function Tool({ part, truth, onApproval }: { part: ToolPart; truth?: TruthData; 
           )}
         </span>
       </button>
+      {approval?.effect && (part.state === 'approval-requested' || part.state === 'approval-responded') && (
+        <EffectCard data={approval} />
+      )}
       {part.state === 'approval-requested' && canDecide() && (
         <div className="approval">
-          <span>This write is staged and waits for your decision.</span>
+          <span>{approval?.effect ? 'Nothing has run. Decide:' : 'This write is staged and waits for your decision.'}</span>
           <button className="primary" onClick={() => onApproval(part.approval?.id, true)}>Approve</button>
           <button onClick={() => onApproval(part.approval?.id, false)}>Deny</button>
         </div>
@@ -85,12 +160,25 @@ function Tool({ part, truth, onApproval }: { part: ToolPart; truth?: TruthData; 
           </span>
         </div>
       )}
-      {part.state === 'approval-responded' && (
+      {part.state === 'approval-responded' && (!approval?.state || ['pending', 'approved', 'denied'].includes(approval.state)) && (
         <div className="approval decided" role="status">
           {part.approval?.approved ? 'Approved. It runs once, then is checked by a fresh read.' : 'Denied. Nothing will run.'}
         </div>
       )}
       {part.state === 'output-denied' && <div className="tool-error">Denied: nothing was run.</div>}
+      {approval?.state === 'refused' && (
+        <div className="tool-error" role="status">Refused before it ran: {approval.reason ?? 'no reason recorded'}. Nothing was dispatched.</div>
+      )}
+      {approval && (approval.state === 'outcome_unknown' || approval.state === 'executing') && part.state !== 'approval-requested' && (
+        <div className="tool-error" role="status">
+          It was sent, and whether it took effect is not known. Nothing retries it: check with <code>affordance reconcile {approval.approvalId}</code>.
+        </div>
+      )}
+      {unrun && (
+        <div className="tool-unrun" role="status">
+          {unrun === 'cancelled' ? 'Cancelled' : 'Not run'}: {(part.errorText ?? '').replace(/^harness\.\w+: /, '')}
+        </div>
+      )}
       {failed && part.errorText && <div className="tool-error">{part.errorText}</div>}
       {open && (
         <pre className="tool-detail">
@@ -101,12 +189,21 @@ function Tool({ part, truth, onApproval }: { part: ToolPart; truth?: TruthData; 
   );
 }
 
-function TurnFooter({ data }: { data: TurnData }) {
+const TURN_TONE: Record<string, string> = {
+  answered: 'good', surface_composed: 'good', asked_user: 'info', awaiting_approval: 'warn', cancelled: 'muted',
+  interrupted: 'bad', provider_error: 'bad', harness_error: 'bad', step_limit: 'warn', tool_error_limit: 'warn',
+  length_limit: 'warn', stopped: 'warn',
+};
+
+function TurnFooter({ data, stored }: { data: TurnData; stored?: string }) {
   const weakest = data?.truth?.weakestEvidence;
   const steps = Array.isArray(data?.steps) ? data.steps.length : data?.steps;
+  const status = data?.status ?? stored ?? 'unknown';
+  const reason = data?.error?.message ? `${data.error.code ? `${data.error.code}: ` : ''}${data.error.message}` : '';
   return (
     <div className="turn-footer">
-      <Badge label={data?.status ?? 'ended'} tone={data?.status === 'answered' || data?.status === 'surface_composed' ? 'good' : 'warn'} />
+      <Badge label={status} tone={TURN_TONE[status] ?? 'warn'} title={reason || 'how this response ended'} />
+      {reason && <span className="turn-reason" role="status">{reason}</span>}
       {steps !== undefined && <span>{steps} step{steps === 1 ? '' : 's'}</span>}
       {weakest && (
         <span>
@@ -117,17 +214,29 @@ function TurnFooter({ data }: { data: TurnData }) {
   );
 }
 
+function statusOf(message: ChatMessage): string | undefined {
+  const meta = message.metadata;
+  return isObject(meta) && typeof meta.status === 'string' ? meta.status : undefined;
+}
+
 export function Message({
   message, threadId, streaming, onApproval,
 }: { message: ChatMessage; threadId: string; streaming: boolean; onApproval: (id: string, ok: boolean) => void }) {
   const parts: Part[] = message.parts ?? [];
   const truth = new Map<string | undefined, TruthData>();
+  const approvals = new Map<string, ApprovalData>();
   for (const p of parts) {
     if (p.type === 'data-truth') truth.set(p.id ?? p.data?.toolCallId, p.data);
-    // A decided write's outcome (staged -> approved -> executed -> verified, or denied).
-    if (p.type === 'data-approval' && p.data?.toolCallId)
-      truth.set(p.data.toolCallId, { ...truth.get(p.data.toolCallId), state: p.data.truth || p.data.state });
+    // A staged write's effect, then its outcome (staged -> approved -> executed -> verified, or
+    // denied): the latest state wins, the effect the person saw stays.
+    if (p.type === 'data-approval' && p.data?.toolCallId) {
+      const call = p.data.toolCallId;
+      const seen = approvals.get(call);
+      approvals.set(call, { ...seen, ...p.data, effect: p.data.effect ?? seen?.effect });
+    }
   }
+  // A write's outcome is later evidence than the call's own truth part, wherever it sits.
+  for (const [call, a] of approvals) truth.set(call, { ...truth.get(call), state: a.truth || a.state });
   const lastTurn = parts.findLastIndex((p) => p.type === 'data-turn');
   if (message.role === 'user') {
     const text = parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
@@ -149,11 +258,11 @@ export function Message({
             </details>
           );
         if (isToolPart(p))
-          return <Tool key={i} part={p} truth={truth.get(p.toolCallId)} onApproval={onApproval} />;
+          return <Tool key={i} part={p} truth={truth.get(p.toolCallId)} approval={approvals.get(p.toolCallId)} onApproval={onApproval} />;
         if (p.type === 'data-surface') return <Surface key={i} threadId={threadId} data={p.data} parts={parts} />;
         // One footer per response: a turn continued after an approval decision shows its last.
         if (p.type === 'data-turn')
-          return i === lastTurn ? <TurnFooter key={i} data={p.data} /> : <Fragment key={i} />;
+          return i === lastTurn ? <TurnFooter key={i} data={p.data} stored={statusOf(message)} /> : <Fragment key={i} />;
         return <Fragment key={i} />;
       })}
       {streaming && <span className="caret" aria-hidden />}

@@ -176,7 +176,7 @@ void CallBody::Fail(std::string error, std::vector<StreamPart>& out, std::string
 
 bool CallBody::Close(bool closed, std::string_view why_open, std::vector<StreamPart>& out) {
   if (!closed) {
-    Fail(std::string(why_open), out);
+    Fail(std::string(why_open), out, kUnterminatedCallCode);
     return false;
   }
   // The body object wraps the arguments: one level more than the arguments may have.

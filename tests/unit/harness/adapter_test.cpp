@@ -185,20 +185,30 @@ TEST_F(AdapterTest, AMalformedCallAFailedCallAStagedWriteAndACancelledCallEachSa
   staged.approval_id = "apr_1";
   staged.state = TruthState::kParsed;
   adapter_->ToolResult(2, "invoke_mutation", staged, "staged");
-  adapter_->CancelCall(3, "the turn was cancelled before this call ran");
+  adapter_->CloseUnrun(3, CallEntry::Outcome::kCancelled,
+                       "the turn was cancelled before this call ran");
 
   const std::vector<EventKind> kinds = Kinds();
   const std::vector<EventKind> after_calls(kinds.begin() + 5, kinds.end());
-  // c0: its error was shown when it arrived (tool-input-error), no second chunk.
-  EXPECT_THAT(after_calls, ElementsAre(EventKind::kToolOutputError, EventKind::kTruth,
-                                       EventKind::kToolApprovalRequest, EventKind::kTruth,
-                                       EventKind::kToolOutputError));
+  // c0: its error was shown when it arrived (tool-input-error), no second chunk; its truth state
+  // is what the stream proved (emitted). Every call ends with an explicit state; the staged
+  // write also carries its effect card (data-approval).
+  EXPECT_THAT(after_calls,
+              ElementsAre(EventKind::kTruth, EventKind::kToolOutputError, EventKind::kTruth,
+                          EventKind::kToolApprovalRequest, EventKind::kTruth, EventKind::kApproval,
+                          EventKind::kToolOutputError, EventKind::kTruth));
   EXPECT_EQ(events_[1].kind, EventKind::kToolInputError);
   EXPECT_EQ(events_[1].input_text, "{oops");
   EXPECT_EQ(events_[1].text, "not JSON");
-  EXPECT_EQ(events_[5].text.rfind("harness.bad_args: ", 0), 0u) << events_[5].text;
-  EXPECT_EQ(events_[7].approval_id, "apr_1");
-  EXPECT_EQ(events_[9].text, "harness.cancelled: the turn was cancelled before this call ran");
+  EXPECT_EQ(events_[5].id, "c0");
+  EXPECT_EQ(events_[5].state, "emitted");
+  EXPECT_EQ(events_[6].text.rfind("harness.bad_args: ", 0), 0u) << events_[6].text;
+  EXPECT_EQ(events_[8].approval_id, "apr_1");
+  EXPECT_EQ(events_[10].id, "apr_1");
+  EXPECT_EQ(events_[10].value["toolCallId"], "c2");
+  EXPECT_EQ(events_[11].text, "harness.cancelled: the turn was cancelled before this call ran");
+  EXPECT_EQ(events_[11].state, "cancelled");
+  EXPECT_EQ(events_[12].state, "parsed");  // complete, never run
 
   const auto stored = Stored();
   EXPECT_EQ(StoredPart(stored, "tool", "c0")->data.value("status", ""), "input-error");
