@@ -345,6 +345,19 @@ TEST(CalendarWrite, UpdateAddsAMissingPropertyBeforeTheEventsAlarm) {
             Without(text, EventSpans(text, "nyc-monthly-review@example.com")));
 }
 
+TEST(CalendarWrite, AnEndReplacesADurationInItsPlace) {
+  Calendar cal(
+      "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:d@x\r\n"
+      "DTSTART:20261201T100000Z\r\nDURATION:PT30M\r\nSUMMARY:Short\r\nEND:VEVENT\r\n"
+      "END:VCALENDAR\r\n");
+  ASSERT_TRUE(cal.Write("update", {{"uid", "d@x"}, {"end", "2026-12-01T11:00:00Z"}}).ok());
+  EXPECT_EQ(cal.Text(),
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:d@x\r\n"
+            "DTSTART:20261201T100000Z\r\nDTEND:20261201T110000Z\r\nSUMMARY:Short\r\nEND:VEVENT\r\n"
+            "END:VCALENDAR\r\n");
+  EXPECT_EQ(cal.Read(UidRows("d@x", "end"))[0]["end"], "2026-12-01T11:00:00Z");
+}
+
 TEST(CalendarWrite, UpdateToTheValuesTheEventHasWritesNothing) {
   const std::string before = Fixture();
   Calendar cal(before);
