@@ -53,6 +53,24 @@ time_t ToUtc(icaltimetype t) {
   return icaltime_as_timet_with_zone(t, zone);
 }
 
+// The instant a RECURRENCE-ID names. libical resolves the TZID of DTSTART and DTEND against the
+// calendar's VTIMEZONEs but leaves a RECURRENCE-ID's unresolved (its time would read as UTC, and
+// the override would not replace its instance): resolve it the same way, falling back to libical's
+// builtin zone of that name.
+time_t RecurrenceIdUtc(icalcomponent* event) {
+  icalproperty* p = icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY);
+  icaltimetype t = icalproperty_get_recurrenceid(p);
+  icalparameter* tzid = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER);
+  if (tzid && !t.zone && !icaltime_is_utc(t)) {
+    const char* name = icalparameter_get_tzid(tzid);
+    icalcomponent* calendar = icalcomponent_get_parent(event);
+    icaltimezone* zone = calendar ? icalcomponent_get_timezone(calendar, name) : nullptr;
+    if (!zone) zone = icaltimezone_get_builtin_timezone(name);
+    if (zone) t = icaltime_set_timezone(&t, zone);
+  }
+  return ToUtc(t);
+}
+
 Result<std::vector<fs::path>> IcsFiles(const std::vector<std::string>& paths) {
   std::vector<fs::path> files;
   for (const auto& p : paths) {
@@ -198,9 +216,8 @@ Result<int64_t> SyncCalendar(const ConnectorManifest& manifest, const std::strin
     for (icalcomponent* r : roots) {
       for (icalcomponent* e : Events(r)) {
         events.push_back({&cal, e});
-        icaltimetype rid = icalcomponent_get_recurrenceid(e);
-        if (!icaltime_is_null_time(rid)) {
-          w.overridden.insert({Text(icalcomponent_get_uid(e)), ToUtc(rid)});
+        if (!icaltime_is_null_time(icalcomponent_get_recurrenceid(e))) {
+          w.overridden.insert({Text(icalcomponent_get_uid(e)), RecurrenceIdUtc(e)});
         }
       }
     }

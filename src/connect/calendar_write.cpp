@@ -1,21 +1,28 @@
-// The calendar write path (mutate.h): one VEVENT created, updated or deleted with libical, the
-// file replaced atomically. An advisory lock (flock on "<file>.lock") serializes writers of one
-// file across processes; readers never see a partial file because rename(2) is atomic.
+// The calendar write path (mutate.h): one VEVENT created, updated or deleted by splicing the
+// file's text (internal/ics_text.h), so that every byte outside the touched VEVENTs stays as it
+// was; libical, which the read side uses, must read the file before and after. The file is
+// replaced atomically. An advisory lock (flock on "<file>.lock") serializes writers of one file
+// across processes; readers never see a partial file because rename(2) is atomic.
 #include "connect/mutate.h"
+
+#include "connect/internal/ics_text.h"
 
 #include <fcntl.h>
 #include <libical/ical.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace affordance::connect {
@@ -58,33 +65,47 @@ class FileLock {
   int fd_ = -1;
 };
 
-Result<Component> Load(const std::string& file) {
-  if (!fs::exists(file)) {
-    Component cal(icalcomponent_new_vcalendar());
-    icalcomponent_add_property(cal.get(), icalproperty_new_version("2.0"));
-    icalcomponent_add_property(cal.get(), icalproperty_new_prodid("-//affordance//authority//EN"));
-    return cal;
-  }
+// What a calendar file that does not exist yet reads as.
+constexpr char kEmptyCalendar[] =
+    "BEGIN:VCALENDAR\r\n"
+    "VERSION:2.0\r\n"
+    "PRODID:-//affordance//authority//EN\r\n"
+    "END:VCALENDAR\r\n";
+
+Result<std::string> ReadCalendar(const std::string& file) {
+  if (!fs::exists(file)) return std::string(kEmptyCalendar);
   std::ifstream in(file, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Component cal(icalparser_parse_string(text.c_str()));
-  if (!cal || icalcomponent_isa(cal.get()) != ICAL_VCALENDAR_COMPONENT) {
-    return MakeError("connect.ics_invalid", "the calendar file cannot be parsed", file);
-  }
-  return cal;
+  if (!in.good() && !in.eof()) return MakeError("connect.write_failed", "cannot read " + file);
+  return text;
 }
 
-std::vector<icalcomponent*> EventsWithUid(icalcomponent* cal, const std::string& uid) {
-  std::vector<icalcomponent*> out;
-  for (icalcomponent* c = icalcomponent_get_first_component(cal, ICAL_VEVENT_COMPONENT); c;
-       c = icalcomponent_get_next_component(cal, ICAL_VEVENT_COMPONENT)) {
-    const char* u = icalcomponent_get_uid(c);
-    if (u && uid == u) out.push_back(c);
+// True when libical, which the read side uses (calendar.cpp), reads `text` as one VCALENDAR.
+bool LibicalReads(const std::string& text) {
+  Component cal(icalparser_parse_string(text.c_str()));
+  return cal && icalcomponent_isa(cal.get()) == ICAL_VCALENDAR_COMPONENT;
+}
+
+// The calendar's layout, where both libical and the text map read it the same way.
+Result<ics::CalendarLayout> MapReadable(const std::string& text, const std::string& file) {
+  if (!LibicalReads(text)) {
+    return MakeError("connect.ics_invalid", "the calendar file cannot be parsed", file);
+  }
+  auto layout = ics::MapCalendar(text);
+  if (!layout) return MakeError(layout.error().code, layout.error().message, file);
+  return layout;
+}
+
+std::vector<ics::EventSpan> EventsWithUid(const ics::CalendarLayout& layout,
+                                          const std::string& uid) {
+  std::vector<ics::EventSpan> out;
+  for (const auto& e : layout.events) {
+    if (e.uid == uid) out.push_back(e);
   }
   return out;
 }
 
-Result<icaltimetype> UtcTime(const json& args, const char* name) {
+Result<std::string> UtcStamp(const json& args, const char* name) {
   std::string text = args.value(name, "");
   std::tm tm{};
   char z = 0;
@@ -98,36 +119,162 @@ Result<icaltimetype> UtcTime(const json& args, const char* name) {
   }
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
-  return icaltime_from_timet_with_zone(timegm(&tm), 0, icaltimezone_get_utc_timezone());
+  time_t t = timegm(&tm);  // normalizes out-of-range fields, as libical's reading of it would
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &utc);
+  return std::string(buf);
 }
 
-Status SetFields(icalcomponent* ev, const json& args) {
-  if (args.contains("summary"))
-    icalcomponent_set_summary(ev, args["summary"].get<std::string>().c_str());
-  if (args.contains("location")) {
-    icalcomponent_set_location(ev, args["location"].get<std::string>().c_str());
-  }
-  if (args.contains("description")) {
-    icalcomponent_set_description(ev, args["description"].get<std::string>().c_str());
-  }
-  for (const char* field : {"start", "end"}) {
-    if (!args.contains(field)) continue;
-    auto t = UtcTime(args, field);
-    if (!t) return t.error();
-    if (std::string(field) == "start") {
-      icalcomponent_set_dtstart(ev, *t);
+// The event properties a write sets, in the order a new event lists them.
+struct Field {
+  const char* arg;
+  const char* property;
+  bool time;
+};
+constexpr Field kFields[] = {{"start", "DTSTART", true},
+                             {"end", "DTEND", true},
+                             {"summary", "SUMMARY", false},
+                             {"location", "LOCATION", false},
+                             {"description", "DESCRIPTION", false}};
+
+// One property a write sets: `value` is a time in iCalendar UTC form or the unescaped text.
+struct Setting {
+  const Field* field;
+  std::string value;
+};
+
+Result<std::vector<Setting>> Settings(const json& args) {
+  std::vector<Setting> out;
+  for (const Field& f : kFields) {
+    if (!args.contains(f.arg)) continue;
+    if (f.time) {
+      auto stamp = UtcStamp(args, f.arg);
+      if (!stamp) return stamp.error();
+      out.push_back({&f, *stamp});
+    } else if (!args[f.arg].is_string()) {
+      return MakeError(ErrorKind::kInvalid, "connect.bad_args",
+                       std::string("/") + f.arg + " must be a string");
     } else {
-      icalcomponent_set_dtend(ev, *t);
+      out.push_back({&f, args[f.arg].get<std::string>()});
     }
   }
-  return {};
+  return out;
 }
 
-// Temporary file in the same folder, fsync, rename over the target, fsync the folder.
+// A property line of a new event (unfolded).
+std::string NewProperty(const Setting& s) {
+  return std::string(s.field->property) + ":" +
+         (s.field->time ? s.value : ics::EscapeText(s.value));
+}
+
+std::string NewEvent(const std::string& uid, const std::vector<Setting>& settings,
+                     const std::string& eol) {
+  std::string out = "BEGIN:VEVENT" + eol;
+  out += ics::FoldLine("UID:" + ics::EscapeText(uid), eol);
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  out += "DTSTAMP:" + std::string(stamp) + eol;
+  for (const Setting& s : settings) out += ics::FoldLine(NewProperty(s), eol);
+  return out + "END:VEVENT" + eol;
+}
+
+// A replacement of the bytes [begin, end) of an event's text; begin == end inserts.
+struct Splice {
+  size_t begin, end;
+  std::string text;
+};
+
+// The unfolded line that gives `existing` (a line of the same property) the setting's value,
+// or nothing when it already has that value. Text keeps the line's parameters (LANGUAGE, ...);
+// a time replaces them, since TZID and VALUE=DATE describe the old value's form.
+std::optional<std::string> Rewritten(const ics::ContentLine& existing, const Setting& s) {
+  if (s.field->time) {
+    std::string line = NewProperty(s);
+    return existing.unfolded == line ? std::nullopt : std::optional(line);
+  }
+  if (ics::UnescapeText(existing.value()) == s.value) return std::nullopt;
+  return existing.unfolded.substr(0, existing.value_at) + ics::EscapeText(s.value);
+}
+
+// `event` (the bytes of one VEVENT) with `settings` applied: a property the event has is rewritten
+// in place (only when its value changes), one it lacks is added after its last property (before a
+// VALARM or END:VEVENT). Every other byte stays.
+std::string UpdatedEvent(std::string_view event, const std::vector<Setting>& settings,
+                         const std::string& eol) {
+  std::vector<ics::ContentLine> lines = ics::SplitContentLines(event);
+  std::vector<const ics::ContentLine*> own;  // the VEVENT's own properties, not its VALARMs'
+  size_t append_at = event.size();
+  int depth = 0;
+  for (const auto& line : lines) {
+    if (line.name == "BEGIN" || line.name == "END") {
+      if (depth == 1 && append_at == event.size()) append_at = line.begin;
+      depth += line.name == "BEGIN" ? 1 : -1;
+    } else if (depth == 1) {
+      own.push_back(&line);
+    }
+  }
+  auto find = [&](std::string_view name) -> const ics::ContentLine* {
+    for (const auto* line : own) {
+      if (line->name == name) return line;
+    }
+    return nullptr;
+  };
+  std::vector<Splice> splices;
+  for (const Setting& s : settings) {
+    const ics::ContentLine* line = find(s.field->property);
+    if (!line && std::string_view(s.field->property) == "DTEND") {
+      line = find("DURATION");  // an end replaces a duration: an event has one or the other
+    }
+    if (!line) {
+      splices.push_back({append_at, append_at, ics::FoldLine(NewProperty(s), eol)});
+      continue;
+    }
+    std::optional<std::string> text =
+        line->name == "DURATION" ? std::optional(NewProperty(s)) : Rewritten(*line, s);
+    if (text) splices.push_back({line->begin, line->end, ics::FoldLine(*text, eol)});
+  }
+  std::stable_sort(splices.begin(), splices.end(),
+                   [](const Splice& a, const Splice& b) { return a.begin < b.begin; });
+  std::string out;
+  size_t at = 0;
+  for (const Splice& s : splices) {
+    out.append(event.substr(at, s.begin - at));
+    out += s.text;
+    at = s.end;
+  }
+  out.append(event.substr(at));
+  return out;
+}
+
+// `text` with each span replaced by what `replace` makes of its bytes (spans in file order).
+template <typename Replace>
+std::string ReplaceSpans(const std::string& text, const std::vector<ics::EventSpan>& spans,
+                         Replace replace) {
+  std::string out;
+  size_t at = 0;
+  for (const auto& span : spans) {
+    out.append(text, at, span.begin - at);
+    out += replace(std::string_view(text).substr(span.begin, span.end - span.begin));
+    at = span.end;
+  }
+  out.append(text, at, std::string::npos);
+  return out;
+}
+
+// Temporary file in the same folder, fsync, rename over the target, fsync the folder. The new
+// file keeps the old one's permission bits.
 Status AtomicReplace(const std::string& file, const std::string& text) {
   std::string tmp = file + ".tmp-" + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  struct stat st {};
+  mode_t mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return MakeError("connect.write_failed", "cannot create " + tmp);
+  ::fchmod(fd, mode);
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -162,18 +309,29 @@ Result<bool> CalendarHasUid(const ConnectorManifest& m, const std::string& uid) 
   std::lock_guard guard(WriteMutex());
   std::string file = TargetFile(m);
   FileLock lock(file);
-  auto cal = Load(file);
-  if (!cal) return cal.error();
-  return !EventsWithUid(cal->get(), uid).empty();
+  auto text = ReadCalendar(file);
+  if (!text) return text.error();
+  auto layout = MapReadable(*text, file);
+  if (!layout) return layout.error();
+  return !EventsWithUid(*layout, uid).empty();
 }
 
 Result<std::optional<json>> ReadCalendarEvent(const ConnectorManifest& m, const std::string& uid) {
   std::lock_guard guard(WriteMutex());
   std::string file = TargetFile(m);
   FileLock lock(file);
-  auto cal = Load(file);
-  if (!cal) return cal.error();
-  std::vector<icalcomponent*> events = EventsWithUid(cal->get(), uid);
+  auto body = ReadCalendar(file);
+  if (!body) return body.error();
+  Component cal(icalparser_parse_string(body->c_str()));
+  if (!cal || icalcomponent_isa(cal.get()) != ICAL_VCALENDAR_COMPONENT) {
+    return MakeError("connect.ics_invalid", "the calendar file cannot be parsed", file);
+  }
+  std::vector<icalcomponent*> events;
+  for (icalcomponent* c = icalcomponent_get_first_component(cal.get(), ICAL_VEVENT_COMPONENT); c;
+       c = icalcomponent_get_next_component(cal.get(), ICAL_VEVENT_COMPONENT)) {
+    const char* u = icalcomponent_get_uid(c);
+    if (u && uid == u) events.push_back(c);
+  }
   if (events.empty()) return std::optional<json>();
   icalcomponent* master = events.front();  // the one without RECURRENCE-ID, when there is one
   for (icalcomponent* e : events) {
@@ -215,13 +373,15 @@ Result<json> WriteCalendar(const ConnectorManifest& m, const Operation& op, cons
   if (file.empty()) return MakeError("connect.write_failed", "the calendar has no file");
   FileLock lock(file);
   if (!lock.ok()) return MakeError("connect.write_failed", "cannot lock " + file);
-  auto loaded = Load(file);
-  if (!loaded) return loaded.error();
-  icalcomponent* cal = loaded->get();
+  auto text = ReadCalendar(file);
+  if (!text) return text.error();
+  auto layout = MapReadable(*text, file);
+  if (!layout) return layout.error();
   std::string uid =
       op.effect == "create" ? args.value("uid", CalendarUidFor(key)) : args.value("uid", "");
-  std::vector<icalcomponent*> events = EventsWithUid(cal, uid);
+  std::vector<ics::EventSpan> events = EventsWithUid(*layout, uid);
   json response = {{"uid", uid}, {"file", file}};
+  std::string out;
   if (op.effect == "create") {
     if (!events.empty()) {
       // The key's event is already there: this key's effect happened before. Change nothing.
@@ -231,32 +391,27 @@ Result<json> WriteCalendar(const ConnectorManifest& m, const Operation& op, cons
     if (!args.contains("start") || !args.contains("end")) {
       return MakeError(ErrorKind::kInvalid, "connect.bad_args", "a new event needs start and end");
     }
-    icalcomponent* ev = icalcomponent_new_vevent();
-    icalcomponent_set_uid(ev, uid.c_str());
-    icalcomponent_set_dtstamp(
-        ev, icaltime_from_timet_with_zone(std::time(nullptr), 0, icaltimezone_get_utc_timezone()));
-    if (Status s = SetFields(ev, args); !s) {
-      icalcomponent_free(ev);
-      return s.error();
-    }
-    icalcomponent_add_component(cal, ev);
+    auto settings = Settings(args);
+    if (!settings) return settings.error();
+    out = *text;
+    out.insert(layout->calendar_end, NewEvent(uid, *settings, layout->line_ending));
   } else if (events.empty()) {
     return MakeError("connect.not_found", "the calendar has no event with UID \"" + uid + "\"",
                      file);
   } else if (op.effect == "update") {
-    for (icalcomponent* ev : events) {
-      if (Status s = SetFields(ev, args); !s) return s.error();
-    }
+    auto settings = Settings(args);
+    if (!settings) return settings.error();
+    out = ReplaceSpans(*text, events, [&](std::string_view event) {
+      return UpdatedEvent(event, *settings, layout->line_ending);
+    });
   } else {
-    for (icalcomponent* ev : events) {
-      icalcomponent_remove_component(cal, ev);
-      icalcomponent_free(ev);
-    }
+    out = ReplaceSpans(*text, events, [](std::string_view) { return std::string(); });
     response["removed"] = events.size();
   }
-  char* text = icalcomponent_as_ical_string_r(cal);
-  std::string out = text ? text : "";
-  std::free(text);
+  if (out == *text) return response;  // an update to the values the event has: nothing to write
+  if (!LibicalReads(out) || !ics::MapCalendar(out)) {
+    return MakeError("connect.write_failed", "the edited calendar would not parse", file);
+  }
   if (Status s = AtomicReplace(file, out); !s) return s.error();
   return response;
 }

@@ -4,11 +4,14 @@
 //   sqlite      the operation's `statement` in one BEGIN IMMEDIATE transaction on a separate
 //               read-write connection to the source database (the read path stays read-only);
 //               named parameters are bound from the args, plus :idempotency_key
-//   ics         create / update / delete of one VEVENT with libical, written by atomic replace
-//               (temporary file, fsync, rename, fsync of the folder): a crash leaves the old file
-//               or the new one, never half of one. A created event's UID is derived from the
-//               idempotency key ("aff-<key>@affordance"), so the calendar itself records the key
-//               and a second dispatch of the same key changes nothing
+//   ics         create / update / delete of one VEVENT (every VEVENT of its UID) by splicing
+//               the file's text: only the bytes of the touched VEVENTs change (a create goes just
+//               before END:VCALENDAR in the file's own line ending; an update rewrites only the
+//               properties whose values change; new lines are folded at 75 octets). Written by
+//               atomic replace (temporary file, fsync, rename, fsync of the folder): a crash
+//               leaves the old file or the new one, never half of one. A created event's UID is
+//               derived from the idempotency key ("aff-<key>@affordance"), so the calendar itself
+//               records the key and a second dispatch of the same key changes nothing
 //   printed_cli the operation's verb words through the safe child-process bridge, with
 //               `--<idempotency_flag> <key>` when the manifest names the CLI's flag
 //
@@ -54,7 +57,8 @@ Result<KeyLookup> LookupIdempotencyKey(const ConnectorManifest& m, const Operati
 
 // The calendar write path (calendar_write.cpp). Errors: "connect.not_found" (update / delete of a
 // UID the file does not have), "connect.bad_args" (a time that is not ISO 8601 UTC),
-// "connect.ics_invalid", "connect.write_failed".
+// "connect.ics_invalid" (libical cannot read the file, or its components do not nest: a write
+// refuses to guess where a VEVENT ends), "connect.write_failed".
 Result<nlohmann::json> WriteCalendar(const ConnectorManifest& m, const Operation& op,
                                      const nlohmann::json& args, const std::string& key);
 // The UID a calendar create with this key writes.

@@ -71,6 +71,25 @@ TEST(CalendarSync, ExpandsRecurrenceHonouringExdateOverridesAndTimeZones) {
   EXPECT_EQ(header[19], 2);
 }
 
+// Exporters (Google, Outlook) write an override's RECURRENCE-ID in the series' TZID: the override
+// replaces the instance it names, whose UTC time is not that wall time.
+TEST(CalendarSync, AnOverrideWhoseRecurrenceIdHasATzidReplacesItsInstance) {
+  TempDir dir;
+  std::string mirror = dir / "mirror.db";
+  auto exported = CalendarManifest(Source("tests/fixtures/connect/exported_calendar.ics"));
+  ASSERT_TRUE(SyncCalendar(exported, mirror, kNow, {}).ok());
+  json days =
+      Rows(mirror,
+           "SELECT summary, start FROM events WHERE uid = "
+           "'5f2c9a1e8b7d4c3aa1b2c3d4e5f60718@google.com' AND start_ts >= "
+           "unixepoch('2026-11-26') AND start_ts < unixepoch('2026-11-28') ORDER BY start_ts");
+  EXPECT_EQ(days, json::parse(R"J([
+    {"summary":"Daily standup ☕","start":"2026-11-26T08:30:00Z"},
+    {"summary":"Daily standup ☕ (moved)","start":"2026-11-27T10:00:00Z"}
+  ])J"))
+      << days.dump(1);
+}
+
 TEST(CalendarSync, BadSourcesFailAndLeaveThePreviousMirror) {
   TempDir dir;
   std::string mirror = dir / "mirror.db";
