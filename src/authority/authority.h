@@ -168,8 +168,8 @@ class Authority {
 };
 
 // The truth state an EffectReport state maps to ("verified" -> verified, "executed" -> executed,
-// "outcome_unknown" -> execution_outcome_unknown, "approved" -> approved, "refused" -> refused);
-// "" for the others.
+// "outcome_unknown" -> execution_outcome_unknown, "approved" -> approved, "refused" -> refused,
+// "denied" -> denied); "" for the others.
 std::string_view TruthStateOf(const std::string& effect_state);
 
 }  // namespace affordance::authority

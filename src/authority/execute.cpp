@@ -70,6 +70,7 @@ std::string_view TruthStateOf(const std::string& state) {
   if (state == "outcome_unknown" || state == "executing") return "execution_outcome_unknown";
   if (state == "approved") return "approved";
   if (state == "refused") return "refused";
+  if (state == "denied") return "denied";
   return "";
 }
 

@@ -232,7 +232,7 @@ export function Message({
     if (p.type === 'data-approval' && p.data?.toolCallId) {
       const call = p.data.toolCallId;
       const seen = approvals.get(call);
-      approvals.set(call, { ...seen, ...p.data, effect: p.data.effect ?? seen?.effect });
+      approvals.set(call, { ...seen, ...p.data, truth: p.data.truth, effect: p.data.effect ?? seen?.effect });
     }
   }
   // A write's outcome is later evidence than the call's own truth part, wherever it sits.

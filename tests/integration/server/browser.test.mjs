@@ -90,11 +90,58 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
   }
 });
 
+// The card a person decides on: what the write does, where, and each time in the person's own zone
+// (the browser's: Europe/Berlin here, so 15:00 UTC reads 4:00 PM), before Approve and Deny.
+async function expectEffectCard(write) {
+  const card = write.locator('.effect');
+  await card.waitFor({ timeout: 30000 });
+  const text = await card.innerText();
+  assert.match(text, /Create event “Budget sync”/);
+  assert.match(text, /in Team calendar \(calendar\.ics\)/);
+  assert.match(text, /risk write/);
+  assert.match(text, /Starts\s+Thursday, December 3, 2026 at 4:00\s?PM/);
+  assert.match(text, /Ends\s+Thursday, December 3, 2026 at 5:00\s?PM/);
+  assert.match(text, /Times in Europe\/Berlin/);
+  assert.match(text, /expires .* \(in 7 days\)/);
+  // The raw arguments stay one click away.
+  await write.locator('.tool-head').click();
+  assert.match(await write.locator('.tool-detail').innerText(), /"start": "2026-12-03T15:00:00Z"/);
+  await write.locator('.tool-head').click();
+}
+
+test('replay: a staged write shows its effect; denying runs nothing and says so', async () => {
+  const server = await startServer(binary, 'write.json', [], { writable: true });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-US' });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(server.base + '/');
+    await page.getByRole('button', { name: /New conversation/ }).first().click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Put a budget sync on Thursday at 15:00.');
+    await box.press('Enter');
+    const write = page.locator('[data-tool="invoke_mutation"]').first();
+    await write.getByRole('button', { name: 'Deny' }).waitFor({ timeout: 30000 });
+    await expectEffectCard(write);
+    const before = server.calendar();
+    await write.getByRole('button', { name: 'Deny' }).click();
+    await write.getByText(/nothing was run|Nothing will run/i).first().waitFor({ timeout: 30000 });
+    await write.locator('.badge', { hasText: 'denied' }).waitFor({ timeout: 30000 });
+    assert.equal(server.calendar(), before, 'a denial writes nothing');
+    assert.equal(await write.getByRole('button', { name: 'Approve' }).count(), 0, 'decided once');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
+
 test('replay: a staged write shows an approval card; approving runs it once and shows it verified', async () => {
   const server = await startServer(binary, 'write.json', [], { writable: true });
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-US' });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(server.base + '/');
@@ -106,6 +153,7 @@ test('replay: a staged write shows an approval card; approving runs it once and 
     const write = page.locator('[data-tool="invoke_mutation"]').first();
     const approve = write.getByRole('button', { name: 'Approve' });
     await approve.waitFor({ timeout: 30000 });
+    await expectEffectCard(write);
     const staged = await write.locator('.badge').allInnerTexts();
     assert.ok(staged.includes('staged'), staged.join(','));
     const before = server.calendar();
@@ -114,6 +162,7 @@ test('replay: a staged write shows an approval card; approving runs it once and 
     // A reload keeps the card: the server reads the staged call back as approval-requested.
     await page.reload();
     await approve.waitFor({ timeout: 30000 });
+    await expectEffectCard(write);
     await page.screenshot({ path: join(shots, 'web-approval.png') });
 
     await approve.click();
