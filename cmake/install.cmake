@@ -7,6 +7,8 @@
 #   lib/pkgconfig/affordance.pc                     pkg-config
 #   share/affordance/views/                         views/: lib, the chat-format wrappers, the demo
 #   share/affordance/models/<model>/tokenizer*.json the prepared tokenizer data
+#   share/affordance/web/                           the web UI bundle (when it was built)
+#   lib/debug/affordance.debug                      `--strip` only: the binary's debug info
 # A program finds share/affordance relative to itself (base/data_dir.h): <bin>/../share/affordance
 # installed, <build>/share/affordance in the build tree, where share/affordance/views links to the
 # source views/ folder so a freshly built binary finds views/lib from any folder too.
@@ -33,13 +35,45 @@ endforeach()
 set_target_properties(quickjs PROPERTIES OUTPUT_NAME affordance_quickjs EXPORT_NAME quickjs)
 install(TARGETS ${_install_targets} quickjs EXPORT affordanceTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+# `--strip` leaves static libraries alone; their debug sections are most of their size.
+if(CMAKE_STRIP)
+  install(CODE "
+    if(CMAKE_INSTALL_DO_STRIP)
+      file(GLOB _archives \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libaffordance_*.a\")
+      foreach(_a IN LISTS _archives)
+        execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug \"\${_a}\" COMMAND_ERROR_IS_FATAL ANY)
+      endforeach()
+    endif()")
+endif()
 if(TARGET affordance)
+  # `cmake --install build --strip`: the binary is stripped and its debug info is kept beside it
+  # in lib/debug/affordance.debug (objcopy --only-keep-debug, linked by .gnu_debuglink), so a
+  # debugger still finds it and the install stays small.
+  find_program(AFFORDANCE_OBJCOPY NAMES objcopy "${CMAKE_OBJCOPY}")
+  install(CODE "
+    if(CMAKE_INSTALL_DO_STRIP)
+      set(_debug \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/debug\")
+      file(MAKE_DIRECTORY \"\${_debug}\")
+      execute_process(COMMAND \"${AFFORDANCE_OBJCOPY}\" --only-keep-debug --compress-debug-sections
+                              \"$<TARGET_FILE:affordance>\" \"\${_debug}/affordance.debug\"
+                      COMMAND_ERROR_IS_FATAL ANY)
+    endif()")
   install(TARGETS affordance RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  install(CODE "
+    if(CMAKE_INSTALL_DO_STRIP)
+      execute_process(COMMAND \"${AFFORDANCE_OBJCOPY}\"
+                              \"--add-gnu-debuglink=\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/debug/affordance.debug\"
+                              \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/affordance\"
+                      COMMAND_ERROR_IS_FATAL ANY)
+    endif()")
 endif()
 
 set(AFFORDANCE_INSTALL_DATA "${CMAKE_INSTALL_DATADIR}/affordance")
 # The whole views/ folder (lib, adapters, demo, and whatever else ships there), as in the source.
 install(DIRECTORY "${CMAKE_SOURCE_DIR}/views/" DESTINATION "${AFFORDANCE_INSTALL_DATA}/views")
+# The web UI bundle `affordance serve` finds at <bin>/../share/affordance/web (cmd_serve.cpp); a
+# build without the web tools has none, and the installed serve says it runs API-only.
+install(DIRECTORY "${CMAKE_BINARY_DIR}/web/" DESTINATION "${AFFORDANCE_INSTALL_DATA}/web" OPTIONAL)
 install(DIRECTORY "${AFFORDANCE_MODELS}/" DESTINATION "${AFFORDANCE_INSTALL_DATA}/models"
         FILES_MATCHING PATTERN "tokenizer.json" PATTERN "tokenizer_config.json")
 

@@ -450,7 +450,10 @@ HttpResponse Api::File(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (options_.web_root.empty()) {
     return ErrorResponse(MakeError(ErrorKind::kNotFound, "server.no_web",
-                                   "the web UI is not built (scripts/setup --only web)"));
+                                   "this server has no web UI bundle: it was built without "
+                                   "the web tools (scripts/setup --only tools, then rebuild), or "
+                                   "installed without share/affordance/web; pass --web DIR to "
+                                   "serve a built bundle"));
   }
   if (!in) {  // named by what was asked, never by where the server keeps its files
     return ErrorResponse(MakeError(ErrorKind::kNotFound, "server.not_found", "no such file",
