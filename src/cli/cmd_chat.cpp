@@ -64,7 +64,7 @@ int Chat(const ChatOptions& o) {
   if (!thread.empty()) {
     if (auto t = s.store->GetThread(thread); !t) return ReportError(t.error(), false, kExitUsage);
   }
-  out << "affordance chat · " << o.session.model << " · " << o.session.provider << " · data "
+  out << "affordance chat · " << o.session.model << " · " << ProviderOf(o.session) << " · data "
       << DataDir(o.session) << "\n";
   if (s.recovered > 0) {
     out << s.recovered << " interrupted turn" << (s.recovered == 1 ? " was" : "s were")

@@ -114,7 +114,7 @@ nlohmann::ordered_json DeployTruth(const ServeOptions& o) {
   struct stat st {};
   std::string built = "unknown";
   if (stat("/proc/self/exe", &st) == 0) built = IsoTime(st.st_mtime);  // the binary's link time
-  nlohmann::ordered_json provider = {{"name", o.session.provider}, {"model", o.session.model}};
+  nlohmann::ordered_json provider = {{"name", ProviderOf(o.session)}, {"model", o.session.model}};
   if (!o.session.script.empty()) provider["script"] = fs::absolute(o.session.script).string();
   if (!o.session.base_url.empty()) provider["baseUrl"] = o.session.base_url;
   if (!o.session.gguf.empty()) provider["gguf"] = o.session.gguf;

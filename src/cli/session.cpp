@@ -24,11 +24,21 @@ namespace fs = std::filesystem;
 
 namespace affordance::cli {
 
+std::string ProviderOf(const SessionOptions& o) {
+  if (!o.provider.empty()) return o.provider;
+  if (!o.script.empty()) return "replay";
+  if (!o.gguf.empty()) return "llama";
+  if (!o.base_url.empty()) return "openai";
+  return "none";
+}
+
 void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--data", o.data, "Data folder (default $AFFORDANCE_DATA, else XDG data home)");
   app.add_option("--model", o.model, "Model binding: a registered tokenizer name")
       ->capture_default_str();
-  app.add_option("--provider", o.provider, "replay | llama | openai")->capture_default_str();
+  app.add_option("--provider", o.provider,
+                 "replay | llama | openai (default: the one --script, --gguf or --base-url names; "
+                 "without any, turns report that no model is configured)");
   app.add_option("--script", o.script, "Replay script (JSON) for --provider replay");
   app.add_option("--gguf", o.gguf, "GGUF model file for --provider llama");
   app.add_option("--context", o.context, "Context size for --provider llama")
@@ -84,9 +94,17 @@ Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file, cons
   }
 }
 
-Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
+Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& options,
                                                       std::shared_ptr<const text::Tokenizer> tok,
                                                       formats::ChatFormat format) {
+  SessionOptions o = options;
+  o.provider = ProviderOf(options);
+  if (o.provider == "none") {
+    return model::MakeUnconfiguredProvider(
+        "no model is configured; start with --provider replay --script FILE (a scripted model), "
+        "--provider llama --gguf FILE (a local GGUF model) or --provider openai --base-url URL "
+        "(an OpenAI-compatible engine such as vLLM or llama-server)");
+  }
   if (o.provider == "replay") {
     if (o.script.empty())
       return MakeError(ErrorKind::kInvalid, "cli.missing_option",
@@ -148,7 +166,7 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& o,
     return std::unique_ptr<model::Provider>(std::move(*p));
   }
   return MakeError(ErrorKind::kInvalid, "cli.bad_option",
-                   "--provider must be replay, llama or openai", o.provider);
+                   "--provider must be replay, llama, openai or none", o.provider);
 }
 
 Result<std::vector<harness::MountedApp>> ParseApps(const SessionOptions& o) {
@@ -242,14 +260,14 @@ Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const Sessio
   ho.temperature = o.temperature;
   ho.seed = o.seed;
   ho.format = *format;
-  ho.chat_messages = o.provider == "openai" && o.api == "chat";
+  ho.chat_messages = ProviderOf(o) == "openai" && o.api == "chat";
   std::time_t now = std::time(nullptr);
   std::tm local{};
   localtime_r(&now, &local);
   ho.utc_offset_s = static_cast<int>(local.tm_gmtoff);
 
   std::optional<model::ReplayScript> script;
-  if (o.provider == "replay") {
+  if (ProviderOf(o) == "replay") {
     auto loaded = model::LoadReplayScript(o.script);
     if (!loaded) return loaded.error();
     script = std::move(*loaded);

@@ -26,7 +26,8 @@ namespace affordance::cli {
 struct SessionOptions {
   std::string data;
   std::string model = "Qwen__Qwen3-4B-Instruct-2507";
-  std::string provider = "replay";
+  // "" until parsed: ProviderOf names the one the other options ask for, or "none".
+  std::string provider;
   std::string script;    // replay
   std::string gguf;      // llama
   int context = 8192;    // llama
@@ -44,6 +45,11 @@ struct SessionOptions {
   uint64_t seed = 0;
   bool json = false;
 };
+
+// The provider these options configure: --provider when given, else the one --script (replay),
+// --gguf (llama) or --base-url (openai) asks for, else "none": the process starts, everything
+// that needs no model works, and each turn ends with model.not_configured naming the options.
+std::string ProviderOf(const SessionOptions& o);
 
 // Adds the options above to a subcommand.
 void AddSessionOptions(CLI::App& app, SessionOptions& o);

@@ -1,5 +1,7 @@
 #include "model/provider.h"
 
+#include "model/internal/step_writer.h"
+
 #include <map>
 
 namespace affordance::model {
@@ -53,6 +55,28 @@ CollectedStep Collect(Provider& provider, const StepRequest& request, const Canc
   step.status = provider.Stream(
       request, [&](const formats::StreamPart& part) { step.parts.push_back(part); }, cancel);
   return step;
+}
+
+namespace {
+
+class UnconfiguredProvider final : public Provider {
+ public:
+  explicit UnconfiguredProvider(std::string message) : message_(std::move(message)) {}
+  Status Stream(const StepRequest&, const PartSink& sink, const CancelToken&) override {
+    internal::StepWriter writer(sink, nullptr);
+    writer.StartStep();
+    return writer.Fail(MakeError(ErrorKind::kUnavailable, "model.not_configured", message_));
+  }
+  std::string_view kind() const override { return "none"; }
+
+ private:
+  std::string message_;
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> MakeUnconfiguredProvider(std::string message) {
+  return std::make_unique<UnconfiguredProvider>(std::move(message));
 }
 
 }  // namespace affordance::model

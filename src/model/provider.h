@@ -85,6 +85,11 @@ class Provider {
   virtual std::string_view kind() const = 0;
 };
 
+// The provider of a process started with no model configured: every step ends at once with the
+// error `model.not_configured` and `message` (which names the options that configure one), so
+// everything that needs no model works and the first turn says what to do.
+std::unique_ptr<Provider> MakeUnconfiguredProvider(std::string message);
+
 // Runs a step and collects its parts (tests, CLI).
 struct CollectedStep {
   std::vector<formats::StreamPart> parts;

@@ -115,6 +115,29 @@ TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
   EXPECT_GT(a["steps"][1]["audit"]["owners"]["tool_results"].get<int>(), 0);
 }
 
+// No model configured: the process starts, what needs no model works, and the turn (the first
+// thing that needs one) ends provider_error naming the options that configure one; exit 1.
+TEST(HarnessCli, WithNoModelConfiguredTheTurnSaysWhichOptionsConfigureOne) {
+  Cli cli;
+  auto none = cli.Run({"--json", "hi"});
+  EXPECT_EQ(none.exit_code, 1) << none.out << none.err;
+  json turn;
+  for (const auto& e : Lines(none.out)) {
+    if (e["type"] == "data-turn") turn = e["data"];
+  }
+  EXPECT_EQ(turn["status"], "provider_error") << none.out;
+  EXPECT_EQ(turn["error"]["code"], "model.not_configured");
+  const std::string why = turn["error"]["message"];
+  for (const char* flag :
+       {"--provider replay --script", "--provider llama --gguf", "--provider openai --base-url"}) {
+    EXPECT_NE(why.find(flag), std::string::npos) << why;
+  }
+  // --script alone means the replay provider.
+  auto scripted = cli.Run({"--script", cli.Script({"Plain answer."}), "hello"});
+  EXPECT_EQ(scripted.exit_code, 0) << scripted.err;
+  EXPECT_NE(scripted.out.find("Plain answer."), std::string::npos) << scripted.out;
+}
+
 TEST(HarnessCli, BadInvocationsAreClearErrors) {
   Cli cli;
   auto missing =
