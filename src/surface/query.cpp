@@ -184,7 +184,7 @@ BoundRows ReadBindings(store::Store& store, connect::ConnectorRoad* road,
   for (const QueryBinding& b : artifact.bindings.queries) {
     BindingRows& rows = out[b.statement];
     if (road == nullptr) {
-      rows.error = "no connector is configured (--connectors DIR or $AFFORDANCE_CONNECTORS)";
+      rows.error = "no connector is configured here";
       continue;
     }
     QueryRequest req;

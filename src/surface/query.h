@@ -95,8 +95,8 @@ using BoundRows = std::map<std::string, BindingRows, std::less<>>;  // by Query 
 // when it renders a surface: each through ExecuteQuery (the code path of POST /api/query), with
 // the binding's literal arguments, or, for arguments that read $state, the arguments evaluated
 // with the state defaults (what the web sends before anyone touches an input). Never fails: a
-// binding whose rows cannot be read gets its reason in `error` (`road` null: no connector is
-// configured).
+// binding whose rows cannot be read gets its reason in `error` (`road` null: "no connector is
+// configured here").
 BoundRows ReadBindings(store::Store& store, connect::ConnectorRoad* road,
                        authority::Authority* authority, const OpenedArtifact& artifact,
                        const ParseResult& program, const authority::Actor& by);

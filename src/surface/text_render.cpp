@@ -22,7 +22,8 @@ using Statements = std::set<std::string>;
 
 constexpr size_t kMinWidth = 8;
 constexpr size_t kColumnGap = 2;
-constexpr int kMaxDepth = 64;  // deeper elements print "…"
+constexpr int kMaxDepth = 64;     // deeper elements print "…"
+constexpr size_t kMinField = 12;  // a form field narrower than this goes below its label
 
 size_t WidthOf(const Lines& lines) {
   size_t w = 0;
@@ -187,7 +188,7 @@ class Renderer {
     if (type == "Button") return {FitWidth(ButtonText(el), width)};
     if (type == "Table") return Table(el, width);
     if (type == "Col") return ColAlone(el, width);
-    if (type == "Input") return {FitWidth(InputText(el), width)};
+    if (type == "Input") return {FitWidth(InputText(el, width), width)};
     if (type == "Select") return Select(el, width);
     if (type == "SelectItem") return Paragraphs(RawText(el, "label"), width);
     if (type == "FormControl") return FormControl(el, width);
@@ -284,13 +285,16 @@ class Renderer {
                                  : label;
   }
 
-  std::string InputText(const Json& el) {
+  // "[ value ]", padded like a field to 16 columns (fewer when the line is narrower).
+  std::string InputText(const Json& el, size_t width) {
     Json value = Prop(el, "value");
-    std::string shown = value.is_null() || value.is_object() || value.is_array()
-                            ? Style("2", Text(el, "placeholder"))
-                            : Printable(internal::JsString(value));
+    const bool empty = value.is_null() || value.is_structured() ||
+                       (value.is_string() && value.get<std::string>().empty());
+    std::string shown = empty ? Style("2", Text(el, "placeholder"))  // as a browser shows it
+                              : Printable(internal::JsString(value));
     const size_t w = DisplayWidth(shown);
-    return "[ " + shown + std::string(w < 16 ? 16 - w : 0, ' ') + " ]";
+    const size_t pad = std::min<size_t>(16, width > 4 ? width - 4 : 0);
+    return "[ " + shown + std::string(w < pad ? pad - w : 0, ' ') + " ]";
   }
 
   Lines Select(const Json& el, size_t width) {
@@ -320,12 +324,20 @@ class Renderer {
 
   Lines FormControl(const Json& el, size_t width) {
     const std::string label = Text(el, "label");
-    Lines field = Node(Prop(el, "field"), width > 2 ? width - 2 : 1);
-    if (field.size() == 1 && DisplayWidth(label) + 2 + DisplayWidth(field[0]) <= width) {
-      return {label + "  " + field[0]};
+    // Beside its label when the field fits there, else below it, indented.
+    const size_t beside = DisplayWidth(label) + 2;
+    if (beside + kMinField <= width) {
+      Lines field = Node(Prop(el, "field"), width - beside);
+      if (!field.empty() && WidthOf(field) + beside <= width) {
+        Lines out;
+        for (size_t i = 0; i < field.size(); ++i) {
+          out.push_back((i == 0 ? label + "  " : std::string(beside, ' ')) + field[i]);
+        }
+        return out;
+      }
     }
     Lines out = Paragraphs(label, width);
-    for (auto& l : field) out.push_back("  " + l);
+    for (auto& l : Node(Prop(el, "field"), width > 2 ? width - 2 : 1)) out.push_back("  " + l);
     return out;
   }
 
@@ -373,16 +385,31 @@ class Renderer {
     return Wrap(text, width);
   }
 
+  // A component this renderer does not know (another library's): its name, its text-like props
+  // as "key: value" (a stat's label and value, a key-value list), then its element children.
   Lines Unknown(const std::string& type, const Json& el, size_t width) {
     Lines out = {FitWidth(Style("2", type.empty() ? "?" : Printable(type)), width)};
     auto props = el.find("props");
     if (props == el.end() || !props->is_object() || width <= 2) return out;
     for (const auto& [key, raw] : props->items()) {
-      Json value = Evaluate(raw, nullptr);
-      const bool holds = IsElement(value) ||
-                         (value.is_array() && std::any_of(value.begin(), value.end(), IsElement));
-      if (!holds && !(key == "children" && !value.is_null())) continue;
-      for (auto& l : Node(value, width - 2)) out.push_back("  " + l);
+      Json value = Prop(el, key.c_str());
+      const bool elements =
+          IsElement(value) || (value.is_array() && !value.empty() &&
+                               std::any_of(value.begin(), value.end(), IsElement));
+      if (elements) {
+        for (auto& l : Node(value, width - 2)) out.push_back("  " + l);
+        continue;
+      }
+      std::string text;
+      if (value.is_string() || value.is_number() || value.is_boolean())
+        text = internal::JsString(value);
+      if (value.is_array()) {
+        for (const Json& v : value) text += (text.empty() ? "" : ", ") + internal::CellText(v, "");
+      }
+      if (text.empty()) continue;
+      for (auto& l : internal::WrapHanging(Printable(key + ": " + text), width - 2, 2)) {
+        out.push_back("  " + l);
+      }
     }
     return out;
   }

@@ -24,7 +24,8 @@
 //   Html        the markup's text ({{field}} and {{#each list}}…{{/each}} filled from its data,
 //               block elements on lines of their own, tags dropped), then its mounts
 //   HtmlMount   its child;                         SelectItem  its label
-// Any other component (a library of its own) prints its name and then its children indented.
+// Any other component (a library of its own) prints its name, then its text props as
+// "key: value" and its element children, indented.
 //
 // Every line is at most `width` display columns (the width is never taken below 8) and contains
 // no control characters from the program or the rows (they become spaces), so neither can move

@@ -313,8 +313,8 @@ class HtmlText {
     Break();
     lines_.push_back(std::move(line));
   }
-  void Cell() {
-    if (!Trim(line_).empty()) line_ += "  ";
+  void Cell() {  // a separator that survives word wrapping (which collapses spaces)
+    if (!Trim(line_).empty()) line_ += " │ ";
     space_ = false;
   }
   std::vector<std::string> Take() {

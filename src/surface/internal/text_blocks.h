@@ -32,7 +32,7 @@ std::string CellText(const Json& value, std::string_view format);
 // The lines of an Html canvas's markup: {{path}} and {{#each path}}…{{/each}} placeholders filled
 // from `data` (inside an each, paths read the item first; {{this}} is the item), tags dropped,
 // block elements (p, div, li, tr, h1-h6, br, ...) on lines of their own, list items marked "• ",
-// table cells separated by two spaces, character references decoded, whitespace collapsed, empty
+// table cells separated by " │ ", character references decoded, whitespace collapsed, empty
 // lines dropped. An element with data-mount="name" becomes a line of its own holding
 // kMountMarker followed by the name. Lines are printable but not wrapped.
 inline constexpr char kMountMarker = '\x01';

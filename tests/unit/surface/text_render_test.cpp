@@ -166,9 +166,15 @@ TEST(TextRender, AFormListsLabelledFieldsThenItsSubmitButton) {
       "[SelectItem(\"r2\", \"Room 2\")]))])";
   EXPECT_EQ(Render(program),
             "Title  [ Standup          ]\n"
-            "Room\n"
-            "  [ Room 2 ▾ ]\n"
-            "    Room 2\n"
+            "Room  [ Room 2 ▾ ]\n"
+            "        Room 2\n"
+            "[Create]\n");
+  // Too narrow beside the label: below it.
+  EXPECT_EQ(Render(program, {}, 18),
+            "Title\n"
+            "  [ Standup      ]\n"
+            "Room  [ Room 2 ▾ ]\n"
+            "        Room 2\n"
             "[Create]\n");
 }
 
@@ -181,6 +187,9 @@ TEST(TextRender, HtmlShowsItsTextWithPlaceholdersFilledAndMountsInTheirSlots) {
       "{title: \"Plan\", items: [{name: \"Ana\"}, {name: \"Ben\"}]}, [HtmlMount(\"go\", "
       "Button(\"Go\"))])\n";
   EXPECT_EQ(Render(program), "Plan\n• Ana & co\n• Ben & co\n[Go]\nafter\n");
+  EXPECT_EQ(Render("root = Html(\"<table><tr><th>Room</th><th>Seats</th></tr><tr><td>2</td>"
+                   "<td>8</td></tr></table>\")"),
+            "Room │ Seats\n2 │ 8\n");
 }
 
 TEST(TextRender, HtmlMountAloneShowsItsChild) {
@@ -386,13 +395,68 @@ TEST(TextRender, AComponentOfAnotherLibraryPrintsItsNameAndChildren) {
   ParseResult parsed =
       Parse("root = Stack([Chart(\"Load\", [TextContent(\"peak at nine\")])])", *lib);
   ASSERT_TRUE(parsed.errors.empty()) << parsed.errors[0].message;
-  EXPECT_EQ(RenderText(parsed, {}, {}), "Chart\n  peak at nine\n");
+  EXPECT_EQ(RenderText(parsed, {}, {}), "Chart\n  title: Load\n  peak at nine\n");
+}
+
+TEST(TextRender, AStatOrKeyValueComponentOfAnotherLibraryShowsItsFields) {
+  auto doc = Library::Default().document();
+  doc["$defs"]["Stat"] = {{"type", "object"},
+                          {"properties",
+                           {{"label", {{"type", "string"}}},
+                            {"value", json::object()},
+                            {"trend", {{"type", "array"}, {"items", json::object()}}}}},
+                          {"required", {"label"}}};
+  auto lib = Library::FromJson(doc.dump());
+  ASSERT_TRUE(lib.ok()) << lib.error().ToString();
+  ParseResult parsed = Parse("root = Stat(\"Open tickets\", 12, [3, 5, 12])", *lib);
+  ASSERT_TRUE(parsed.errors.empty()) << parsed.errors[0].message;
+  EXPECT_EQ(RenderText(parsed, {}, {}),
+            "Stat\n  label: Open tickets\n  value: 12\n  trend: 3, 5, 12\n");
 }
 
 TEST(TextRender, AnEmptyOrBrokenProgramRendersNothingAndNeverThrows) {
   EXPECT_EQ(Render("root = null"), "");
   ParseResult broken = Parse("root = Stack([Table(\"x\"), Card(", Library::Default());
   EXPECT_NO_THROW(RenderText(broken, {}, {}));
+}
+
+// Every program of the conformance corpus (valid and invalid), with rows for its queries and
+// without, renders within the width at any width, and without colour has no escape at all.
+TEST(TextRender, EveryCorpusProgramRendersWithinTheWidth) {
+  size_t programs = 0;
+  for (const char* file : {"valid.lang", "invalid.lang"}) {
+    std::string corpus = connect::testing::ReadText(
+        connect::testing::Source(std::string("tests/golden/surface/corpus/") + file));
+    std::vector<std::string> cases;
+    for (size_t at = corpus.find("=== "); at != std::string::npos;) {
+      size_t body = corpus.find('\n', at) + 1;
+      size_t next = corpus.find("\n=== ", body);
+      cases.push_back(corpus.substr(body, next == std::string::npos ? next : next - body));
+      at = next == std::string::npos ? next : next + 1;
+    }
+    for (const auto& program : cases) {
+      ParseResult parsed = Parse(program, Library::Default());
+      BoundRows rows;
+      for (const auto& q : parsed.query_statements) {
+        rows[std::string(q.statement_id)] =
+            Rows({{{"name", "東京チーム"}, {"stars", 3}, {"title", "Cafe\u0301"}, {"n", nullptr}},
+                  {{"name", "a much longer name that needs cutting"}, {"stars", 12345}}});
+      }
+      for (size_t width : {8, 21, 40, 100}) {
+        for (const BoundRows& r : {rows, BoundRows{}}) {
+          TextOptions o;
+          o.width = width;
+          std::string plain = RenderText(parsed, r, o);
+          EXPECT_EQ(plain.find('\033'), std::string::npos) << program;
+          ExpectWithin(plain, width);
+          o.color = true;
+          ExpectWithin(RenderText(parsed, r, o), width);
+        }
+      }
+      ++programs;
+    }
+  }
+  EXPECT_GT(programs, 100u);
 }
 
 // ── End to end: an artifact, the example calendar, ReadBindings ──
