@@ -19,11 +19,16 @@ surface::BoundRows Unread(const surface::ParseResult& program, const std::string
 std::string ArtifactText(const surface::OpenedArtifact& artifact, const SurfaceSource& source,
                          const surface::TextOptions& options) {
   surface::ParseResult program = surface::Parse(artifact.version.body, surface::Library::Default());
-  surface::BoundRows rows =
-      source.store == nullptr
-          ? Unread(program, "the surface is not saved")
-          : surface::ReadBindings(*source.store, source.road, source.authority, artifact, program,
-                                  authority::Actor::LocalUser());
+  surface::BoundRows rows;
+  if (source.store == nullptr) {
+    rows = Unread(program, "the surface is not saved");
+  } else if (source.road == nullptr) {
+    rows =
+        Unread(program, "no connector is configured (--connectors DIR or $AFFORDANCE_CONNECTORS)");
+  } else {
+    rows = surface::ReadBindings(*source.store, source.road, source.authority, artifact, program,
+                                 authority::Actor::LocalUser());
+  }
   return surface::RenderText(program, rows, options);
 }
 
