@@ -126,7 +126,8 @@ class Terminal {
  private:
   std::string Tmux(const std::string& args) {
     auto r = connect::RunProcess(
-        {"/bin/sh", "-c", "tmux -S " + Quote(socket_) + " -f /dev/null " + args}, 30000);
+        {"/bin/sh", "-c", "env -u TMUX tmux -S " + Quote(socket_) + " -f /dev/null " + args},
+        30000);
     return r.ok() ? r->out : "";
   }
   static inline int count_ = 0;
