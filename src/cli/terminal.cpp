@@ -112,11 +112,26 @@ std::string TerminalView::Color(const char* code, const std::string& s) const {
 }
 
 std::string TerminalView::Fit(const std::string& text) const {
-  if (!tty_) return text;  // a file or a pipe keeps whole lines
+  if (!tty_ || columns_ < 8) return text;  // a file or a pipe keeps whole lines
   std::string out;
   for (size_t start = 0;;) {
     size_t nl = text.find('\n', start);
-    out += text::FitWidth(text.substr(start, nl == std::string::npos ? nl : nl - start), columns_);
+    std::string rest = text.substr(start, nl == std::string::npos ? nl : nl - start);
+    // Folded, not cut: a command to type (approve, deny) must stay whole. Continuations are
+    // indented two more than the line and break at the last space that fits (inside a word only
+    // when no space lies in the last two thirds of the room).
+    const size_t indent = std::min(rest.find_first_not_of(' '), columns_ / 2);
+    const std::string more(indent + 2, ' ');
+    for (bool first = true; text::DisplayWidth(rest) > (first ? columns_ : columns_ - more.size());
+         first = false) {
+      const size_t room = first ? columns_ : columns_ - more.size();
+      size_t cut = std::max<size_t>(text::FittingPrefix(rest, room), 1);
+      size_t space = rest.rfind(' ', cut);
+      if (space != std::string::npos && space > indent && space >= cut / 3) cut = space;
+      out += rest.substr(0, cut) + "\n" + more;
+      rest = rest.substr(std::min(rest.find_first_not_of(' ', cut), rest.size()));
+    }
+    out += rest;
     if (nl == std::string::npos) return out;
     out += '\n';
     start = nl + 1;

@@ -32,9 +32,10 @@ bool ColorWanted(int fd);
 class TerminalView {
  public:
   // `tty`: a spinner and line rewriting, coloured unless $NO_COLOR says otherwise, every line
-  // within the terminal's width (TerminalWidth; the answer word-wrapped, tool lines cut with
-  // "…"); otherwise plain, whole lines. Surfaces are printed as text (cli/surface_text.h) at the
-  // width either way, their tables filled with rows re-read through `surfaces`.
+  // within the terminal's width (TerminalWidth; the answer word-wrapped, tool lines giving up
+  // their arguments first, then folded); otherwise plain, whole lines. Surfaces are printed as text
+  // (cli/surface_text.h) at the width either way, their tables filled with rows re-read through
+  // `surfaces`.
   TerminalView(std::ostream& out, bool tty, SurfaceSource surfaces = {});
   ~TerminalView();
   void Show(const harness::Event& event);
@@ -51,7 +52,7 @@ class TerminalView {
   void ShowEffect(const nlohmann::ordered_json& approval);
   std::string Dim(const std::string& s) const;
   std::string Color(const char* code, const std::string& s) const;
-  std::string Fit(const std::string& text) const;  // on a tty, each line cut to its width
+  std::string Fit(const std::string& text) const;  // on a tty, each line folded to its width
 
   std::ostream& out_;
   bool tty_;

@@ -70,6 +70,18 @@ size_t DisplayWidth(std::string_view s) {
   return width;
 }
 
+size_t FittingPrefix(std::string_view s, size_t width) {
+  size_t used = 0, i = 0, end = 0;
+  while (i < s.size()) {
+    Glyph g = GlyphAt(s, i);
+    if (!g.escape && used + g.width > width) break;
+    used += g.width;
+    i += g.length;
+    if (!g.escape) end = i;
+  }
+  return end;
+}
+
 std::string FitWidth(std::string_view s, size_t width) {
   if (width == 0) return "";
   if (DisplayWidth(s) <= width) return std::string(s);

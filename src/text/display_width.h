@@ -29,6 +29,10 @@ size_t DisplayWidth(std::string_view s);
 // `width` 0 gives "".
 std::string FitWidth(std::string_view s, size_t width);
 
+// The byte length of the longest prefix of `s` that fits in `width` columns; a character is never
+// split, and escape sequences right after the prefix are not included.
+size_t FittingPrefix(std::string_view s, size_t width);
+
 // `s` followed by spaces up to `width` columns (`s` unchanged when it is already as wide).
 std::string PadRight(std::string_view s, size_t width);
 // Spaces up to `width` columns followed by `s`.

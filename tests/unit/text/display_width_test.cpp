@@ -58,6 +58,13 @@ TEST(FitWidth, StylingIsKeptAndClosedWhenCut) {
   EXPECT_EQ(DisplayWidth(FitWidth("\033[1mDesign review\033[0m", 7)), 7u);
 }
 
+TEST(FittingPrefix, NeverSplitsACharacter) {
+  EXPECT_EQ(FittingPrefix("Room 4", 4), 4u);
+  EXPECT_EQ(FittingPrefix("東京タワー", 5), 6u);  // 東京: two characters, four columns
+  EXPECT_EQ(FittingPrefix("\033[1mab\033[0m", 1), 5u);
+  EXPECT_EQ(FittingPrefix("ab", 0), 0u);
+}
+
 TEST(Pad, PadsToDisplayColumns) {
   EXPECT_EQ(PadRight("東京", 6), "東京  ");
   EXPECT_EQ(PadLeft("42", 5), "   42");
