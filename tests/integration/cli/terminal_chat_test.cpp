@@ -80,12 +80,13 @@ class Workspace {
   }
 
   // The chat command line, in `env` (TZ fixed: dates show in local time; COLUMNS unset: the width
-  // comes from the terminal itself).
-  std::string ChatCommand(const std::string& env) const {
+  // comes from the terminal itself), the model played by tests/integration/cli/scripts/`script`.
+  std::string ChatCommand(const std::string& env,
+                          const std::string& script = "week_table.json") const {
     return "env -u COLUMNS TZ=UTC " + env + " " + Quote(AFFORDANCE_CLI) + " chat --data " +
            Quote(dir_ + "/data") + " --connectors " + Quote(dir_ + "/connectors") +
            " --provider replay --script " +
-           Quote(Source("tests/integration/cli/scripts/week_table.json"));
+           Quote(Source("tests/integration/cli/scripts/" + script));
   }
 
  private:
@@ -151,8 +152,8 @@ const std::string* LineWith(const std::vector<std::string>& lines, const std::st
 
 // Runs the chat at `width` until the turn's status line, and returns the screen.
 std::string ChatScreen(Workspace& w, size_t width, const std::string& env = "",
-                       bool escapes = false) {
-  Terminal t(w, width, 80, w.ChatCommand(env));
+                       bool escapes = false, const std::string& script = "week_table.json") {
+  Terminal t(w, width, 80, w.ChatCommand(env, script));
   EXPECT_TRUE(t.WaitFor("› ")) << t.Screen();
   t.Type("What is on this week?");
   EXPECT_TRUE(t.WaitFor("prompt tokens")) << t.Screen();
@@ -223,6 +224,31 @@ TEST(TerminalChat, ReplayScriptModelWithNoColorPrintsNoEscapeCodes) {
   std::string plain = ChatScreen(w, 100, "NO_COLOR=1", true);
   EXPECT_EQ(plain.find('\033'), std::string::npos) << plain;
   ExpectAlignedTable(plain, 100);
+}
+
+TEST(TerminalChat, ReplayScriptModelsStagedWriteKeepsTheApproveCommandWholeAt60Columns) {
+  if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
+  Workspace w;
+  auto granted = w.Cli({"grants", "grant", "calendar", "--write"});
+  ASSERT_EQ(granted.exit_code, 0) << granted.out << granted.err;
+  std::string screen = ChatScreen(w, 60, "", false, "stage_event.json");
+  for (const auto& l : Lines(screen)) EXPECT_LE(text::DisplayWidth(l), 60u) << l << "\n" << screen;
+  auto listed = w.Cli({"approvals", "list", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  json approvals = json::parse(listed.out);
+  const json& list = approvals.is_array() ? approvals : approvals.value("approvals", json::array());
+  ASSERT_FALSE(list.empty()) << listed.out;
+  const std::string id = list.at(0).value("id", list.at(0).value("approvalId", ""));
+  ASSERT_FALSE(id.empty()) << listed.out;
+  // Folded onto the next line if it must be, but never cut: read with the folds undone (runs of
+  // spaces and newlines as one space), the command and the whole id are there.
+  std::string unfolded;
+  for (char c : screen) {
+    const bool blank = c == ' ' || c == '\n';
+    if (!blank || (!unfolded.empty() && unfolded.back() != ' ')) unfolded += blank ? ' ' : c;
+  }
+  EXPECT_THAT(unfolded, HasSubstr("approve: affordance approvals approve " + id + " ")) << screen;
+  EXPECT_THAT(unfolded, HasSubstr("deny: affordance approvals deny " + id)) << screen;
 }
 
 TEST(TerminalChat, ReplayScriptModelsSurfaceIsTextInRunAndInArtifactsShow) {
