@@ -28,6 +28,16 @@ function(affordance_test name)
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
   gtest_discover_tests(${name} WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" DISCOVERY_MODE PRE_TEST
                        DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+  # gtest_discover_tests (CMake 3.25) splits the value of LABELS into words, so only the first
+  # label reached the tests (`LABELS unit surface` reads `surface` as a property name) and
+  # `ctest -L surface` found nothing. This include runs after the discovered tests are defined
+  # (their names are in ${name}_TESTS) and gives each the whole list.
+  set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+  file(WRITE "${labels_file}"
+       "foreach(t IN LISTS ${name}_TESTS)\n"
+       "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${ARG_LABELS}\")\n"
+       "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
 endfunction()
 
 # affordance_fuzzer(<name> SOURCES ... [LIBS ...] [CORPUS dir] [SECONDS n] [RUNS n])

@@ -1,13 +1,17 @@
 // `affordance artifacts list | show | versions | query`: the artifacts ComposeUI saved
-// (docs/SURFACE.md). `show` takes an id or a live app's slug; `query` re-executes one Query()
-// binding of an artifact and prints the rows with the source-binding receipt (two-time grounding;
-// the same operation as the server's POST /api/query).
+// (docs/SURFACE.md). `show` takes an id or a live app's slug and prints the surface as the
+// terminal chat does (its bindings re-executed; --source: the program); `query` re-executes one
+// Query() binding of an artifact and prints the rows with the source-binding receipt (two-time
+// grounding; the same operation as the server's POST /api/query).
 #include "authority/capability.h"
 #include "cli/authority_cli.h"
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/surface_text.h"
+#include "cli/terminal.h"
 #include "surface/artifact.h"
 #include "surface/query.h"
+#include "text/display_width.h"
 
 #include <cstdio>
 #include <memory>
@@ -23,6 +27,7 @@ struct Options {
   int64_t version = 0;
   std::string statement;
   std::string args;
+  bool source = false;  // show: the program's OpenUI source instead of its text
 };
 
 int Run(const Options& o, const std::string& verb) {
@@ -84,12 +89,23 @@ int Run(const Options& o, const std::string& verb) {
                 a.app_slug.empty() ? "" : (" " + a.app_slug).c_str(),
                 static_cast<long long>(opened->version.version), static_cast<long long>(a.head),
                 opened->live() ? "live" : "static");
+    surface::TextOptions text;
+    text.width = TerminalWidth(1);
+    text.color = ColorWanted(1);
     for (const auto& q : opened->bindings.queries) {
-      std::printf("  %s = Query(%s) %s.%s %s\n", q.statement.c_str(), q.handle.c_str(),
-                  q.connector.c_str(), q.operation.c_str(),
-                  q.args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      std::string line = "  " + q.statement + " = Query(" + q.handle + ") " + q.connector + "." +
+                         q.operation + " " +
+                         q.args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      std::printf("%s\n", (o.source ? line : text::FitWidth(line, text.width)).c_str());
     }
-    std::printf("%s\n", opened->version.body.c_str());
+    if (o.source) {
+      std::printf("%s\n", opened->version.body.c_str());
+      return kExitOk;
+    }
+    // As the web shows it: the bindings re-executed (read grants apply), then laid out as text.
+    std::printf(
+        "\n%s",
+        ArtifactText(*opened, {&store, (*gov)->road.get(), (*gov)->authority.get()}, text).c_str());
     return kExitOk;
   }
   // query
@@ -152,6 +168,8 @@ const bool registered = RegisterCommand(
        CLI::App* show = add("show", "One artifact (id or live app slug) at its head or --version");
        show->add_option("id", o->id, "Artifact id or app slug")->required();
        show->add_option("--version", o->version, "Version (default: the head)");
+       show->add_flag("--source", o->source,
+                      "Print the OpenUI Lang program instead of the surface as text");
        add("versions", "Every version with its parent")
            ->add_option("id", o->id, "Artifact id or app slug")
            ->required();

@@ -1,13 +1,16 @@
 // `affordance chat`: a terminal conversation with the harness.
 //
 // Each line you type is one turn: the answer streams as it is written, each tool call gets one
-// line with its truth state, a spinner shows a running step, and Ctrl-C cancels the running step
-// (the turn is kept, marked cancelled). Commands: /threads, /resume N (a number from /threads or a
-// thread id), /new, /help, /quit (or end of input). Everything is persisted in the data folder.
+// line with its truth state, a composed surface is printed as text (its tables filled with rows
+// re-read from their connectors), a spinner shows a running step, and Ctrl-C cancels the running
+// step (the turn is kept, marked cancelled). Commands: /threads, /resume N (a number from /threads
+// or a thread id), /new, /help, /quit (or end of input). Everything is persisted in the data
+// folder.
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/session.h"
 #include "cli/terminal.h"
+#include "text/display_width.h"
 
 #include <ctime>
 #include <iostream>
@@ -29,20 +32,29 @@ std::string When(int64_t ms) {
   return buf;
 }
 
-void Help(std::ostream& out) {
-  out << "Commands: /threads  /resume N  /new  /help  /quit   (Ctrl-C cancels a running step)\n";
+void Help(std::ostream& out, size_t width) {
+  const std::string commands = "Commands: /threads  /resume N  /new  /help  /quit";
+  const std::string cancel = "(Ctrl-C cancels a running step)";
+  out << commands << (commands.size() + 3 + cancel.size() <= width ? "   " : "\n") << cancel
+      << "\n";
 }
 
-// Prints the last messages of a thread so a resumed conversation has its context on screen.
-void ShowThread(store::Store& store, const std::string& id, std::ostream& out) {
-  auto messages = store.LoadThread(id);
+// Prints the last messages of a thread so a resumed conversation has its context on screen, its
+// surfaces as text with fresh rows.
+void ShowThread(Session& s, const std::string& id, std::ostream& out, bool color) {
+  auto messages = s.store->LoadThread(id);
   if (!messages) return;
+  surface::TextOptions o;
+  o.width = TerminalWidth(1);
+  o.color = color;
+  const SurfaceSource source{s.store, s.session->road(), &s.harness->authority()};
   size_t from = messages->size() > 6 ? messages->size() - 6 : 0;
   for (size_t i = from; i < messages->size(); ++i) {
     const auto& m = (*messages)[i];
     std::string text;
     for (const auto& p : m.parts) {
       if (p.kind == "text") text += p.data.value("text", "");
+      if (p.kind == "surface") out << SurfacePartText(p.data, source, o);
     }
     if (m.role == "user") {
       out << "› " << text << "\n";
@@ -59,27 +71,31 @@ int Chat(const ChatOptions& o) {
   if (!opened) return ReportError(opened.error(), false);
   Session& s = **opened;
   const bool tty = IsTty(0) && IsTty(1);
+  const bool color = tty && ColorWanted(1);
+  const size_t width = TerminalWidth(1);
   std::ostream& out = std::cout;
   std::string thread = o.thread;
   if (!thread.empty()) {
     if (auto t = s.store->GetThread(thread); !t) return ReportError(t.error(), false, kExitUsage);
   }
-  out << "affordance chat · " << o.session.model << " · " << ProviderOf(o.session) << " · data "
-      << DataDir(o.session) << "\n";
+  const std::string banner = "affordance chat · " + o.session.model + " · " + ProviderOf(o.session);
+  const std::string data = "data " + DataDir(o.session);
+  const bool fits = text::DisplayWidth(banner) + 3 + data.size() <= width;
+  out << banner << (fits ? " · " : "\n") << data << "\n";
   if (s.recovered > 0) {
     out << s.recovered << " interrupted turn" << (s.recovered == 1 ? " was" : "s were")
         << " recovered (marked interrupted; everything persisted before is kept)\n";
   }
-  Help(out);
+  Help(out, width);
   std::vector<store::ThreadInfo> listed;
   std::string line;
   while (true) {
-    out << (tty ? "\n\033[1m›\033[0m " : "\n› ") << std::flush;
+    out << (color ? "\n\033[1m›\033[0m " : "\n› ") << std::flush;
     if (!std::getline(std::cin, line)) break;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     if (line == "/quit" || line == "/exit") break;
     if (line == "/help") {
-      Help(out);
+      Help(out, width);
       continue;
     }
     if (line == "/new") {
@@ -125,12 +141,12 @@ int Chat(const ChatOptions& o) {
       }
       thread = t->id;
       out << "Resumed \"" << (t->title.empty() ? "New conversation" : t->title) << "\".\n";
-      ShowThread(*s.store, thread, out);
+      ShowThread(s, thread, out, color);
       continue;
     }
     if (line[0] == '/') {
       out << "Unknown command " << line << ". ";
-      Help(out);
+      Help(out, width);
       continue;
     }
     if (thread.empty()) {
@@ -143,7 +159,7 @@ int Chat(const ChatOptions& o) {
     }
     model::CancelToken cancel;
     InterruptGuard guard(cancel);
-    TerminalView view(out, tty);
+    TerminalView view(out, tty, {s.store, s.session->road(), &s.harness->authority()});
     auto report = s.harness->RunTurn(
         thread, line, [&](const harness::Event& e) { view.Show(e); }, cancel);
     if (!report) ReportError(report.error(), false);

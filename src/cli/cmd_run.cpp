@@ -46,7 +46,8 @@ int Run(const RunOptions& o) {
       std::cout.flush();
     };
   } else {
-    view = std::make_unique<TerminalView>(std::cout, IsTty(1));
+    view = std::make_unique<TerminalView>(
+        std::cout, IsTty(1), SurfaceSource{s.store, s.session->road(), &s.harness->authority()});
     sink = [&](const harness::Event& e) { view->Show(e); };
   }
   auto report = s.harness->RunTurn(thread, o.message, sink, cancel);

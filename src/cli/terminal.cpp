@@ -3,6 +3,7 @@
 #include "connect/effect.h"
 #include "harness/harness.h"
 #include "store/store.h"
+#include "text/display_width.h"
 
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -10,9 +11,29 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
 namespace affordance::cli {
 
 bool IsTty(int fd) { return isatty(fd) == 1; }
+
+size_t TerminalWidth(int fd) {
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+    char* end = nullptr;
+    long n = std::strtol(columns, &end, 10);
+    if (*end == '\0' && n > 0 && n < 100000) return static_cast<size_t>(n);
+  }
+  winsize ws{};
+  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+bool ColorWanted(int fd) {
+  const char* no_color = std::getenv("NO_COLOR");
+  return IsTty(fd) && (no_color == nullptr || *no_color == '\0');
+}
 
 namespace {
 const char* kFrames[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
@@ -51,10 +72,14 @@ std::string Shorten(const std::string& s, size_t n) {
 }
 }  // namespace
 
-TerminalView::TerminalView(std::ostream& out, bool tty) : out_(out), tty_(tty) {
+TerminalView::TerminalView(std::ostream& out, bool tty, SurfaceSource surfaces)
+    : out_(out),
+      tty_(tty),
+      color_(tty && ColorWanted(1)),
+      surfaces_(surfaces),
+      columns_(TerminalWidth(1)) {
   if (!tty_) return;
-  winsize ws{};
-  if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) width_ = ws.ws_col - 1;
+  if (columns_ > 20) width_ = columns_ - 1;
   spinner_ = std::thread([this] {
     size_t frame = 0;
     while (!quit_) {
@@ -64,10 +89,8 @@ TerminalView::TerminalView(std::ostream& out, bool tty) : out_(out), tty_(tty) {
       auto secs = std::chrono::duration_cast<std::chrono::seconds>(
                       std::chrono::steady_clock::now() - step_started_)
                       .count();
-      out_ << "\r\033[K"
-           << "\033[36m" << kFrames[frame++ % 10] << "\033[0m "
-           << "\033[2m" << spin_label_ << (secs > 0 ? " " + std::to_string(secs) + "s" : "")
-           << "\033[0m" << std::flush;
+      out_ << "\r\033[K" << Color("36", kFrames[frame++ % 10]) << " "
+           << Dim(spin_label_ + (secs > 0 ? " " + std::to_string(secs) + "s" : "")) << std::flush;
       spinner_drawn_ = true;
     }
   });
@@ -81,11 +104,38 @@ TerminalView::~TerminalView() {
 }
 
 std::string TerminalView::Dim(const std::string& s) const {
-  return tty_ ? "\033[2m" + s + "\033[0m" : s;
+  return color_ ? "\033[2m" + s + "\033[0m" : s;
 }
 
 std::string TerminalView::Color(const char* code, const std::string& s) const {
-  return tty_ ? std::string("\033[") + code + "m" + s + "\033[0m" : s;
+  return color_ ? std::string("\033[") + code + "m" + s + "\033[0m" : s;
+}
+
+std::string TerminalView::Fit(const std::string& text) const {
+  if (!tty_ || columns_ < 8) return text;  // a file or a pipe keeps whole lines
+  std::string out;
+  for (size_t start = 0;;) {
+    size_t nl = text.find('\n', start);
+    std::string rest = text.substr(start, nl == std::string::npos ? nl : nl - start);
+    // Folded, not cut: a command to type (approve, deny) must stay whole. Continuations are
+    // indented two more than the line and break at the last space that fits (inside a word only
+    // when no space lies in the last two thirds of the room).
+    const size_t indent = std::min(rest.find_first_not_of(' '), columns_ / 2);
+    const std::string more(indent + 2, ' ');
+    for (bool first = true; text::DisplayWidth(rest) > (first ? columns_ : columns_ - more.size());
+         first = false) {
+      const size_t room = first ? columns_ : columns_ - more.size();
+      size_t cut = std::max<size_t>(text::FittingPrefix(rest, room), 1);
+      size_t space = rest.rfind(' ', cut);
+      if (space != std::string::npos && space > indent && space >= cut / 3) cut = space;
+      out += rest.substr(0, cut) + "\n" + more;
+      rest = rest.substr(std::min(rest.find_first_not_of(' ', cut), rest.size()));
+    }
+    out += rest;
+    if (nl == std::string::npos) return out;
+    out += '\n';
+    start = nl + 1;
+  }
 }
 
 void TerminalView::Write(const std::string& text) {
@@ -98,21 +148,13 @@ void TerminalView::Write(const std::string& text) {
   if (!text.empty()) at_line_start_ = text.back() == '\n';
 }
 
-namespace {
-size_t Columns(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-}  // namespace
-
 void TerminalView::FlushWord() {
   if (word_.empty()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (at_line_start_) column_ = 0;
   }
-  size_t n = Columns(word_);
+  size_t n = text::DisplayWidth(word_);
   if (width_ > 0 && column_ > 0 && column_ + n > width_) {
     Write("\n");
     column_ = 0;
@@ -146,7 +188,7 @@ void TerminalView::Line(const std::string& text) {
     std::lock_guard<std::mutex> lock(mu_);
     start = at_line_start_;
   }
-  Write((start ? "" : "\n") + text + "\n");
+  Write((start ? "" : "\n") + Fit(text) + "\n");
 }
 
 void TerminalView::Spin(const std::string& label) {
@@ -262,7 +304,14 @@ void TerminalView::Show(const harness::Event& e) {
       if (!call.approval.empty()) {
         detail = "awaiting approval: affordance approvals approve " + call.approval + " (or deny)";
       }
-      Line("  " + mark + " " + call.name + Dim(" " + Shorten(call.args, 70) + " · " + detail));
+      // On a narrow terminal the arguments give way first: the state is what the line is for.
+      size_t room = 70;
+      if (tty_) {
+        const size_t fixed = text::DisplayWidth("  ✓ " + call.name + "  · " + detail);
+        room = std::min(room, fixed + 8 < columns_ ? columns_ - fixed : 0);
+      }
+      std::string args = room > 0 ? " " + Shorten(call.args, room) : "";
+      Line("  " + mark + " " + call.name + Dim(args + " · " + detail));
       gap_before_text_ = true;
       Spin("thinking");
       return;
@@ -274,17 +323,13 @@ void TerminalView::Show(const harness::Event& e) {
           "  " + Color("35", "▣") + " surface " + d.value("surfaceId", "") +
           Dim(" · " + d.value("kind", "inline") + " · " +
               (d.value("live", false) ? "live" : "static") + " · " + d.value("state", ""));
-      std::string program = d.value("program", "");
+      // What the web shows, as text: rows re-read, two columns of indent.
+      surface::TextOptions o;
+      o.width = columns_ > 2 ? columns_ - 2 : 1;
+      o.color = color_;
       std::string body;
-      size_t start = 0;
-      for (int i = 0; i < 6 && start < program.size(); ++i) {
-        size_t nl = program.find('\n', start);
-        std::string line =
-            program.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-        body += "\n    " + Dim(Shorten(line, 96));
-        start = nl == std::string::npos ? program.size() : nl + 1;
-      }
-      if (start < program.size()) body += "\n    " + Dim("…");
+      std::istringstream lines(SurfacePartText(d, surfaces_, o));
+      for (std::string l; std::getline(lines, l);) body += "\n" + (l.empty() ? l : "  " + l);
       Line(head + body);
       gap_before_text_ = true;
       return;
@@ -301,20 +346,32 @@ void TerminalView::Show(const harness::Event& e) {
       if (!e.report) return;
       const harness::TurnReport& r = *e.report;
       const size_t steps = r.ledger.size();
-      std::string line = "— " + std::string(harness::TurnStatusName(r.status)) + " · " +
-                         std::to_string(steps) + " step" + (steps == 1 ? "" : "s");
+      std::vector<std::string> facts = {"— " + std::string(harness::TurnStatusName(r.status)),
+                                        std::to_string(steps) + " step" + (steps == 1 ? "" : "s")};
       if (auto weakest = harness::WeakestEvidence(r.ledger)) {
-        line += " · evidence " + std::string(harness::DataStateName(*weakest));
+        facts.push_back("evidence " + std::string(harness::DataStateName(*weakest)));
       }
       int64_t prompt = 0, cached = 0;
       for (const auto& s : r.ledger) {
         prompt += s.prompt_tokens;
         cached += s.cached_prompt_tokens;
       }
-      line +=
-          " · " + std::to_string(prompt) + " prompt tokens (" + std::to_string(cached) + " cached)";
+      facts.push_back(std::to_string(prompt) + " prompt tokens (" + std::to_string(cached) +
+                      " cached)");
+      // One line when it fits, else broken between facts.
+      std::string lines, current;
+      for (const auto& f : facts) {
+        if (current.empty()) {
+          current = f;
+        } else if (text::DisplayWidth(current) + 3 + text::DisplayWidth(f) <= columns_) {
+          current += " · " + f;
+        } else {
+          lines += Dim(current) + "\n";
+          current = "  " + f;
+        }
+      }
       Line("");
-      Line(Dim(line));
+      Line(lines + Dim(current));
       return;
     }
     default:  // start, text-start, reasoning-*, tool-input-delta, denied, finish, abort

@@ -3,6 +3,7 @@
 // status), and turns Ctrl-C into a cancellation of the running turn.
 #pragma once
 
+#include "cli/surface_text.h"
 #include "harness/event.h"
 #include "model/provider.h"
 
@@ -20,10 +21,22 @@ namespace affordance::cli {
 
 bool IsTty(int fd);
 
+// The columns of the terminal `fd` writes to: $COLUMNS when it is a positive number, else the
+// terminal's size (ioctl TIOCGWINSZ), else 80.
+size_t TerminalWidth(int fd);
+
+// Whether output to `fd` may be styled with ANSI escapes: it is a terminal and $NO_COLOR is unset
+// or empty (https://no-color.org).
+bool ColorWanted(int fd);
+
 class TerminalView {
  public:
-  // `tty`: colours, a spinner and line rewriting; otherwise plain lines only.
-  TerminalView(std::ostream& out, bool tty);
+  // `tty`: a spinner and line rewriting, coloured unless $NO_COLOR says otherwise, every line
+  // within the terminal's width (TerminalWidth; the answer word-wrapped, tool lines giving up
+  // their arguments first, then folded); otherwise plain, whole lines. Surfaces are printed as text
+  // (cli/surface_text.h) at the width either way, their tables filled with rows re-read through
+  // `surfaces`.
+  TerminalView(std::ostream& out, bool tty, SurfaceSource surfaces = {});
   ~TerminalView();
   void Show(const harness::Event& event);
 
@@ -39,13 +52,17 @@ class TerminalView {
   void ShowEffect(const nlohmann::ordered_json& approval);
   std::string Dim(const std::string& s) const;
   std::string Color(const char* code, const std::string& s) const;
+  std::string Fit(const std::string& text) const;  // on a tty, each line folded to its width
 
   std::ostream& out_;
   bool tty_;
+  bool color_;
+  SurfaceSource surfaces_;
+  size_t columns_;  // the terminal's width, for lines that must fit it
   std::mutex mu_;
   bool at_line_start_ = true;
   bool gap_before_text_ = false;  // tool or surface lines were printed since the last text
-  size_t width_ = 0;              // terminal columns (0: no wrapping)
+  size_t width_ = 0;              // where answer text wraps (0: no wrapping)
   size_t column_ = 0;             // where the cursor is on the current line
   std::string word_;              // a word still arriving
   std::string spin_label_;

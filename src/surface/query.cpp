@@ -1,5 +1,7 @@
 #include "surface/query.h"
 
+#include "surface/internal/evaluate.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -173,6 +175,37 @@ Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
   run.rows = std::move(result->rows);
   run.truncated = result->truncated;
   return run;
+}
+
+BoundRows ReadBindings(store::Store& store, connect::ConnectorRoad* road,
+                       authority::Authority* authority, const OpenedArtifact& artifact,
+                       const ParseResult& program, const authority::Actor& by) {
+  BoundRows out;
+  for (const QueryBinding& b : artifact.bindings.queries) {
+    BindingRows& rows = out[b.statement];
+    if (road == nullptr) {
+      rows.error = "no connector is configured here";
+      continue;
+    }
+    QueryRequest req;
+    req.artifact = artifact.artifact.id;
+    req.version = artifact.version.version;
+    req.statement = b.statement;
+    if (!b.args_literal) {
+      internal::EvalScope state(program, nullptr);
+      req.args = json(state.Evaluate(Json(b.args)));
+    }
+    auto run = ExecuteQuery(store, *road, authority, req, by);
+    if (!run) {
+      rows.error = run.error().message;
+    } else if (run->mismatch) {
+      rows.error = run->mismatch->message;
+    } else {
+      rows.rows = std::move(run->rows);
+      rows.truncated = run->truncated;
+    }
+  }
+  return out;
 }
 
 Result<store::ApprovalRecord> StageMutation(store::Store& store, authority::Authority& authority,

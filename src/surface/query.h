@@ -17,9 +17,11 @@
 #include "connect/road.h"
 #include "store/store.h"
 #include "surface/artifact.h"
+#include "surface/program.h"
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +80,26 @@ struct QueryRun {
 Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
                               authority::Authority* authority, const QueryRequest& request,
                               const authority::Actor& by);
+
+// What a surface shows for one Query() binding: the rows a re-execution read, or why there are
+// none (`error`: one line a person can act on, e.g. the connector is not configured, the read
+// grant is missing, or the live result no longer matches the binding).
+struct BindingRows {
+  std::vector<nlohmann::json> rows;
+  bool truncated = false;  // the source holds more rows than it returned
+  std::optional<std::string> error;
+};
+using BoundRows = std::map<std::string, BindingRows, std::less<>>;  // by Query statement id
+
+// Re-executes every Query() binding of `artifact` (parsed as `program`) the way the web UI does
+// when it renders a surface: each through ExecuteQuery (the code path of POST /api/query), with
+// the binding's literal arguments, or, for arguments that read $state, the arguments evaluated
+// with the state defaults (what the web sends before anyone touches an input). Never fails: a
+// binding whose rows cannot be read gets its reason in `error` (`road` null: "no connector is
+// configured here").
+BoundRows ReadBindings(store::Store& store, connect::ConnectorRoad* road,
+                       authority::Authority* authority, const OpenedArtifact& artifact,
+                       const ParseResult& program, const authority::Actor& by);
 
 // Stages a Mutation() binding of an artifact with the arguments the gesture resolved: an approval
 // request through authority (nothing runs until a person approves). Errors:
