@@ -12,6 +12,33 @@
 
 namespace affordance::model {
 
+namespace {
+
+// One step's text: a string, or {"text", "finish"?}.
+Result<ReplayScript::Step> ParseStep(const nlohmann::json& s, const std::string& where) {
+  ReplayScript::Step step;
+  if (s.is_string()) {
+    step.text = s.get<std::string>();
+  } else if (s.is_object() && s.contains("text") && s["text"].is_string()) {
+    step.text = s["text"].get<std::string>();
+    if (s.contains("finish")) {
+      if (s["finish"] != "length" && s["finish"] != "stop") {
+        return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                         "\"finish\" must be \"stop\" or \"length\"", where);
+      }
+      step.cut_off = s["finish"] == "length";
+    }
+  } else {
+    return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                     "each step must be a string, an object with a \"text\" string, or an "
+                     "object with \"cases\"",
+                     where);
+  }
+  return step;
+}
+
+}  // namespace
+
 Result<ReplayScript> ParseReplayScript(std::string_view json) {
   if (auto deep = CheckJsonDepth(json, "model.too_deep", "the replay script"); !deep) {
     return deep.error();
@@ -50,23 +77,35 @@ Result<ReplayScript> ParseReplayScript(std::string_view json) {
   }
   for (size_t i = 0; i < steps->size(); ++i) {
     const auto& s = (*steps)[i];
+    const std::string where = "steps[" + std::to_string(i) + "]";
     ReplayScript::Step step;
-    if (s.is_string()) {
-      step.text = s.get<std::string>();
-    } else if (s.is_object() && s.contains("text") && s["text"].is_string()) {
-      step.text = s["text"].get<std::string>();
-      if (s.contains("finish")) {
-        if (s["finish"] != "length" && s["finish"] != "stop") {
+    if (s.is_object() && s.contains("cases")) {
+      const auto& cases = s["cases"];
+      if (!cases.is_array() || cases.empty()) {
+        return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                         "\"cases\" must be a non-empty array", where);
+      }
+      for (size_t c = 0; c < cases.size(); ++c) {
+        const std::string at = where + ".cases[" + std::to_string(c) + "]";
+        if (!cases[c].is_object()) {
           return MakeError(ErrorKind::kInvalid, "model.replay_script",
-                           "\"finish\" must be \"stop\" or \"length\"",
-                           "steps[" + std::to_string(i) + "]");
+                           "each case must be an object with a \"text\" string", at);
         }
-        step.cut_off = s["finish"] == "length";
+        auto parsed = ParseStep(cases[c], at);
+        if (!parsed) return parsed.error();
+        if (auto w = cases[c].find("when"); w != cases[c].end()) {
+          if (!w->is_string() || w->get<std::string>().empty()) {
+            return MakeError(ErrorKind::kInvalid, "model.replay_script",
+                             "\"when\" must be a non-empty string", at);
+          }
+          parsed->when = w->get<std::string>();
+        }
+        step.cases.push_back(std::move(parsed).value());
       }
     } else {
-      return MakeError(ErrorKind::kInvalid, "model.replay_script",
-                       "each step must be a string or an object with a \"text\" string",
-                       "steps[" + std::to_string(i) + "]");
+      auto parsed = ParseStep(s, where);
+      if (!parsed) return parsed.error();
+      step = std::move(parsed).value();
     }
     script.steps.push_back(std::move(step));
   }
@@ -124,7 +163,33 @@ Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
                                  std::to_string(script_.steps.size()) + " steps played"));
   }
   ++next_;
-  const ReplayScript::Step& step = script_.steps[index];
+  const ReplayScript::Step* chosen = &script_.steps[index];
+  if (!chosen->cases.empty()) {
+    std::string prompt;
+    if (!request.prompt.empty()) {
+      auto decoded = tokenizer_->Decode(request.prompt);
+      if (!decoded.ok()) return writer.Fail(decoded.error());
+      prompt = std::move(decoded).value();
+    } else {
+      prompt = request.messages.dump();
+    }
+    const ReplayScript::Step* match = nullptr;
+    std::string tried;
+    for (const auto& c : chosen->cases) {
+      if (c.when.empty() || prompt.find(c.when) != std::string::npos) {
+        match = &c;
+        break;
+      }
+      tried += (tried.empty() ? "\"" : ", \"") + c.when + "\"";
+    }
+    if (match == nullptr) {
+      return writer.Fail(MakeError(ErrorKind::kInvalid, "model.replay_no_case",
+                                   "no case of this replay step matches its prompt",
+                                   "step " + std::to_string(index) + " tried " + tried));
+    }
+    chosen = match;
+  }
+  const ReplayScript::Step& step = *chosen;
   auto ids = tokenizer_->Encode(step.text, {.match_special = true});
   if (!ids.ok()) return writer.Fail(ids.error());
   std::vector<text::TokenId> tokens = std::move(ids).value();

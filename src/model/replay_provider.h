@@ -2,13 +2,20 @@
 //
 // A replay script is a JSON file:
 //   {"format": "qwen3" | "llama3.1",
-//    "steps": ["model text of step 1", {"text": "model text of step 2", "finish": "length"}, ...]}
+//    "steps": ["model text of step 1", {"text": "model text of step 2", "finish": "length"},
+//              {"cases": [{"when": "denied: a person denied", "text": "..."}, {"text": "..."}]}, ...]}
 // Each Stream() call plays the next step: its text is encoded with the REAL tokenizer (special
 // spellings such as <tool_call> or <|python_tag|> become their tokens), the format's end-of-turn
 // token (<|im_end|> / <|eot_id|>) is appended unless the text already ends with an end token or
 // the step says "finish": "length", and the tokens are fed one by one through the same incremental
 // decoder and parser as a real model's, so the parts are exactly what a live model writing that
 // text would produce. request.max_tokens applies (reason "length" when it cuts the step).
+//
+// A step with "cases" is how a script follows what happened (a person's decision, a result): the
+// first case whose "when" occurs in the step's prompt plays (the decoded prompt tokens, or the chat
+// messages as JSON), and a case without "when" always matches. It is plain substring matching on
+// what the harness rendered, as a stand-in for a model reading its prompt; when no case matches
+// the step fails with "model.replay_no_case" naming the cases.
 //
 // Deterministic: the same script and requests give the same parts. Every part carries metadata
 // {"replay": true, "replayStep": <0-based step index>} so it can never be mistaken for a live
@@ -25,6 +32,8 @@ struct ReplayScript {
   struct Step {
     std::string text;
     bool cut_off = false;  // "finish": "length": no end-of-turn token is appended
+    std::string when;      // a case's condition ("": always)
+    std::vector<Step> cases;  // when not empty, the step is the first case that matches
   };
   formats::ChatFormat format = formats::ChatFormat::kQwen3;
   std::vector<Step> steps;

@@ -75,7 +75,9 @@ TEST(EndStateReplayModel, AMalformedCallIsEmittedAndTheModelIsTold) {
   EXPECT_EQ(TruthByCall(rig)[errors[0]["toolCallId"]], "emitted");
   auto thread = rig.store->LoadThread(rig.thread);
   for (const auto& p : (*thread)[1].parts) {
-    if (p.kind == "tool") EXPECT_EQ(p.state, "emitted");
+    if (p.kind == "tool") {
+      EXPECT_EQ(p.state, "emitted");
+    }
   }
 }
 
@@ -133,8 +135,9 @@ TEST(EndStateReplayModel, AnApprovedWriteRefusedAtExecutionReadsRefusedEverywher
   auto grants = people.Grants();
   ASSERT_TRUE(grants.ok());
   for (const auto& g : *grants) {
-    if (g.access == "write")
+    if (g.access == "write") {
       ASSERT_TRUE(people.Revoke(g.id, authority::Actor::User("tester")).ok());
+    }
   }
   rig.events.clear();
   auto next = rig.harness->ContinueTurn(
@@ -156,7 +159,9 @@ TEST(EndStateReplayModel, AnApprovedWriteRefusedAtExecutionReadsRefusedEverywher
   auto thread = rig.store->LoadThread(rig.thread);
   for (const auto& m : *thread) {
     for (const auto& p : m.parts) {
-      if (p.kind == "tool" && p.key == call) EXPECT_EQ(p.state, "refused");
+      if (p.kind == "tool" && p.key == call) {
+        EXPECT_EQ(p.state, "refused");
+      }
     }
   }
   // Activity says it, and the model is told once.

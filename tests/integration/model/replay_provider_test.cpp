@@ -167,7 +167,10 @@ TEST(ReplayLlama31, CallAfterPythonTagAndProse) {
 TEST(ReplayScriptFile, BadScriptsAreErrors) {
   for (const char* bad :
        {"not json", "[]", R"({"steps": 3})", R"({"format": "gpt", "steps": []})",
-        R"({"steps": [5]})", R"({"steps": [{"text": "x", "finish": "maybe"}]})"}) {
+        R"({"steps": [5]})", R"({"steps": [{"text": "x", "finish": "maybe"}]})",
+        R"({"steps": [{"cases": []}]})", R"({"steps": [{"cases": [{"when": "x"}]}]})",
+        R"({"steps": [{"cases": [{"when": "", "text": "x"}]}]})",
+        R"({"steps": [{"cases": ["x"]}]})"}) {
     auto s = ParseReplayScript(bad);
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_EQ(s.error().code, "model.replay_script");
@@ -175,6 +178,38 @@ TEST(ReplayScriptFile, BadScriptsAreErrors) {
   auto missing = LoadReplayScript("/nonexistent/script.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().detail, "/nonexistent/script.json");
+}
+
+// A step with cases plays the first one whose "when" the rendered prompt contains, so a script can
+// follow a person's decision; with no match the step fails with its own code.
+TEST(ReplayQwen3, CasesFollowWhatThePromptSays) {
+  auto tok = Qwen();
+  const char* script = R"({"format": "qwen3", "steps": [{"cases": [
+    {"when": "denied: a person denied", "text": "Nothing ran."},
+    {"when": "verified:", "text": "It is in your calendar."}]}]})";
+  auto prompt = [&](const std::string& text) {
+    StepRequest r;
+    r.prompt = *tok->Encode("<|im_start|>user\n" + text + "<|im_end|>\n<|im_start|>assistant\n",
+                            {.match_special = true});
+    return r;
+  };
+  auto denied = Make(tok, script);
+  auto d = Collect(*denied, prompt("denied: a person denied approval ap-1"));
+  ASSERT_TRUE(d.status.ok()) << d.status.error().ToString();
+  EXPECT_EQ(Joined(d.parts, PartType::kTextDelta), "Nothing ran.");
+  auto approved = Make(tok, script);
+  auto a = Collect(*approved, prompt("verified: calendar.create_event ran once"));
+  EXPECT_EQ(Joined(a.parts, PartType::kTextDelta), "It is in your calendar.");
+  auto neither = Make(tok, script);
+  auto n = Collect(*neither, prompt("pending"));
+  ASSERT_FALSE(n.status.ok());
+  EXPECT_EQ(n.status.error().code, "model.replay_no_case");
+  EXPECT_THAT(n.status.error().detail, HasSubstr("\"verified:\""));
+  // A case without "when" always matches; chat requests match on their messages.
+  auto fallback = Make(tok, R"({"steps": [{"cases": [{"when": "zzz", "text": "a"}, {"text": "b"}]}]})");
+  StepRequest chat;
+  chat.messages = nlohmann::json::array({{{"role", "user"}, {"content", "hi"}}});
+  EXPECT_EQ(Joined(Collect(*fallback, chat).parts, PartType::kTextDelta), "b");
 }
 
 // Issue 24: a script is a file from outside the process; a million levels would overflow the stack

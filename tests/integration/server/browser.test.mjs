@@ -167,7 +167,7 @@ test('replay: a staged write shows an approval card; approving runs it once and 
 
     await approve.click();
     await write.locator('.badge', { hasText: 'verified' }).waitFor({ timeout: 30000 });
-    await page.getByText(/If you approved it, it ran at most once/).waitFor({ timeout: 30000 });
+    await page.getByText(/The budget sync is in your calendar/).waitFor({ timeout: 30000 });
     assert.equal(await write.getByRole('button', { name: 'Approve' }).count(), 0, 'decided once');
     assert.equal(server.calendar().split('SUMMARY:Budget sync').length - 1, 1, 'written once');
     await page.screenshot({ path: join(shots, 'web-approved.png') });

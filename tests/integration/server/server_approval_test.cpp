@@ -119,7 +119,7 @@ TEST(ServerApproval, ReplayApprovedWriteContinuesTheTurnRunsOnceAndIsVerified) {
   for (const auto& c : chunks) {
     if (c["type"] == "text-delta") text += c["delta"].get<std::string>();
   }
-  EXPECT_THAT(text, HasSubstr("If you approved it, it ran at most once"));
+  EXPECT_THAT(text, HasSubstr("The budget sync is in your calendar"));
   EXPECT_EQ(chunks.back()["type"], "finish");
 
   const std::string after = rig.ics();
@@ -146,7 +146,7 @@ TEST(ServerApproval, ReplayApprovedWriteContinuesTheTurnRunsOnceAndIsVerified) {
   auto thread = Http(rig.port(), "GET", "/api/threads/" + rig.thread);
   ASSERT_EQ(thread.status, 200) << thread.body;
   EXPECT_THAT(thread.body, HasSubstr("\"verified\""));
-  EXPECT_THAT(thread.body, HasSubstr("If you approved it, it ran at most once"));
+  EXPECT_THAT(thread.body, HasSubstr("The budget sync is in your calendar"));
 }
 
 TEST(ServerApproval, ReplayDeniedWriteRunsNothingAndTheCallIsDenied) {
@@ -168,13 +168,14 @@ TEST(ServerApproval, ReplayDeniedWriteRunsNothingAndTheCallIsDenied) {
             (json{{"type", "tool-output-denied"}, {"toolCallId", (*request)["toolCallId"]}}));
   EXPECT_EQ(Find(chunks, "tool-output-available"), nullptr);
   EXPECT_EQ(rig.ics(), before);
-  // The scripted answer after the decision cannot see it, so it claims no write: it says what
-  // each decision means, and after a denial that nothing ran.
+  // The scripted answer follows the decision its prompt shows (replay "cases"): after a denial it
+  // says that nothing ran, and claims no write.
   std::string text;
   for (const auto& c : chunks) {
     if (c["type"] == "text-delta") text += c["delta"].get<std::string>();
   }
-  EXPECT_THAT(text, HasSubstr("If you denied it, nothing ran"));
+  EXPECT_THAT(text, HasSubstr("You denied the budget sync, so nothing ran"));
+  EXPECT_THAT(text, Not(HasSubstr("in your calendar:")));
   EXPECT_THAT(text, Not(HasSubstr("Done")));
 
   // The thread read back: the staging call's part is denied.
