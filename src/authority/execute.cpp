@@ -8,14 +8,12 @@
 //   3. receipt + status: executed | failed | outcome_unknown (never a retry)
 //   4. verify by a fresh read (executed only)
 #include "authority/authority.h"
+#include "base/process_state.h"
 
 #include "connect/mutate.h"
 #include "connect/schema.h"
 
-#include <signal.h>
 #include <unistd.h>
-
-#include <cerrno>
 
 namespace affordance::authority {
 
@@ -38,9 +36,8 @@ bool ExecutorGone(const std::string& executor) {
   gethostname(host, sizeof host - 1);
   if (executor.substr(at + 1) != host) return false;
   pid_t pid = static_cast<pid_t>(std::atol(executor.substr(0, at).c_str()));
-  if (pid <= 0) return true;
   if (pid == ::getpid()) return false;
-  return ::kill(pid, 0) != 0 && errno == ESRCH;
+  return ProcessGone(pid);
 }
 
 // "$name" strings are replaced by bindings[name]; anything else stays.

@@ -4,16 +4,27 @@
 // line with its truth state, a composed surface is printed as text (its tables filled with rows
 // re-read from their connectors), a spinner shows a running step, and Ctrl-C cancels the running
 // step (the turn is kept, marked cancelled). Commands: /threads, /resume N (a number from /threads
-// or a thread id), /new, /help, /quit (or end of input). Everything is persisted in the data
-// folder.
+// or a thread id), /new, /approve [ID], /deny [ID] [reason], /help, /quit (or end of input).
+// Everything is persisted in the data folder.
+//
+// A staged write is shown as its effect card. On a terminal the person is then asked to approve,
+// deny or decide later, and a decision continues the turn at once (Harness::ContinueTurn), as the
+// web card's buttons do; /approve and /deny decide a pending write of the current thread at any
+// time, piped input included. The approval is for the request the card showed (its digest).
+// Only the person at this terminal decides: the model's output is printed, never read back as
+// input.
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/session.h"
 #include "cli/terminal.h"
 #include "text/display_width.h"
 
+#include <cctype>
 #include <ctime>
+#include <functional>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 namespace affordance::cli {
 namespace {
@@ -33,10 +44,24 @@ std::string When(int64_t ms) {
 }
 
 void Help(std::ostream& out, size_t width) {
-  const std::string commands = "Commands: /threads  /resume N  /new  /help  /quit";
-  const std::string cancel = "(Ctrl-C cancels a running step)";
-  out << commands << (commands.size() + 3 + cancel.size() <= width ? "   " : "\n") << cancel
-      << "\n";
+  // Folded between commands to the terminal's width.
+  const std::vector<std::string> items = {
+      "Commands:", "/threads",      "/resume N",
+      "/new",      "/approve [ID]", "/deny [ID] [reason]",
+      "/help",     "/quit",         "(Ctrl-C cancels a running step)"};
+  size_t column = 0;
+  for (const auto& item : items) {
+    const size_t gap = column == 0 ? 0 : 2;
+    if (column > 0 && column + gap + item.size() > width) {
+      out << "\n";
+      column = 0;
+    } else if (column > 0) {
+      out << "  ";
+    }
+    out << item;
+    column += (column == 0 ? 0 : gap) + item.size();
+  }
+  out << "\n";
 }
 
 // Prints the last messages of a thread so a resumed conversation has its context on screen, its
@@ -61,10 +86,153 @@ void ShowThread(Session& s, const std::string& id, std::ostream& out, bool color
     } else {
       out << text << "\n";
       std::string status = m.meta.value("status", m.status);
+      if (m.status == "interrupted" && !m.meta.contains("status")) {
+        status +=
+            ": the process running this turn stopped before it finished; what it wrote "
+            "before is kept";
+      }
       out << "  (" << status << ")\n";
     }
   }
 }
+
+// Runs turns with their terminal view and Ctrl-C guard, and decides staged writes with the person.
+class ChatTurns {
+ public:
+  using Body = std::function<Result<harness::TurnReport>(const harness::EventSink&,
+                                                         const model::CancelToken&)>;
+  // `interactive`: stdin is a terminal, so the person can be asked.
+  ChatTurns(Session& s, std::ostream& out, bool tty, bool interactive)
+      : s_(s), out_(out), tty_(tty), interactive_(interactive) {}
+
+  // One turn (RunTurn or ContinueTurn), shown as it streams. Remembers the digest of each effect
+  // card shown, so a decision is for exactly what the person read.
+  Result<harness::TurnReport> Run(const Body& body) {
+    model::CancelToken cancel;
+    InterruptGuard guard(cancel);
+    TerminalView view(out_, tty_, {s_.store, s_.session->road(), &s_.harness->authority()});
+    return body(
+        [&](const harness::Event& e) {
+          if (e.kind == harness::EventKind::kApproval && e.value.value("state", "") == "pending") {
+            shown_[e.value.value("approvalId", "")] = e.value.value("digest", "");
+          }
+          view.Show(e);
+        },
+        cancel);
+  }
+
+  // After a turn that ended awaiting approval, on a terminal: asks about each pending write of
+  // the thread, then continues the turn when one was decided (and asks again if that ends
+  // awaiting another approval).
+  void AskAndContinue(const std::string& thread) {
+    while (interactive_) {
+      bool decided = false;
+      const auto pending = Pending(thread);
+      for (const auto& a : pending) {
+        // The card is just above; with several, each question names its request.
+        out_ << "\n  Approve " << (pending.size() == 1 ? "this write" : a.id)
+             << "? [y]es, [n]o, [l]ater › " << std::flush;
+        std::string answer;
+        if (!std::getline(std::cin, answer)) return;
+        answer = Lower(Trim(answer));
+        if (answer == "y" || answer == "yes") {
+          decided |= Decide(a, true, "");
+        } else if (answer == "n" || answer == "no") {
+          out_ << "  Why (optional) › " << std::flush;
+          std::string reason;
+          if (!std::getline(std::cin, reason)) reason.clear();
+          decided |= Decide(a, false, Trim(reason));
+        } else {
+          const std::string id = pending.size() == 1 ? "" : " " + a.id;
+          out_ << "  Left pending: /approve" << id << " or /deny" << id << " decides it.\n";
+        }
+      }
+      if (!decided || !Continue(thread)) return;
+    }
+  }
+
+  // /approve [ID] and /deny [ID] [reason]: without an id, the one pending write of the thread.
+  void DecideCommand(const std::string& thread, const std::string& id, bool approve,
+                     const std::string& reason) {
+    std::vector<store::ApprovalRecord> pending;
+    if (id.empty()) {
+      pending = thread.empty() ? pending : Pending(thread);
+      if (pending.size() != 1) {
+        out_ << (pending.empty() ? "No write of this thread waits for a decision.\n"
+                                 : "Several writes wait; name one:");
+        for (const auto& a : pending) out_ << " " << a.id;
+        if (!pending.empty()) out_ << "\n";
+        return;
+      }
+    } else {
+      auto a = s_.store->GetApproval(id);
+      if (!a) {
+        ReportError(a.error(), false);
+        return;
+      }
+      pending.push_back(*a);
+    }
+    const store::ApprovalRecord& a = pending.front();
+    if (!Decide(a, approve, reason)) return;
+    if (a.thread_id == thread) {
+      if (harness::ContinuableTurn(*s_.store, thread)) {
+        if (Continue(thread)) AskAndContinue(thread);
+      }
+    } else {
+      out_ << "  (it belongs to another thread; its turn continues when you /resume it and send a "
+              "message)\n";
+    }
+  }
+
+ private:
+  static std::string Trim(const std::string& s) {
+    size_t b = s.find_first_not_of(" \t\r");
+    size_t e = s.find_last_not_of(" \t\r");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+  }
+  static std::string Lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+
+  std::vector<store::ApprovalRecord> Pending(const std::string& thread) {
+    auto listed = s_.store->ListApprovals("pending", thread);
+    return listed ? *listed : std::vector<store::ApprovalRecord>{};
+  }
+
+  // The person's decision, for the request the card showed when one was shown this session.
+  bool Decide(const store::ApprovalRecord& a, bool approve, const std::string& reason) {
+    authority::Authority& auth = s_.harness->authority();
+    auto shown = shown_.find(a.id);
+    const std::string digest = shown == shown_.end() ? "" : shown->second;
+    auto r = approve ? auth.Approve(a.id, authority::Actor::LocalUser(), digest)
+                     : auth.Deny(a.id, authority::Actor::LocalUser(), reason);
+    if (!r) {
+      ReportError(r.error(), false);
+      return false;
+    }
+    out_ << "  " << (approve ? "Approved" : "Denied") << " " << a.id
+         << (approve ? "; it runs once, now." : "; nothing will run.") << "\n";
+    return true;
+  }
+
+  bool Continue(const std::string& thread) {
+    auto report = Run([&](const harness::EventSink& sink, const model::CancelToken& cancel) {
+      return s_.harness->ContinueTurn(thread, sink, cancel);
+    });
+    if (!report) {
+      ReportError(report.error(), false);
+      return false;
+    }
+    return report->status == harness::TurnStatus::kAwaitingApproval;
+  }
+
+  Session& s_;
+  std::ostream& out_;
+  bool tty_;
+  bool interactive_;
+  std::map<std::string, std::string> shown_;  // approval id -> digest on the card shown
+};
 
 int Chat(const ChatOptions& o) {
   auto opened = OpenSession(o.session);
@@ -87,6 +255,8 @@ int Chat(const ChatOptions& o) {
         << " recovered (marked interrupted; everything persisted before is kept)\n";
   }
   Help(out, width);
+  const bool interactive = IsTty(0);
+  ChatTurns turns(s, out, tty, interactive);
   std::vector<store::ThreadInfo> listed;
   std::string line;
   while (true) {
@@ -144,6 +314,25 @@ int Chat(const ChatOptions& o) {
       ShowThread(s, thread, out, color);
       continue;
     }
+    if (line.rfind("/approve", 0) == 0 || line.rfind("/deny", 0) == 0) {
+      const bool approve = line.rfind("/approve", 0) == 0;
+      // An approval id first (our own "apr_" ids), then for /deny a reason in the person's words.
+      std::string rest = line.substr(approve ? 8 : 5);
+      rest.erase(0, std::min(rest.size(), rest.find_first_not_of(' ')));
+      std::string id, reason = rest;
+      if (rest.rfind("apr_", 0) == 0) {
+        const size_t end = std::min(rest.size(), rest.find(' '));
+        id = rest.substr(0, end);
+        const size_t words = rest.find_first_not_of(' ', end);
+        reason = words == std::string::npos ? "" : rest.substr(words);
+      }
+      if (approve && !reason.empty()) {
+        out << "/approve takes an approval id only (see the card above).\n";
+        continue;
+      }
+      turns.DecideCommand(thread, id, approve, reason);
+      continue;
+    }
     if (line[0] == '/') {
       out << "Unknown command " << line << ". ";
       Help(out, width);
@@ -157,12 +346,16 @@ int Chat(const ChatOptions& o) {
       }
       thread = created->id;
     }
-    model::CancelToken cancel;
-    InterruptGuard guard(cancel);
-    TerminalView view(out, tty, {s.store, s.session->road(), &s.harness->authority()});
-    auto report = s.harness->RunTurn(
-        thread, line, [&](const harness::Event& e) { view.Show(e); }, cancel);
-    if (!report) ReportError(report.error(), false);
+    auto report = turns.Run([&](const harness::EventSink& sink, const model::CancelToken& cancel) {
+      return s.harness->RunTurn(thread, line, sink, cancel);
+    });
+    if (!report) {
+      ReportError(report.error(), false);
+      continue;
+    }
+    if (report->status == harness::TurnStatus::kAwaitingApproval) {
+      turns.AskAndContinue(thread);
+    }
   }
   out << "\n";
   return kExitOk;

@@ -4,6 +4,8 @@
 //   affordance run --json ...        one JSON line per event (the UI message stream chunks)
 //
 // Without --thread a new thread is created (titled after the question); --thread ID continues one.
+// When that thread's last turn was interrupted (its process died), the run says so first: a line,
+// or with --json that message's `data-turn` part (status "interrupted", error harness.interrupted).
 // Human mode streams the answer and prints one line per tool call and the turn's status; the exit
 // status is 0 for a turn that ended (whatever its status) and non-zero for errors that prevented
 // the turn (bad options, unknown thread, a store that cannot open).
@@ -12,8 +14,10 @@
 #include "cli/session.h"
 #include "cli/terminal.h"
 #include "server/protocol.h"
+#include "server/ui_message.h"
 
 #include <iostream>
+#include <optional>
 
 namespace affordance::cli {
 namespace {
@@ -25,6 +29,20 @@ struct RunOptions {
   std::string message;
 };
 
+// The data-turn part of the thread's last message when that turn ended interrupted.
+std::optional<nlohmann::ordered_json> PreviousTurnInterrupted(store::Store& store,
+                                                              const std::string& thread) {
+  auto messages = store.LoadThread(thread);
+  if (!messages || messages->empty()) return std::nullopt;
+  const store::MessageRecord& last = messages->back();
+  if (last.role != "assistant" || last.status != "interrupted") return std::nullopt;
+  nlohmann::ordered_json message = server::ToUiMessage(last);
+  for (auto& part : message["parts"]) {
+    if (part.value("type", "") == "data-turn") return part;
+  }
+  return std::nullopt;
+}
+
 int Run(const RunOptions& o) {
   auto session = OpenSession(o.session);
   if (!session) return ReportError(session.error(), o.session.json);
@@ -34,6 +52,15 @@ int Run(const RunOptions& o) {
     auto created = s.store->CreateThread(o.title);  // "": titled by the harness (ThreadTitle)
     if (!created) return ReportError(created.error(), o.session.json);
     thread = created->id;
+  } else if (auto previous = PreviousTurnInterrupted(*s.store, thread)) {
+    // Continuing a thread whose last turn was cut off (its process died): said first, in the form
+    // a client reading the thread back gets (the message's data-turn part).
+    if (o.session.json) {
+      std::cout << previous->dump() << "\n";
+    } else {
+      std::cout << "The previous turn of this thread was interrupted: "
+                << (*previous)["data"]["error"].value("message", "") << ".\n";
+    }
   }
   model::CancelToken cancel;
   InterruptGuard guard(cancel);

@@ -11,7 +11,8 @@ namespace affordance::harness {
 // {"pid": ..., "start": ...} of this process.
 nlohmann::json TurnOwner();
 
-// For store::Store::RecoverInterrupted: true when meta names no owner, or its process is gone.
+// For store::Store::RecoverInterrupted: true when meta names no owner, or its process is gone
+// (exited, another process now holding its pid, or killed and not yet reaped by its parent).
 bool Abandoned(const nlohmann::json& meta);
 
 }  // namespace affordance::harness

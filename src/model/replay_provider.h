@@ -3,7 +3,8 @@
 // A replay script is a JSON file:
 //   {"format": "qwen3" | "llama3.1",
 //    "steps": ["model text of step 1", {"text": "model text of step 2", "finish": "length"},
-//              {"cases": [{"when": "denied: a person denied", "text": "..."}, {"text": "..."}]}, ...]}
+//              {"cases": [{"when": "denied: a person denied", "text": "..."}, {"text": "..."}]},
+//              ...]}
 // Each Stream() call plays the next step: its text is encoded with the REAL tokenizer (special
 // spellings such as <tool_call> or <|python_tag|> become their tokens), the format's end-of-turn
 // token (<|im_end|> / <|eot_id|>) is appended unless the text already ends with an end token or
@@ -31,8 +32,8 @@ namespace affordance::model {
 struct ReplayScript {
   struct Step {
     std::string text;
-    bool cut_off = false;  // "finish": "length": no end-of-turn token is appended
-    std::string when;      // a case's condition ("": always)
+    bool cut_off = false;     // "finish": "length": no end-of-turn token is appended
+    std::string when;         // a case's condition ("": always)
     std::vector<Step> cases;  // when not empty, the step is the first case that matches
   };
   formats::ChatFormat format = formats::ChatFormat::kQwen3;

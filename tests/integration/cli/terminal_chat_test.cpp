@@ -8,11 +8,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -103,6 +105,30 @@ class Terminal {
          " " + Quote(command));
   }
   ~Terminal() { Tmux("kill-server"); }
+
+  // Keys by tmux name ("C-c").
+  void Keys(const std::string& keys) { Tmux("send-keys -t chat " + keys); }
+
+  // The affordance process in the pane: the pane's process, or the first of its descendants that
+  // runs the CLI binary (the shell tmux starts may fork it).
+  pid_t ChatPid() {
+    std::string out = Tmux("display-message -p -t chat '#{pane_pid}'");
+    std::vector<pid_t> todo = {static_cast<pid_t>(std::atol(out.c_str()))};
+    const auto cli = std::filesystem::canonical(AFFORDANCE_CLI);
+    while (!todo.empty()) {
+      pid_t pid = todo.back();
+      todo.pop_back();
+      std::error_code ec;
+      auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+      if (!ec && exe == cli) return pid;
+      for (const auto& task :
+           std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+        std::ifstream children(task.path() / "children");
+        for (long child = 0; children >> child;) todo.push_back(static_cast<pid_t>(child));
+      }
+    }
+    return 0;
+  }
 
   void Type(const std::string& keys) {
     Tmux("send-keys -t chat -l " + Quote(keys) + " \\; send-keys -t chat Enter");
@@ -282,6 +308,241 @@ TEST(TerminalChat, ReplayScriptModelsSurfaceIsTextInRunAndInArtifactsShow) {
   EXPECT_THAT(offline.out, HasSubstr("Event  Start  Where\n"));
   EXPECT_THAT(offline.out, HasSubstr("⚠ rows unavailable: no connector is configured"));
   EXPECT_THAT(offline.out, Not(HasSubstr("東京チーム sync")));
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// The approvals of the workspace, newest first.
+json Approvals(Workspace& w) {
+  auto listed = w.Cli({"approvals", "list", "--json"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.out << listed.err;
+  json doc = json::parse(listed.out, nullptr, false);
+  if (doc.is_object()) doc = doc.value("approvals", json::array());
+  return doc.is_array() ? doc : json::array();
+}
+
+// A staged write in the terminal chat: its effect card, then the person is asked, and the turn
+// continues after the decision, as after the web card's buttons.
+class StagedWriteChat : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
+    auto granted = w.Cli({"grants", "grant", "calendar", "--write"});
+    ASSERT_EQ(granted.exit_code, 0) << granted.out << granted.err;
+    before = ReadFile(ics());
+    t = std::make_unique<Terminal>(w, 100, 60, w.ChatCommand("", "stage_event.json"));
+    ASSERT_TRUE(t->WaitFor("› ")) << t->Screen();
+    t->Type("Add a budget sync on Saturday afternoon");
+    ASSERT_TRUE(t->WaitFor("[y]es, [n]o, [l]ater")) << t->Screen();
+  }
+  std::string ics() const { return w.dir() + "/connectors/team_week.ics"; }
+
+  Workspace w;
+  std::string before;
+  std::unique_ptr<Terminal> t;
+};
+
+TEST_F(StagedWriteChat, ReplayScriptModelsWriteApprovedAtThePromptRunsOnceAndIsVerified) {
+  // Before the decision: the effect in the person's terms, and nothing ran.
+  std::string asked = t->Screen();
+  EXPECT_THAT(asked, HasSubstr("Create event “Budget sync”"));
+  EXPECT_THAT(asked, HasSubstr("Sat 5 Dec 2026, 15:00"));
+  EXPECT_THAT(asked, HasSubstr("— awaiting_approval"));
+  EXPECT_THAT(asked, Not(HasSubstr("verified")));
+  EXPECT_EQ(ReadFile(ics()), before);
+
+  t->Type("y");
+  ASSERT_TRUE(t->WaitFor("The budget sync is in your calendar")) << t->Screen();
+  ASSERT_TRUE(t->WaitFor("— answered")) << t->Screen();
+  std::string screen = t->Screen();
+  EXPECT_THAT(screen, HasSubstr("Approved apr_"));
+  EXPECT_THAT(screen, HasSubstr("calendar.create_event · verified"));
+  EXPECT_EQ(Count(ReadFile(ics()), "SUMMARY:Budget sync"), 1u);
+  json approvals = Approvals(w);
+  ASSERT_EQ(approvals.size(), 1u);
+  EXPECT_EQ(approvals[0].value("status", ""), "executed") << approvals.dump();
+}
+
+TEST_F(StagedWriteChat, ReplayScriptModelsWriteDeniedAtThePromptRunsNothingAndSaysSo) {
+  t->Type("n");
+  ASSERT_TRUE(t->WaitFor("Why (optional)")) << t->Screen();
+  t->Type("not this week");
+  ASSERT_TRUE(t->WaitFor("— answered")) << t->Screen();
+  std::string screen = t->Screen();
+  EXPECT_THAT(screen, HasSubstr("Denied apr_"));
+  EXPECT_THAT(screen, HasSubstr("calendar.create_event · denied"));
+  EXPECT_THAT(screen, HasSubstr("You denied the budget sync, so nothing ran"));
+  EXPECT_THAT(screen, Not(HasSubstr("is in your calendar")));
+  EXPECT_EQ(ReadFile(ics()), before);
+  json approvals = Approvals(w);
+  ASSERT_EQ(approvals.size(), 1u);
+  EXPECT_EQ(approvals[0].value("status", ""), "denied");
+  EXPECT_EQ(approvals[0].value("reason", ""), "not this week");
+}
+
+TEST_F(StagedWriteChat, ReplayScriptModelsWriteLeftForLaterIsDecidedWithSlashApprove) {
+  t->Type("l");
+  ASSERT_TRUE(t->WaitFor("Left pending")) << t->Screen();
+  EXPECT_EQ(ReadFile(ics()), before);
+  EXPECT_EQ(Approvals(w).at(0).value("status", ""), "pending");
+  t->Type("/approve");
+  ASSERT_TRUE(t->WaitFor("The budget sync is in your calendar")) << t->Screen();
+  EXPECT_EQ(Count(ReadFile(ics()), "SUMMARY:Budget sync"), 1u);
+}
+
+// Input from a pipe is never asked anything: /deny decides, and the turn continues.
+TEST(TerminalChat, ReplayScriptModelsPipedChatDecidesWithSlashDeny) {
+  Workspace w;
+  ASSERT_EQ(w.Cli({"grants", "grant", "calendar", "--write"}).exit_code, 0);
+  const std::string before = ReadFile(w.dir() + "/connectors/team_week.ics");
+  auto r = connect::RunProcess({"/bin/sh", "-c",
+                                "printf 'Add a budget sync\\n/deny not now\\n/quit\\n' | " +
+                                    w.ChatCommand("", "stage_event.json")},
+                               60000);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 0) << r->out << r->err;
+  EXPECT_THAT(r->out, Not(HasSubstr("[y]es")));
+  EXPECT_THAT(r->out, HasSubstr("Denied apr_"));
+  EXPECT_THAT(r->out, HasSubstr("You denied the budget sync, so nothing ran"));
+  EXPECT_EQ(ReadFile(w.dir() + "/connectors/team_week.ics"), before);
+  EXPECT_EQ(Approvals(w).at(0).value("reason", ""), "not now");
+}
+
+// Ctrl-C while the model is writing a call: the call and the turn say cancelled, not malformed,
+// and the chat goes on.
+TEST(TerminalChat, ReplayScriptModelCtrlCWhileTheModelWritesACallSaysCancelled) {
+  if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
+  Workspace w;
+  Terminal t(w, 100, 40, w.ChatCommand("", "slow_call.json"));
+  ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
+  t.Type("What is on this week?");
+  ASSERT_TRUE(t.WaitFor("calling RunConnectorCommand")) << t.Screen();
+  t.Keys("C-c");
+  ASSERT_TRUE(t.WaitFor("— cancelled")) << t.Screen();
+  std::string screen = t.Screen();
+  EXPECT_THAT(screen,
+              HasSubstr("○ RunConnectorCommand · cancelled while the model was writing it"));
+  EXPECT_THAT(screen, Not(HasSubstr("ended inside")));
+  EXPECT_THAT(screen, Not(HasSubstr("✗")));
+  EXPECT_THAT(screen, Not(HasSubstr("error:")));
+  // Still running, at its prompt.
+  auto lines = Lines(screen);
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().rfind("›", 0), 0u) << screen;
+}
+
+// kill -9 in the middle of a turn: the next chat says a turn was recovered, and the resumed
+// thread shows it interrupted with its reason.
+TEST(TerminalChat, ReplayScriptModelKilledMidTurnIsInterruptedAfterARestart) {
+  if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
+  Workspace w;
+  {
+    Terminal t(w, 100, 40, w.ChatCommand("", "slow_call.json"));
+    ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
+    t.Type("What is on this week?");
+    ASSERT_TRUE(t.WaitFor("calling RunConnectorCommand")) << t.Screen();
+    const pid_t pid = t.ChatPid();
+    ASSERT_GT(pid, 0);
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+  }
+  Terminal t(w, 100, 40, w.ChatCommand("", "slow_call.json"));
+  ASSERT_TRUE(t.WaitFor("1 interrupted turn was recovered")) << t.Screen();
+  t.Type("/resume 1");
+  ASSERT_TRUE(t.WaitFor("(interrupted: the process running this turn stopped")) << t.Screen();
+  EXPECT_THAT(t.Screen(), HasSubstr("› What is on this week?"));
+}
+
+// `run --json` under a signal: the chunks a client reads, and the exit status.
+struct RunJsonOutput {
+  std::vector<json> chunks;
+  int exit_code = -1;
+};
+
+// Runs `run --json` with slow_call.json (plus `extra` options), sends `signal` once the model has
+// started its call, and returns what it printed.
+RunJsonOutput RunJsonUntilSignal(Workspace& w, const char* signal, const std::string& extra = "") {
+  const std::string out = w.dir() + "/run.jsonl";
+  const std::string cmd =
+      "env -u COLUMNS " + Quote(AFFORDANCE_CLI) + " run --json --data " + Quote(w.dir() + "/data") +
+      " --connectors " + Quote(w.dir() + "/connectors") + " --script " +
+      Quote(Source("tests/integration/cli/scripts/slow_call.json")) + " " + extra +
+      " 'What is on this week?' > " + Quote(out) + " & p=$!; i=0; until grep -q tool-input-start " +
+      Quote(out) + " || [ $i -gt 600 ]; do sleep 0.05; i=$((i+1)); done; kill -" + signal +
+      " $p; wait $p; echo $?";
+  auto r = connect::RunProcess({"/bin/sh", "-c", cmd}, 90000);
+  RunJsonOutput o;
+  if (!r.ok()) return o;
+  o.exit_code = std::atoi(r->out.c_str());
+  for (const auto& l : Lines(ReadFile(out))) {
+    json c = json::parse(l, nullptr, false);
+    EXPECT_FALSE(c.is_discarded()) << l;
+    o.chunks.push_back(c);
+  }
+  return o;
+}
+
+const json* Chunk(const std::vector<json>& chunks, const std::string& type) {
+  for (const auto& c : chunks) {
+    if (c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+TEST(RunJson, ReplayScriptModelCancelledBySigintEndsCancelledWithAbort) {
+  Workspace w;
+  auto o = RunJsonUntilSignal(w, "INT");
+  EXPECT_EQ(o.exit_code, 130);
+  ASSERT_FALSE(o.chunks.empty());
+  const json* error = Chunk(o.chunks, "tool-input-error");
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->value("errorText", "").rfind("harness.cancelled", 0), 0u) << error->dump();
+  const json* truth = Chunk(o.chunks, "data-truth");
+  ASSERT_NE(truth, nullptr);
+  EXPECT_EQ((*truth)["data"]["state"], "emitted");
+  const json* turn = Chunk(o.chunks, "data-turn");
+  ASSERT_NE(turn, nullptr);
+  EXPECT_EQ((*turn)["data"]["status"], "cancelled");
+  EXPECT_EQ(o.chunks.back(), (json{{"type", "abort"}, {"reason", "cancelled"}}));
+}
+
+TEST(RunJson, ReplayScriptModelKilledMidTurnIsSaidInterruptedByTheNextRun) {
+  Workspace w;
+  auto killed = RunJsonUntilSignal(w, "KILL");
+  EXPECT_EQ(killed.exit_code, 137);
+  ASSERT_FALSE(killed.chunks.empty());
+  EXPECT_EQ(Chunk(killed.chunks, "data-turn"), nullptr) << "a killed process writes no report";
+  const std::string thread = killed.chunks.front()["messageMetadata"]["threadId"];
+  const std::string message = killed.chunks.front()["messageId"];
+
+  auto next = w.Cli({"run", "--json", "--provider", "replay", "--script",
+                     Source("tests/integration/cli/scripts/week_table.json"), "--thread", thread,
+                     "What is on this week?"});
+  auto lines = Lines(next.out);
+  ASSERT_FALSE(lines.empty()) << next.err;
+  json first = json::parse(lines.front());
+  EXPECT_EQ(first["type"], "data-turn");
+  EXPECT_EQ(first["id"], message);
+  EXPECT_EQ(first["data"]["status"], "interrupted");
+  EXPECT_EQ(first["data"]["error"]["code"], "harness.interrupted");
+  EXPECT_EQ(json::parse(lines.at(1))["type"], "start");
+
+  // Once that thread has a newer turn, nothing is said about the old one.
+  auto later = w.Cli({"run", "--provider", "replay", "--script",
+                      Source("tests/integration/cli/scripts/week_table.json"), "--thread", thread,
+                      "And next week?"});
+  EXPECT_THAT(later.out, Not(HasSubstr("interrupted")));
 }
 
 }  // namespace

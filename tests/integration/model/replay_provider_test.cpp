@@ -206,7 +206,8 @@ TEST(ReplayQwen3, CasesFollowWhatThePromptSays) {
   EXPECT_EQ(n.status.error().code, "model.replay_no_case");
   EXPECT_THAT(n.status.error().detail, HasSubstr("\"verified:\""));
   // A case without "when" always matches; chat requests match on their messages.
-  auto fallback = Make(tok, R"({"steps": [{"cases": [{"when": "zzz", "text": "a"}, {"text": "b"}]}]})");
+  auto fallback =
+      Make(tok, R"({"steps": [{"cases": [{"when": "zzz", "text": "a"}, {"text": "b"}]}]})");
   StepRequest chat;
   chat.messages = nlohmann::json::array({{{"role", "user"}, {"content", "hi"}}});
   EXPECT_EQ(Joined(Collect(*fallback, chat).parts, PartType::kTextDelta), "b");
