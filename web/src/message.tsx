@@ -72,18 +72,19 @@ function expiry(ms?: number): string {
   return `expires ${DATE_TIME.format(new Date(ms))} (in ${h < 36 ? `${Math.max(h, 1)} h` : `${Math.round(h / 24)} days`})`;
 }
 
-// What the write will do, before Approve and Deny: the one thing a person decides on.
-function EffectCard({ data }: { data: ApprovalData }) {
+// What the write will do, before Approve and Deny: the one thing a person decides on. It stays
+// after the decision (`decided`), quieter, so the thread keeps what was approved or denied.
+function EffectCard({ data, decided }: { data: ApprovalData; decided: boolean }) {
   const e = data.effect;
   if (!e?.summary) return <div className="effect"><p className="effect-summary">This write has no recorded effect; open the call for its arguments.</p></div>;
   const removes = e.verb === 'delete';
   return (
-    <div className="effect" data-effect={e.verb}>
+    <div className={`effect ${decided ? 'decided' : ''}`} data-effect={e.verb}>
       <p className="effect-summary">{e.summary}</p>
       <p className="effect-where">
         in {e.target}
         {data.risk && <> · <Badge label={`risk ${data.risk}`} tone={data.risk === 'destructive' ? 'bad' : 'warn'} /></>}
-        {data.expiresMs ? <> · <span className="effect-expiry">{expiry(data.expiresMs)}</span></> : null}
+        {data.expiresMs && !decided ? <> · <span className="effect-expiry">{expiry(data.expiresMs)}</span></> : null}
       </p>
       <table className="effect-fields">
         <tbody>
@@ -108,7 +109,7 @@ function EffectCard({ data }: { data: ApprovalData }) {
         <p className="effect-note bad">A fresh read found nothing to change: this would fail or do nothing.</p>
       )}
       <p className="effect-note">
-        Times in {ZONE}.{data.digest && <> Request <code title={data.digest}>{data.digest.slice(0, 12)}</code>: exactly this runs, once.</>}
+        Times in {ZONE}.{data.digest && <> Request <code title={data.digest}>{data.digest.slice(0, 12)}</code>{decided ? ', as decided.' : ': exactly this runs, once.'}</>}
       </p>
     </div>
   );
@@ -142,8 +143,8 @@ function Tool({ part, truth, approval, onApproval }: {
           )}
         </span>
       </button>
-      {approval?.effect && (part.state === 'approval-requested' || part.state === 'approval-responded') && (
-        <EffectCard data={approval} />
+      {approval?.effect && (
+        <EffectCard data={approval} decided={part.state !== 'approval-requested' && part.state !== 'approval-responded'} />
       )}
       {part.state === 'approval-requested' && canDecide() && (
         <div className="approval">

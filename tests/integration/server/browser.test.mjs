@@ -130,6 +130,21 @@ test('replay: a staged write shows its effect; denying runs nothing and says so'
     await write.locator('.badge', { hasText: 'denied' }).waitFor({ timeout: 30000 });
     assert.equal(server.calendar(), before, 'a denial writes nothing');
     assert.equal(await write.getByRole('button', { name: 'Approve' }).count(), 0, 'decided once');
+    // The card stays with the decision: what was denied, without an expiry, also after a reload.
+    await page.getByText(/You denied the budget sync, so nothing ran/).waitFor({ timeout: 30000 });
+    for (const reloaded of [false, true]) {
+      if (reloaded) {
+        await page.reload();
+        await page.locator('[data-tool="invoke_mutation"] .badge', { hasText: 'denied' }).first().waitFor({ timeout: 30000 });
+      }
+      const card = page.locator('[data-tool="invoke_mutation"] .effect.decided').first();
+      await card.waitFor({ timeout: 30000 });
+      const text = await card.innerText();
+      assert.match(text, /Create event “Budget sync”/);
+      assert.match(text, /Starts\s+Thursday, December 3, 2026 at 4:00\s?PM/);
+      assert.doesNotMatch(text, /expires/);
+      assert.match(text, /as decided\./);
+    }
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
@@ -172,10 +187,13 @@ test('replay: a staged write shows an approval card; approving runs it once and 
     assert.equal(server.calendar().split('SUMMARY:Budget sync').length - 1, 1, 'written once');
     await page.screenshot({ path: join(shots, 'web-approved.png') });
 
-    // Read back after a reload: still verified, no card.
+    assert.match(await write.locator('.effect.decided').innerText(), /Create event “Budget sync”/);
+
+    // Read back after a reload: still verified, no buttons, the decided card kept.
     await page.reload();
     await page.locator('[data-tool="invoke_mutation"] .badge', { hasText: 'verified' }).first().waitFor({ timeout: 30000 });
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
+    assert.match(await page.locator('[data-tool="invoke_mutation"] .effect.decided').first().innerText(), /Create event “Budget sync”/);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
