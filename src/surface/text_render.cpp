@@ -353,9 +353,23 @@ class Renderer {
     for (const Json& m : list.is_array() ? list : Json::array()) {
       if (IsElement(m)) mounts.emplace_back(Text(m, "name"), m);
     }
-    Json data = Prop(el, "data");
+    Statements touched = inherited_;
+    Json data = Prop(el, "data", &touched);
     Json markup = Prop(el, "html");
     Lines out;
+    // As a table says why it has no rows: the canvas's data was not read.
+    std::string unavailable;
+    for (const auto& statement : touched) {
+      auto it = rows_.find(statement);
+      if (it == rows_.end() || it->second.error) {
+        unavailable += (unavailable.empty() ? "" : "; ") +
+                       (it == rows_.end() ? "Query \"" + statement + "\" was not read"
+                                          : Printable(*it->second.error));
+      }
+    }
+    if (!unavailable.empty()) {
+      Append(out, Wrap(Style("33", "⚠ data unavailable: " + unavailable), width));
+    }
     std::set<std::string> placed;
     for (const auto& line :
          internal::HtmlLines(markup.is_string() ? markup.get<std::string>() : "", data)) {

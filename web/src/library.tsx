@@ -4,6 +4,7 @@
 import { createLibrary, defineComponent } from '@openuidev/react-lang';
 import { z } from 'zod/v4';
 import { isObject, type JsonObject } from './json';
+import { fillTemplate } from './template';
 
 // A value of whatever shape (a child node, an action, a rule): the component narrows what it reads.
 const unknown = z.unknown();
@@ -194,14 +195,16 @@ const HtmlMount = defineComponent({
   component: ({ props, renderNode }) => <div className="ou-mount">{renderNode(props.child)}</div>,
 });
 
-// Html runs no script: it is shown in a sandboxed frame with scripts disabled.
+// Html runs no script: it is shown in a sandboxed frame with scripts disabled, its {{placeholders}}
+// filled from its data (escaped: data never becomes markup). The frame cannot host native
+// components, so its mounts follow it.
 const Html = defineComponent({
   name: 'Html',
   description: 'A free-form composition (sandboxed)',
   props: z.object({ html: z.string(), data: unknown.optional(), mounts: z.array(unknown).optional() }),
   component: ({ props, renderNode }) => (
     <div className="ou-html">
-      <iframe sandbox="" srcDoc={props.html} title="composition" />
+      <iframe sandbox="" srcDoc={fillTemplate(props.html, props.data)} title="composition" />
       {props.mounts && renderNode(props.mounts)}
     </div>
   ),

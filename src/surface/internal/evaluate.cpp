@@ -381,7 +381,21 @@ Json EvalScope::Index(const Json& node) {
 }
 
 Json EvalScope::Evaluate(const Json& node) {
-  if (!IsAstNode(node)) return node;
+  if (!IsAstNode(node)) {
+    // A value the parser already materialized (an object or array literal of an argument) may
+    // still hold expressions, such as an Html canvas's {events: events}: those are evaluated.
+    if (node.is_object()) {
+      Json out = Json::object();
+      for (auto it = node.begin(); it != node.end(); ++it) out[it.key()] = Evaluate(it.value());
+      return out;
+    }
+    if (node.is_array()) {
+      Json out = Json::array();
+      for (const Json& e : node) out.push_back(Evaluate(e));
+      return out;
+    }
+    return node;
+  }
   const std::string k = node["k"].get<std::string>();
   if (k == "Str" || k == "Num" || k == "Bool") return Field(node, "v");
   if (k == "Null" || k == "Ph" || k == "Assign") return nullptr;

@@ -109,6 +109,34 @@ async function expectEffectCard(write) {
   await write.locator('.tool-head').click();
 }
 
+test('replay: an Html canvas shows its data filled in, in a sandboxed frame, with its mount', async () => {
+  const server = await startServer(binary, 'canvas.json');
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(server.base + '/');
+    await page.getByRole('button', { name: /New conversation/ }).first().click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('What is on this week?');
+    await box.press('Enter');
+    await page.locator('.surface[data-state="hydrated"]').first().waitFor({ timeout: 30000 });
+    const frame = page.frameLocator('.ou-html iframe[title="composition"]').first();
+    await frame.locator('li.ev').first().waitFor({ timeout: 30000 });
+    const rows = await frame.locator('li.ev').allInnerTexts();
+    assert.ok(rows.includes('Team standup') && rows.includes('Design review'), rows.join(' | '));
+    const markup = await frame.locator('main').innerHTML();
+    assert.doesNotMatch(markup, /\{\{/, 'no placeholder is left');
+    assert.equal(await page.locator('.ou-html iframe').getAttribute('sandbox'), '', 'no script, no same origin');
+    await page.locator('.ou-html .ou-mount').getByText('Ask me to move any of these.').waitFor({ timeout: 30000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
+
 test('replay: a staged write shows its effect; denying runs nothing and says so', async () => {
   const server = await startServer(binary, 'write.json', [], { writable: true });
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });

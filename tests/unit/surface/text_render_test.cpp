@@ -192,6 +192,20 @@ TEST(TextRender, HtmlShowsItsTextWithPlaceholdersFilledAndMountsInTheirSlots) {
             "Room │ Seats\n2 │ 8\n");
 }
 
+// The canvas's data names a Query: {{#each}} walks the rows that binding read, and when it could
+// not be read the canvas says why instead of showing an empty list.
+TEST(TextRender, HtmlDataFromAQueryIsFilledWithItsRowsOrSaysWhyNot) {
+  const std::string program =
+      "root = Html(\"<ul>{{#each events.rows}}<li>{{summary}}</li>{{/each}}</ul>\", "
+      "{events: events})\n"
+      "events = Query(\"calendar_list_events\", {}, {rows: []})\n";
+  BoundRows rows = {{"events", Rows({{{"summary", "Team standup"}}, {{"summary", "Review"}}})}};
+  EXPECT_EQ(Render(program, rows), "• Team standup\n• Review\n");
+  rows["events"].error = "connector calendar is disconnected";
+  EXPECT_EQ(Render(program, rows), "⚠ data unavailable: connector calendar is disconnected\n");
+  EXPECT_EQ(Render(program, {}), "⚠ data unavailable: Query \"events\" was not read\n");
+}
+
 TEST(TextRender, HtmlMountAloneShowsItsChild) {
   EXPECT_EQ(Render("root = HtmlMount(\"x\", TextContent(\"inside\"))"), "inside\n");
 }
