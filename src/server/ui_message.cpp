@@ -52,8 +52,16 @@ void AddTool(const store::PartRecord& p, const Approvals* approvals, ojson& part
       !approval_id.empty() && approvals && it != approvals->end()) {
     // The effect card the person decided on, as the stream's data-approval carried it.
     const store::ApprovalRecord& a = it->second;
+    // The report's state (verified, not only executed) when the call's result was written from
+    // the row as it still is; else the row's status, which has moved on since.
+    std::string state = a.status;
+    if (const auto out = d.find("output"); out != d.end() && out->is_object() &&
+                                           out->value("approvalId", "") == approval_id &&
+                                           out->value("status", "") == a.status) {
+      state = out->value("state", a.status);
+    }
     ojson data = {
-        {"approvalId", approval_id},   {"toolCallId", p.key},     {"state", a.status},
+        {"approvalId", approval_id},   {"toolCallId", p.key},     {"state", state},
         {"status", a.status},          {"truth", p.state},        {"connector", a.connector},
         {"operation", a.operation},    {"args", Ordered(a.args)}, {"risk", a.risk},
         {"effect", Ordered(a.effect)}, {"digest", a.digest},      {"createdMs", a.created_ms},

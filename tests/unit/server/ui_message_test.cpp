@@ -111,6 +111,31 @@ TEST(ServerUiMessage, StagedWritesReadBackAsApprovalStatesOfTheProtocol) {
   EXPECT_EQ(ToUiMessage(m)["parts"][2]["state"], "approval-requested");
 }
 
+// A run write read back: its data-approval says what the stream said (the report's `verified`),
+// not only the row's `executed`; a row that moved on since the result was written says where it is.
+TEST(ServerUiMessage, ARunWriteReadsBackWithTheStateTheStreamShowed) {
+  store::MessageRecord m;
+  m.id = "m_1";
+  m.role = "assistant";
+  m.status = "complete";
+  m.parts = {
+      Part(0, "tool", "c1", "verified",
+           {{"toolName", "invoke_mutation"},
+            {"status", "output-available"},
+            {"approvalId", "a1"},
+            {"output", {{"approvalId", "a1"}, {"state", "verified"}, {"status", "executed"}}}})};
+  Approvals approvals;
+  approvals["a1"].status = "executed";
+  auto parts = ToUiMessage(m, &approvals)["parts"];
+  ASSERT_EQ(parts[2]["type"], "data-approval");
+  EXPECT_EQ(parts[2]["data"]["state"], "verified");
+  EXPECT_EQ(parts[2]["data"]["status"], "executed");
+  EXPECT_EQ(parts[2]["data"]["truth"], "verified");
+  approvals["a1"].status = "not_executed";  // reconciled after the result was written
+  parts = ToUiMessage(m, &approvals)["parts"];
+  EXPECT_EQ(parts[2]["data"]["state"], "not_executed");
+}
+
 TEST(ServerUiMessage, SkipsTheMessageStillStreaming) {
   store::MessageRecord user, running;
   user.id = "m_u";
