@@ -278,7 +278,23 @@ void TerminalView::Show(const harness::Event& e) {
       Line("  " + Color("33", "⚑") + " " + e.value.value("approvalId", "") + " " +
            e.value.value("connector", "") + "." + e.value.value("operation", "") +
            Dim(" · " + e.value.value("state", "")));
-      if (e.value.value("state", "") == "pending") ShowEffect(e.value);
+      {
+        const std::string state = e.value.value("state", "");
+        const std::string id = e.value.value("approvalId", "");
+        const std::string reason = e.value.value("reason", "");
+        if (state == "pending") {
+          ShowEffect(e.value);
+        } else if (state == "refused") {
+          Line("    " + Color("31", "refused before it ran") +
+               Dim(": " + (reason.empty() ? "no reason recorded" : reason) +
+                   ". Nothing was dispatched."));
+        } else if (state == "outcome_unknown" || state == "executing") {
+          Line("    " + Color("31", "sent; whether it took effect is not known") +
+               Dim(". Nothing retries it: affordance reconcile " + id));
+        } else if (state == "denied") {
+          Line("    " + Dim("denied" + (reason.empty() ? "" : ": " + reason) + ". Nothing ran."));
+        }
+      }
       return;
     case EventKind::kToolOutputError:
       calls_[e.id].error = e.text;

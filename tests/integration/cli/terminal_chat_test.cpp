@@ -9,7 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -543,6 +545,172 @@ TEST(RunJson, ReplayScriptModelKilledMidTurnIsSaidInterruptedByTheNextRun) {
                       Source("tests/integration/cli/scripts/week_table.json"), "--thread", thread,
                       "And next week?"});
   EXPECT_THAT(later.out, Not(HasSubstr("interrupted")));
+}
+
+// Each end state at the command line, as a person reads it (`run` into a pipe: the terminal's
+// view without a tty) and as a program reads it (`run --json`), from the same thread.
+struct Door {
+  connect::ProcessOutput human, json;
+  std::vector<nlohmann::json> chunks;
+  const nlohmann::json* Of(const std::string& type, const std::string& id = "") const {
+    for (const auto& c : chunks) {
+      if (c.value("type", "") == type &&
+          (id.empty() || c.value("toolCallId", "") == id || c.value("id", "") == id)) {
+        return &c;
+      }
+    }
+    return nullptr;
+  }
+};
+
+// Runs `message` with `script` twice, in two fresh threads (or both continuing `thread`), once
+// for each door. `options` are added to both (e.g. another provider).
+Door BothDoors(Workspace& w, const std::string& script, const std::string& message,
+               std::vector<std::string> options = {}) {
+  std::vector<std::string> args = {"run"};
+  if (!script.empty()) {
+    args.insert(args.end(), {"--provider", "replay", "--script",
+                             Source("tests/integration/cli/scripts/" + script)});
+  }
+  args.insert(args.end(), options.begin(), options.end());
+  Door d;
+  std::vector<std::string> human = args;
+  human.push_back(message);
+  d.human = w.Cli(human);
+  std::vector<std::string> json = args;
+  json.insert(json.end(), {"--json", message});
+  d.json = w.Cli(json);
+  for (const auto& l : Lines(d.json.out)) d.chunks.push_back(nlohmann::json::parse(l));
+  return d;
+}
+
+TEST(EndStateDoors, ReplayScriptModelsStagedWritePlusAnotherCallIsAwaitingApprovalAndNotRun) {
+  Workspace w;
+  ASSERT_EQ(w.Cli({"grants", "grant", "calendar", "--write"}).exit_code, 0);
+  Door d = BothDoors(w, "stage_plus_other.json", "Add a budget sync");
+  EXPECT_EQ(d.human.exit_code, 0) << d.human.out << d.human.err;
+  EXPECT_THAT(d.human.out, HasSubstr("○ ListComponents"));
+  EXPECT_THAT(d.human.out, HasSubstr("· not run (parsed)"));
+  EXPECT_THAT(d.human.out, HasSubstr("— awaiting_approval"));
+  EXPECT_THAT(d.human.out, Not(HasSubstr("cancelled")));
+  EXPECT_EQ(d.json.exit_code, 0);
+  const auto* other = d.Of("tool-output-error");
+  ASSERT_NE(other, nullptr) << d.json.out;
+  EXPECT_EQ((*other)["errorText"].get<std::string>().rfind("harness.not_run: ", 0), 0u);
+  const auto* truth = d.Of("data-truth", (*other)["toolCallId"]);
+  ASSERT_NE(truth, nullptr);
+  EXPECT_EQ((*truth)["data"]["state"], "parsed");
+  EXPECT_EQ((*d.Of("data-turn"))["data"]["status"], "awaiting_approval");
+  EXPECT_EQ(d.chunks.back()["type"], "finish");
+  EXPECT_EQ(d.Of("abort"), nullptr);
+}
+
+TEST(EndStateDoors, ReplayScriptModelsMalformedCallIsEmittedAndSaidSo) {
+  Workspace w;
+  Door d = BothDoors(w, "malformed.json", "What is on?");
+  EXPECT_EQ(d.human.exit_code, 0) << d.human.err;
+  EXPECT_THAT(d.human.out, HasSubstr("✗ malformed call"));
+  EXPECT_THAT(d.human.out, HasSubstr("Sorry, that call was malformed."));
+  const auto* error = d.Of("tool-input-error");
+  ASSERT_NE(error, nullptr) << d.json.out;
+  const auto* truth = d.Of("data-truth", (*error)["toolCallId"]);
+  ASSERT_NE(truth, nullptr);
+  EXPECT_EQ((*truth)["data"]["state"], "emitted");
+}
+
+TEST(EndStateDoors, AProviderErrorEndsTheTurnWithItsReasonAndExitsOne) {
+  Workspace w;
+  // Nothing listens on port 9 of this machine: the engine is unreachable.
+  Door d =
+      BothDoors(w, "", "What is on?", {"--provider", "openai", "--base-url", "http://127.0.0.1:9"});
+  EXPECT_EQ(d.human.exit_code, 1);
+  EXPECT_THAT(d.human.out + d.human.err, HasSubstr("— provider_error"));
+  EXPECT_THAT(d.human.out + d.human.err, HasSubstr("model.connect"));
+  const auto* turn = d.Of("data-turn");
+  ASSERT_NE(turn, nullptr) << d.json.out;
+  EXPECT_EQ((*turn)["data"]["status"], "provider_error");
+  EXPECT_EQ((*turn)["data"]["error"]["code"], "model.connect");
+  EXPECT_EQ(d.json.exit_code, 1);
+}
+
+// Stages the budget sync in a new thread; returns {thread, approval id}.
+std::pair<std::string, std::string> StageBudgetSync(Workspace& w) {
+  auto staged =
+      w.Cli({"run", "--json", "--provider", "replay", "--script",
+             Source("tests/integration/cli/scripts/stage_event.json"), "Add a budget sync"});
+  EXPECT_EQ(staged.exit_code, 0) << staged.err;
+  std::string thread, approval;
+  for (const auto& l : Lines(staged.out)) {
+    auto c = nlohmann::json::parse(l);
+    if (c["type"] == "start") thread = c["messageMetadata"]["threadId"];
+    if (c["type"] == "tool-approval-request") approval = c["approvalId"];
+  }
+  EXPECT_FALSE(approval.empty()) << staged.out;
+  return {thread, approval};
+}
+
+TEST(EndStateDoors, ReplayScriptModelsApprovedWriteRefusedAtExecutionReadsRefusedEverywhere) {
+  Workspace w;
+  ASSERT_EQ(w.Cli({"grants", "grant", "calendar", "--write"}).exit_code, 0);
+  const std::string before = ReadFile(w.dir() + "/connectors/team_week.ics");
+  auto [thread, approval] = StageBudgetSync(w);
+  ASSERT_EQ(w.Cli({"approvals", "approve", approval}).exit_code, 0);
+  // The write grant is revoked after the approval and before the effect runs.
+  auto grants = json::parse(w.Cli({"grants", "list", "--json"}).out)["grants"];
+  for (const auto& g : grants) {
+    if (g["access"] == "write") {
+      ASSERT_EQ(w.Cli({"grants", "revoke", g["id"]}).exit_code, 0);
+    }
+  }
+  Door d = BothDoors(w, "after_decision.json", "Is it done?", {"--thread", thread});
+  EXPECT_EQ(d.human.exit_code, 0) << d.human.err;
+  // The human door ran first: it is the one that ran into the refusal.
+  EXPECT_THAT(d.human.out, HasSubstr(approval + " calendar.create_event · refused"));
+  EXPECT_THAT(d.human.out, HasSubstr("refused before it ran: authority."));
+  EXPECT_THAT(d.human.out, HasSubstr("approved but refused before it ran, so nothing changed"));
+  EXPECT_EQ(ReadFile(w.dir() + "/connectors/team_week.ics"), before);
+  // Told once: the next turn does not report it again, and says nothing stronger.
+  EXPECT_EQ(d.Of("data-approval"), nullptr) << d.json.out;
+  EXPECT_THAT(d.json.out, Not(HasSubstr("is in your calendar")));
+  auto shown = json::parse(w.Cli({"approvals", "show", approval, "--json"}).out);
+  const json& a = shown.contains("approval") ? shown["approval"] : shown;
+  EXPECT_EQ(a.value("state", a.value("status", "")), "refused") << shown.dump();
+  auto activity = w.Cli({"activity", "--json"});
+  EXPECT_THAT(activity.out, HasSubstr("\"refuse\"")) << activity.out;
+}
+
+TEST(EndStateDoors,
+     ReplayScriptModelsWriteWhoseProcessDiedMidExecutionIsOutcomeUnknownWithReconcile) {
+  Workspace w;
+  ASSERT_EQ(w.Cli({"grants", "grant", "calendar", "--write"}).exit_code, 0);
+  auto [thread, approval] = StageBudgetSync(w);
+  ASSERT_EQ(w.Cli({"approvals", "approve", approval}).exit_code, 0);
+  {
+    // What a crash between dispatch and receipt leaves: the row executing, its key taken, its
+    // executor a process of this host that is gone.
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((w.dir() + "/data/affordance.db").c_str(), &db), SQLITE_OK);
+    const std::string sql = "UPDATE approvals SET status = 'executing', idempotency_key = 'k-" +
+                            approval + "', executor = '99999999@" + host + "' WHERE id = '" +
+                            approval + "'";
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err;
+    sqlite3_free(err);
+    sqlite3_close(db);
+  }
+  Door d = BothDoors(w, "after_decision.json", "Is it done?", {"--thread", thread});
+  EXPECT_EQ(d.human.exit_code, 0) << d.human.err;
+  EXPECT_THAT(d.human.out, HasSubstr(approval + " calendar.create_event · outcome_unknown"));
+  EXPECT_THAT(d.human.out, HasSubstr("affordance reconcile " + approval));
+  EXPECT_THAT(d.human.out, HasSubstr("whether it took effect is not known"));
+  // Not settled: every later turn says it again until reconcile settles it.
+  const auto* again = d.Of("data-approval");
+  ASSERT_NE(again, nullptr) << d.json.out;
+  EXPECT_EQ((*again)["data"]["state"], "outcome_unknown");
+  auto activity = w.Cli({"activity", "--json"});
+  EXPECT_THAT(activity.out, HasSubstr("\"recover\"")) << activity.out;
 }
 
 }  // namespace
