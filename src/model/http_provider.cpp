@@ -284,7 +284,11 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
           MakeError("model.connect",
                     "could not connect to the model server; the request was never sent (tried " +
                         std::to_string(attempt) + " times)",
-                    origin_ + ": " + httplib::to_string(err)));
+                    origin_ + ": " +
+                        (err == httplib::Error::ConnectionTimeout
+                             ? "the connection timed out"
+                             : "the connection was refused or the host is "
+                               "unreachable")));
     }
     if (!sent_ok &&
         (err == httplib::Error::SSLConnection || err == httplib::Error::SSLServerVerification ||

@@ -4,6 +4,7 @@
 // resume; screenshots at laptop and phone widths.
 //   node tests/integration/server/browser.test.mjs build/affordance /usr/bin/chromium OUT_DIR
 import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -108,6 +109,92 @@ async function expectEffectCard(write) {
   assert.match(await write.locator('.tool-detail').innerText(), /"start": "2026-12-03T15:00:00Z"/);
   await write.locator('.tool-head').click();
 }
+
+// Each end state of a turn, made at the command line on the server's data folder, as the web UI
+// shows it after a load: the same names and reasons as `run` and `run --json` (terminal_chat_test).
+test('replay: every end state reads the same in the web UI as at the command line', async () => {
+  const cliScript = (name) => join(root, 'tests/integration/cli/scripts', name);
+  const threads = {};
+  const run = (data, connectors, args) => {
+    const r = spawnSync(binary, ['run', '--json', '--data', data, '--connectors', connectors, ...args], { encoding: 'utf8' });
+    const chunks = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    return { chunks, thread: chunks.find((c) => c.type === 'start')?.messageMetadata?.threadId };
+  };
+  // Runs a slow call and sends `signal` once the model has started writing it.
+  const interrupt = (data, connectors, signal) => new Promise((ok) => {
+    const child = spawn(binary, ['run', '--json', '--data', data, '--connectors', connectors,
+      '--provider', 'replay', '--script', cliScript('slow_call.json'), 'What is on this week?']);
+    let out = '';
+    let sent = false;
+    child.stdout.on('data', (b) => {
+      out += b;
+      if (!sent && out.includes('tool-input-start')) { sent = true; child.kill(signal); }
+    });
+    child.once('exit', () => ok(JSON.parse(out.split('\n')[0]).messageMetadata.threadId));
+  });
+  const prepare = async (data, connectors) => {
+    const replay = (script) => ['--provider', 'replay', '--script', cliScript(script)];
+    threads.notRun = run(data, connectors, [...replay('stage_plus_other.json'), 'Add a budget sync']).thread;
+    threads.malformed = run(data, connectors, [...replay('malformed.json'), 'What is on?']).thread;
+    threads.provider = run(data, connectors, ['--provider', 'openai', '--base-url', 'http://127.0.0.1:9', 'What is on?']).thread;
+    threads.cancelled = await interrupt(data, connectors, 'SIGINT');
+    threads.killed = await interrupt(data, connectors, 'SIGKILL');
+    // Approved, then the write grant revoked before it runs: refused at execution.
+    const staged = run(data, connectors, [...replay('stage_event.json'), 'Add a budget sync on Saturday']);
+    threads.refused = staged.thread;
+    const approval = staged.chunks.find((c) => c.type === 'tool-approval-request').approvalId;
+    const cli = (args) => execFileSync(binary, [...args, '--data', data, '--connectors', connectors], { encoding: 'utf8' });
+    cli(['approvals', 'approve', approval]);
+    for (const g of JSON.parse(cli(['grants', 'list', '--json'])).grants) {
+      if (g.access === 'write') cli(['grants', 'revoke', g.id]);
+    }
+    run(data, connectors, [...replay('after_decision.json'), '--thread', threads.refused, 'Is it done?']);
+  };
+  const server = await startServer(binary, 'paced.json', [], { writable: true, prepare });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    const open = async (thread) => {
+      await page.goto(`${server.base}/#thread=${thread}`);
+      await page.reload();
+      await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
+    };
+    const footers = () => page.locator('.turn-footer').allInnerTexts();
+
+    await open(threads.notRun);
+    await page.locator('[data-tool="ListComponents"] .tool-unrun', { hasText: /^Not run: not run: an earlier call of this step ended the turn/ }).waitFor({ timeout: 30000 });
+    assert.deepEqual(await page.locator('[data-tool="ListComponents"] .badge').allInnerTexts(), ['parsed']);
+    assert.match((await footers()).join('\n'), /awaiting[_ ]approval/);
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 1, 'the staged write still waits');
+
+    await open(threads.malformed);
+    assert.ok((await page.locator('.tool .badge').allInnerTexts()).includes('emitted'));
+    await page.getByText('Sorry, that call was malformed.').waitFor({ timeout: 30000 });
+
+    await open(threads.provider);
+    assert.match((await footers()).join('\n'), /provider[_ ]error\s+model\.connect: could not connect to the model server/);
+
+    await open(threads.cancelled);
+    await page.locator('[data-tool="RunConnectorCommand"] .tool-unrun', { hasText: /^Cancelled/ }).waitFor({ timeout: 30000 });
+    assert.match((await footers()).join('\n'), /cancelled/);
+    assert.doesNotMatch(await page.locator('main').innerText(), /ended inside/);
+
+    await open(threads.killed);
+    assert.match((await footers()).join('\n'), /interrupted\s+harness\.interrupted: the process running this turn stopped before it finished/);
+
+    await open(threads.refused);
+    await page.getByText(/^Refused before it ran: authority\./).waitFor({ timeout: 30000 });
+    assert.ok((await page.locator('[data-tool="invoke_mutation"] .badge').allInnerTexts()).includes('refused'));
+    await page.getByText('The budget sync was approved but refused before it ran, so nothing changed.').waitFor({ timeout: 30000 });
+    assert.ok(!server.calendar().includes('Budget sync'), 'a refused write runs nothing');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
 
 test('replay: an Html canvas shows its data filled in, in a sandboxed frame, with its mount', async () => {
   const server = await startServer(binary, 'canvas.json');

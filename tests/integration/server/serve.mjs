@@ -11,7 +11,9 @@ export const script = (name) => join(root, 'tests/integration/server/scripts', n
 
 // `writable`: the calendar is a copy in the data folder (the examples stay untouched) and the
 // person has granted writes to it too, so a staged write can be approved and run.
-export async function startServer(binary, scriptName, extra = [], { writable = false } = {}) {
+// `prepare(data, connectors)`: runs before the server starts, on its data folder (threads made by
+// the CLI, say); a turn it left running whose process is gone is recovered when the server starts.
+export async function startServer(binary, scriptName, extra = [], { writable = false, prepare } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'affordance-serve-'));
   let connectors = join(root, 'examples/connectors');
   if (writable) {
@@ -25,6 +27,7 @@ export async function startServer(binary, scriptName, extra = [], { writable = f
     execFileSync(binary, ['grants', 'grant', 'calendar', access, '--data', data,
       '--connectors', connectors], { stdio: 'ignore' });
   }
+  if (prepare) await prepare(data, connectors);
   const child = spawn(binary, ['serve', '--port', '0', '--json', '--data', data, '--provider', 'replay',
     '--script', script(scriptName), '--connectors', connectors, ...extra],
   { stdio: ['ignore', 'pipe', 'inherit'] });
