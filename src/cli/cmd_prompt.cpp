@@ -54,6 +54,7 @@ int Audit(const AuditOptions& o) {
                         {"cached_prompt_tokens", s.cached_prompt_tokens},
                         {"generated_tokens", s.generated_tokens}};
     if (s.detail.contains("audit")) j["audit"] = s.detail["audit"];
+    if (s.detail.contains("tokenSource")) j["token_source"] = s.detail["tokenSource"];
     steps.push_back(std::move(j));
   }
   if (o.json) {
@@ -63,6 +64,14 @@ int Audit(const AuditOptions& o) {
     return kExitOk;
   }
   std::printf("thread %s, message %s\n", thread.c_str(), last->id.c_str());
+  for (const auto& s : steps) {
+    if (s.value("token_source", "") == "reencoded") {
+      std::printf(
+          "step %d: the engine sent no sampled token IDs; its history holds the sampled "
+          "text encoded again (ask the engine for IDs: docs/HARNESS.md)\n",
+          s.value("step", 0));
+    }
+  }
   std::printf("%-5s %7s %6s %8s %8s %5s %9s %8s %6s %5s %7s %8s\n", "step", "total", "head",
               "schemas", "reality", "user", "assistant", "results", "apps", "gen", "cached",
               "changed");

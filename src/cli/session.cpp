@@ -158,9 +158,8 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& opti
       auto extra = ReadJsonArg(o.extra_body, "--extra-body");
       if (!extra) return extra.error();
       ho.extra_body = nlohmann::json::parse(extra->dump());
-    } else if (ho.api == model::HttpProviderOptions::Api::kCompletions) {
-      ho.extra_body = {{"n_probs", 1}};  // llama-server reports sampled token IDs this way
     }
+    ho.tokenizer = tok;
     auto p = model::HttpProvider::Create(ho);
     if (!p) return p.error();
     return std::unique_ptr<model::Provider>(std::move(*p));

@@ -36,6 +36,13 @@ class Llama31Parser final : public OutputParser {
     emitter_.CloseContent(out);
   }
 
+  void EndTurn(std::vector<StreamPart>& out) override {
+    if (finished_) return;
+    ended_by_token_ = true;
+    Finish(out);
+    ended_ = true;
+  }
+
   bool ended() const override { return ended_; }
   int tool_calls() const override { return calls_; }
   int tool_errors() const override { return errors_; }

@@ -84,6 +84,11 @@ class OutputParser {
   // Ends the turn (end-of-turn token seen, or generation stopped): flushes held-back text, closes
   // open text/reasoning parts, reports a call left open as tool-input-error. Idempotent.
   virtual void Finish(std::vector<StreamPart>& out) = 0;
+  // The model ended its turn, but its end-of-turn token never arrived as text (an engine that
+  // reports the end as finish_reason "stop" and drops the token from the text, as llama-server and
+  // vLLM do on /v1/completions): like Finish after that token. For Llama 3.1 a call at the end of
+  // the turn is then complete, not cut off. Idempotent.
+  virtual void EndTurn(std::vector<StreamPart>& out) { Finish(out); }
   // True once the format's end-of-turn token was pushed.
   virtual bool ended() const = 0;
   // Well-formed tool calls reported so far (tool-call parts).

@@ -247,6 +247,11 @@ void Adapter::OnStepEnd(const formats::StreamPart& part, StepEntry& entry) {
       s.cached_prompt_tokens = entry.cached_prompt_tokens = part.usage.cached_prompt_tokens;
       s.generated_tokens = entry.generated_tokens = part.usage.generated_tokens;
       s.tokens.assign(part.tokens.begin(), part.tokens.end());
+      if (part.metadata.is_object() && part.metadata.contains("tokenSource") &&
+          part.metadata["tokenSource"].is_string()) {
+        entry.token_source = part.metadata["tokenSource"].get<std::string>();
+        s.detail["tokenSource"] = entry.token_source;
+      }
       return;
     case PartType::kFinish:
       entry.end = StepEntry::End::kFinished;

@@ -137,6 +137,7 @@ nlohmann::json ToJson(const StepEntry& step) {
                         {"generated_tokens", step.generated_tokens}}},
                       {"calls", std::move(calls)}};
   if (!step.error_code.empty()) j["error"] = {{"code", step.error_code}, {"text", step.error_text}};
+  if (!step.token_source.empty()) j["token_source"] = step.token_source;
   return j;
 }
 

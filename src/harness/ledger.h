@@ -47,6 +47,9 @@ struct StepEntry {
   int64_t prompt_tokens = 0;
   int64_t cached_prompt_tokens = 0;
   int64_t generated_tokens = 0;
+  // Where the step's tokens in the history come from: "sampled" (the engine's IDs), "reencoded"
+  // (it sent none; the sampled text encoded again), "none"; "" when the provider does not say.
+  std::string token_source;
   std::vector<CallEntry> calls;
 
   // True when the step made calls and every one of them failed (tool or input error).

@@ -25,6 +25,7 @@ struct StreamState {
   std::unique_ptr<formats::ChatDeltaMapper> mapper;  // kChat
   std::vector<StreamPart> parts;
   std::vector<text::TokenId> tokens;
+  std::string text;  // kCompletions: the sampled text as it arrived
   int64_t text_chunks = 0;
   std::string raw_finish;
   std::optional<formats::Usage> usage;
@@ -47,6 +48,13 @@ std::optional<text::TokenId> TokenIdOfEntry(const nlohmann::json& entry) {
 }
 
 void ReadCompletionTokens(const nlohmann::json& choice, StreamState& st) {
+  // vLLM return_token_ids: the chunk's own IDs.
+  if (auto ids = choice.find("token_ids"); ids != choice.end() && ids->is_array()) {
+    for (const auto& id : *ids) {
+      if (id.is_number_integer()) st.tokens.push_back(id.get<text::TokenId>());
+    }
+    return;
+  }
   auto lp = choice.find("logprobs");
   if (lp == choice.end() || !lp->is_object()) return;
   for (const char* key : {"content", "tokens"}) {
@@ -95,6 +103,7 @@ bool OnCompletionChunk(const nlohmann::json& chunk, StreamState& st) {
   }
   if (auto t = choice.find("text"); t != choice.end() && t->is_string()) {
     ++st.text_chunks;
+    st.text += t->get_ref<const std::string&>();
     ReadCompletionTokens(choice, st);
     st.parser->Push({-1, t->get_ref<const std::string&>(), false}, st.parts);
   }
@@ -140,6 +149,8 @@ nlohmann::json HttpProvider::Body(const StepRequest& r) const {
   if (!options_.model.empty()) body["model"] = options_.model;
   if (options_.api == HttpProviderOptions::Api::kCompletions) {
     body["prompt"] = r.prompt;
+    body["n_probs"] = 1;              // llama-server: sampled IDs in logprobs.content[].id
+    body["return_token_ids"] = true;  // vLLM: choices[].token_ids
   } else {
     body["messages"] = r.messages;
     if (!r.tools.empty()) body["tools"] = r.tools;
@@ -184,6 +195,8 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
   auto close_content = [&] {
     if (chat)
       st.mapper->Finish(st.parts);
+    else if (st.raw_finish == "stop" || st.raw_finish == "eos")
+      st.parser->EndTurn(st.parts);  // the model ended its turn: its end token is not in the text
     else
       st.parser->Finish(st.parts);
     writer.EmitAll(st.parts);
@@ -368,7 +381,22 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
     if (st.cache_n && usage.cached_prompt_tokens == 0) usage.cached_prompt_tokens = *st.cache_n;
     reason = CompletionReason(st);
   }
-  return writer.Finish(usage, std::move(st.tokens), std::move(reason));
+  nlohmann::json source = nullptr;
+  if (!chat) {
+    source = {{"tokenSource", "sampled"}};
+    if (st.tokens.empty() && !st.text.empty() && options_.tokenizer) {
+      // No IDs from the engine: the text it sampled, encoded again (special spellings as their
+      // tokens), so the model's own calls are in its next prompt.
+      auto ids = options_.tokenizer->Encode(st.text, {.match_special = true});
+      if (ids.ok()) {
+        st.tokens = std::move(ids).value();
+        source = {{"tokenSource", "reencoded"}};
+      }
+    } else if (st.tokens.empty()) {
+      source = {{"tokenSource", "none"}};
+    }
+  }
+  return writer.Finish(usage, std::move(st.tokens), std::move(reason), source);
 }
 
 }  // namespace affordance::model

@@ -11,8 +11,17 @@
 //     "stream_options": {"include_usage": true}} — hosted APIs, Ollama. Deltas map through
 //     formats::ChatDeltaMapper (native tool_calls, reasoning_content, and <tool_call> tags in
 //     content when `format` is qwen3).
+// Sampled token IDs: every completions request asks each engine for them in its own way
+// (`n_probs: 1` for llama-server, `return_token_ids: true` for vLLM; each engine ignores the
+// other's field), with `extra_body` merged over those defaults. When none arrive (vLLM before
+// return_token_ids, a chat API, an --extra-body that turned them off), the sampled text is
+// re-encoded with `tokenizer`, so the model's own calls stay in its history, and the finish-step
+// part says so: metadata {"tokenSource": "reencoded"} ("sampled" when the engine sent IDs).
+// finish_reason "stop" is the model ending its turn (no stop strings are sent): the parser is
+// told so (OutputParser::EndTurn), so a Llama 3.1 call without <|eot_id|> text is complete.
 // Usage comes from the server's usage object (prompt_tokens, completion_tokens,
-// prompt_tokens_details.cached_tokens, or llama-server's timings.cache_n).
+// prompt_tokens_details.cached_tokens, or llama-server's timings.cache_n); cache hits need
+// vLLM's --enable-prompt-tokens-details or SGLang's --enable-cache-report (docs/HARNESS.md).
 //
 // Delivery semantics (no duplicate generation):
 //   * A request that could not be sent at all (connection refused, connect timeout) is retried up
@@ -49,8 +58,11 @@ struct HttpProviderOptions {
   std::chrono::milliseconds read_timeout{60000};
   int connect_attempts = 3;
   std::chrono::milliseconds retry_backoff{200};
-  // Merged into every request body (server-specific fields, e.g. {"n_probs": 1}).
+  // Merged into every request body over the defaults above (server-specific fields).
   nlohmann::json extra_body = nlohmann::json::object();
+  // kCompletions: re-encodes the sampled text when the engine sends no token IDs (null: the
+  // step's tokens stay empty).
+  std::shared_ptr<const text::Tokenizer> tokenizer;
 };
 
 class HttpProvider final : public Provider {

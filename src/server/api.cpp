@@ -399,6 +399,12 @@ HttpResponse Api::DeployTruth(const HttpRequest&) {
                     {"queued", s.queued},
                     {"active", s.active}};
   truth["workers"] = hub_.workers();
+  // The engine's own word on its prefix cache (0 cached where it reports none: HARNESS.md says
+  // which engine flag turns the report on).
+  truth["engine"] = {{"steps", s.steps},
+                     {"promptTokens", s.prompt_tokens},
+                     {"cachedPromptTokens", s.cached_prompt_tokens},
+                     {"reencodedSteps", s.reencoded_steps}};
   if (options_.refusals != nullptr) {
     ojson refused = ojson::object();
     for (const auto& [code, n] : options_.refusals->Snapshot()) refused[code] = n;

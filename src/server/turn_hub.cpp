@@ -196,6 +196,14 @@ void TurnHub::Work(TurnRunner& runner) {
       std::lock_guard lock(mu_);
       active_.erase(turn->thread_id());
       ++(report ? stats_.finished : stats_.failed);
+      if (report) {
+        for (const auto& step : report->ledger) {
+          ++stats_.steps;
+          stats_.prompt_tokens += step.prompt_tokens;
+          stats_.cached_prompt_tokens += step.cached_prompt_tokens;
+          if (step.token_source == "reencoded") ++stats_.reencoded_steps;
+        }
+      }
     }
     turn->End();
   }

@@ -114,6 +114,9 @@ struct TurnHubOptions {
 
 struct TurnHubStats {
   int64_t started = 0, finished = 0, failed = 0, queued = 0, active = 0;
+  // Over the finished turns' steps: prompt tokens sent, those the engine reported served from its
+  // prefix cache, and steps whose history tokens were re-encoded (no sampled IDs came back).
+  int64_t steps = 0, prompt_tokens = 0, cached_prompt_tokens = 0, reencoded_steps = 0;
 };
 
 class TurnHub {

@@ -16,11 +16,18 @@ void StepWriter::EmitAll(std::vector<StreamPart>& parts) {
 }
 
 Status StepWriter::Finish(const formats::Usage& usage, std::vector<text::TokenId> tokens,
-                          std::string reason) {
+                          std::string reason, const nlohmann::json& step_metadata) {
   StreamPart step = StreamPart::Of(PartType::kFinishStep);
   step.usage = usage;
   step.tokens = std::move(tokens);
-  Emit(std::move(step));
+  if (step_metadata.is_object()) {
+    if (!metadata_.is_null()) step.metadata = metadata_;
+    step.metadata = step.metadata.is_object() ? step.metadata : nlohmann::json::object();
+    step.metadata.update(step_metadata);
+    sink_(step);
+  } else {
+    Emit(std::move(step));
+  }
   StreamPart finish = StreamPart::Of(PartType::kFinish);
   finish.finish_reason = std::move(reason);
   Emit(std::move(finish));

@@ -17,8 +17,10 @@ class StepWriter {
   // Emits and clears `parts`.
   void EmitAll(std::vector<formats::StreamPart>& parts);
   void StartStep() { Emit(formats::StreamPart::Of(formats::PartType::kStartStep)); }
-  // finish-step (usage, tokens) + finish(reason); returns ok.
-  Status Finish(const formats::Usage& usage, std::vector<text::TokenId> tokens, std::string reason);
+  // finish-step (usage, tokens; `step_metadata` merged into its metadata) + finish(reason);
+  // returns ok.
+  Status Finish(const formats::Usage& usage, std::vector<text::TokenId> tokens, std::string reason,
+                const nlohmann::json& step_metadata = nullptr);
   // error part; returns the error.
   Status Fail(Error error);
   // abort part; returns "model.cancelled".

@@ -91,6 +91,100 @@ TEST(HttpProviderCompletions, StreamsTokenArrayPromptIntoParts) {
   EXPECT_EQ(server.request(0).path, "/v1/completions");
 }
 
+// Issue 27: a completions request asks each engine for its sampled IDs in that engine's own way,
+// and the operator's --extra-body goes on top of those defaults instead of replacing them.
+TEST(HttpProviderCompletions, AsksEveryEngineForSampledIdsWithExtraBodyOnTop) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res, {Chunk("ok", 1, "stop"), "[DONE]"});
+  });
+  auto plain = Make(server.url());
+  ASSERT_TRUE(Collect(*plain, Prompt()).status.ok());
+  auto body = nlohmann::json::parse(server.request(0).body);
+  EXPECT_EQ(body["n_probs"], 1);
+  EXPECT_EQ(body["return_token_ids"], true);
+  HttpProviderOptions o;
+  o.extra_body = {{"top_k", 5}, {"n_probs", 2}};
+  auto extra = Make(server.url(), o);
+  ASSERT_TRUE(Collect(*extra, Prompt()).status.ok());
+  body = nlohmann::json::parse(server.request(1).body);
+  EXPECT_EQ(body["top_k"], 5);
+  EXPECT_EQ(body["n_probs"], 2);
+  EXPECT_EQ(body["return_token_ids"], true);
+}
+
+std::string Text(const std::string& text, nlohmann::json finish = nullptr,
+                 nlohmann::json ids = nullptr) {
+  nlohmann::json choice = {{"index", 0}, {"text", text}, {"finish_reason", finish}};
+  if (!ids.is_null()) choice["token_ids"] = ids;
+  return nlohmann::json({{"choices", {choice}}}).dump();
+}
+
+TEST(HttpProviderCompletions, ReadsVllmTokenIdsAndSaysTheyWereSampled) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(
+        res, {Text("Hi", nullptr, {13048}), Text(" there", "stop", {1052, 151645}), "[DONE]"});
+  });
+  auto step = Collect(*Make(server.url()), Prompt());
+  ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  const auto* fs = Find(step.parts, PartType::kFinishStep);
+  ASSERT_NE(fs, nullptr);
+  EXPECT_THAT(fs->tokens, ::testing::ElementsAre(13048, 1052, 151645));
+  EXPECT_EQ(fs->metadata.value("tokenSource", ""), "sampled");
+}
+
+// An engine that sends no IDs: the sampled text is encoded again with the real tokenizer, so the
+// model's own call (<tool_call> is one special token) is in its next prompt, and the step says so.
+TEST(HttpProviderCompletions, WithoutIdsTheSampledTextIsReencodedAndMarked) {
+  const std::string sampled =
+      "Let me look.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 1}}\n</tool_call>";
+  ScriptedServer server([&](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(
+        res, {Text(sampled.substr(0, 20)), Text(sampled.substr(20), "stop"), "[DONE]"});
+  });
+  auto tok = text::LoadModel("Qwen__Qwen3-4B-Instruct-2507");
+  ASSERT_TRUE(tok.ok()) << tok.error().ToString();
+  HttpProviderOptions o;
+  o.tokenizer = *tok;
+  auto step = Collect(*Make(server.url(), o), Prompt());
+  ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  const auto* fs = Find(step.parts, PartType::kFinishStep);
+  ASSERT_NE(fs, nullptr);
+  EXPECT_EQ(fs->metadata.value("tokenSource", ""), "reencoded");
+  auto expected = (*tok)->Encode(sampled, {.match_special = true});
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(fs->tokens, *expected);
+  EXPECT_THAT(fs->tokens, ::testing::Contains(151657));  // <tool_call>
+  ASSERT_NE(Find(step.parts, PartType::kToolCall), nullptr);
+  // Without a tokenizer nothing is invented: no tokens, and the step says none came.
+  auto bare = Collect(*Make(server.url()), Prompt());
+  EXPECT_TRUE(Find(bare.parts, PartType::kFinishStep)->tokens.empty());
+  EXPECT_EQ(Find(bare.parts, PartType::kFinishStep)->metadata.value("tokenSource", ""), "none");
+}
+
+// Llama 3.1 over completions: the engine ends the turn with finish_reason "stop" and leaves
+// <|eot_id|> out of the text. The call before it is complete; cut off by "length" it is not.
+TEST(HttpProviderCompletions, ALlama31CallEndedByStopWithoutEotTextIsComplete) {
+  std::string finish = "stop";
+  ScriptedServer server([&](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(
+        res, {Text("{\"name\": \"f\", "), Text("\"parameters\": {\"x\": 1}}", finish), "[DONE]"});
+  });
+  HttpProviderOptions o;
+  o.format = formats::ChatFormat::kLlama31;
+  auto step = Collect(*Make(server.url(), o), Prompt());
+  ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  const auto* call = Find(step.parts, PartType::kToolCall);
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->tool_name, "f");
+  EXPECT_EQ(call->input, nlohmann::json({{"x", 1}}));
+  EXPECT_EQ(Find(step.parts, PartType::kToolInputError), nullptr);
+  EXPECT_EQ(step.parts.back().finish_reason, "tool-calls");
+  finish = "length";
+  auto cut = Collect(*Make(server.url(), o), Prompt());
+  EXPECT_EQ(Find(cut.parts, PartType::kToolCall), nullptr);
+  EXPECT_NE(Find(cut.parts, PartType::kToolInputError), nullptr);
+}
+
 TEST(HttpProviderChat, MapsToolCallDeltasAndSendsKeyFromEnvironment) {
   ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
     auto d = [](nlohmann::json delta, nlohmann::json finish = nullptr) {

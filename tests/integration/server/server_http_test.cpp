@@ -286,6 +286,16 @@ TEST(ServerHttp, DeployTruthSaysWhichServerThisIs) {
   EXPECT_FALSE(t["commit"].get<std::string>().empty());
   EXPECT_THAT(t["buildTime"].get<std::string>(), ::testing::EndsWith("Z"));
   EXPECT_THAT(t["startTime"].get<std::string>(), ::testing::EndsWith("Z"));
+  EXPECT_EQ(
+      t["engine"],
+      (json{{"steps", 0}, {"promptTokens", 0}, {"cachedPromptTokens", 0}, {"reencodedSteps", 0}}));
+  // After a turn: its steps and prompt tokens, and the engine's cache report (a replay has none).
+  auto chat = Http(server.port(), "POST", "/api/chat", ChatBody(NewThread(server.port()), "hi"));
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  auto after = Http(server.port(), "GET", "/deploy-truth").json();
+  EXPECT_GE(after["engine"]["steps"].get<int64_t>(), 1);
+  EXPECT_GT(after["engine"]["promptTokens"].get<int64_t>(), 0);
+  EXPECT_EQ(after["engine"]["cachedPromptTokens"], 0);
   EXPECT_EQ(server.Stop(), 0);  // SIGTERM: a clean exit
 }
 
