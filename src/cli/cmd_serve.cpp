@@ -116,7 +116,11 @@ nlohmann::ordered_json DeployTruth(const ServeOptions& o) {
   if (stat("/proc/self/exe", &st) == 0) built = IsoTime(st.st_mtime);  // the binary's link time
   nlohmann::ordered_json provider = {{"name", ProviderOf(o.session)}, {"model", o.session.model}};
   if (!o.session.script.empty()) provider["script"] = fs::absolute(o.session.script).string();
-  if (!o.session.base_url.empty()) provider["baseUrl"] = o.session.base_url;
+  if (!o.session.base_urls.empty()) {
+    provider["baseUrl"] = o.session.base_urls.front();
+    if (o.session.base_urls.size() > 1) provider["replicas"] = o.session.base_urls;
+    provider["affinityHeader"] = o.session.affinity_header;
+  }
   if (!o.session.gguf.empty()) provider["gguf"] = o.session.gguf;
   return {{"service", "affordance"},
           {"version", Version()},

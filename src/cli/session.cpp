@@ -28,7 +28,7 @@ std::string ProviderOf(const SessionOptions& o) {
   if (!o.provider.empty()) return o.provider;
   if (!o.script.empty()) return "replay";
   if (!o.gguf.empty()) return "llama";
-  if (!o.base_url.empty()) return "openai";
+  if (!o.base_urls.empty()) return "openai";
   return "none";
 }
 
@@ -43,7 +43,12 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--gguf", o.gguf, "GGUF model file for --provider llama");
   app.add_option("--context", o.context, "Context size for --provider llama")
       ->capture_default_str();
-  app.add_option("--base-url", o.base_url, "OpenAI-compatible server for --provider openai");
+  app.add_option("--base-url", o.base_urls,
+                 "OpenAI-compatible server for --provider openai; repeat it for replicas of one "
+                 "model (a thread keeps to one, failing over when it is down)");
+  app.add_option("--affinity-header", o.affinity_header,
+                 "Header that carries the thread id to the engine or its router (\"\": none)")
+      ->capture_default_str();
   app.add_option("--api", o.api, "completions (token IDs) | chat (messages + tools)")
       ->capture_default_str();
   app.add_option("--api-key-env", o.api_key_env, "Name of the variable that holds the API key");
@@ -140,11 +145,13 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& opti
     return std::unique_ptr<model::Provider>(std::move(*p));
   }
   if (o.provider == "openai") {
-    if (o.base_url.empty())
+    if (o.base_urls.empty())
       return MakeError(ErrorKind::kInvalid, "cli.missing_option",
                        "--provider openai needs --base-url URL");
     model::HttpProviderOptions ho;
-    ho.base_url = o.base_url;
+    ho.base_url = o.base_urls.front();
+    ho.replicas.assign(o.base_urls.begin() + 1, o.base_urls.end());
+    ho.affinity_header = o.affinity_header;
     if (o.api == "chat") {
       ho.api = model::HttpProviderOptions::Api::kChat;
     } else if (o.api != "completions") {

@@ -31,7 +31,8 @@ struct SessionOptions {
   std::string script;    // replay
   std::string gguf;      // llama
   int context = 8192;    // llama
-  std::string base_url;  // openai
+  std::vector<std::string> base_urls;  // openai: one engine, or replicas of one model
+  std::string affinity_header = "x-session-token";  // openai: "" sends none
   std::string api = "completions";
   std::string api_key_env;
   std::string server_model;  // the request's "model" field

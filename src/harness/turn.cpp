@@ -321,6 +321,7 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
     PromptAudit audit;
     adapter.BeginStep(step);
     auto request = Request(step, transcript, audit);
+    if (request) request->affinity_key = thread_id;
     if (!request) {
       adapter.OnPart(formats::StreamPart::Of(formats::PartType::kStartStep));
       formats::StreamPart error = formats::StreamPart::Of(formats::PartType::kError);

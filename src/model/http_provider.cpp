@@ -7,7 +7,9 @@
 
 #include <httplib.h>
 
+#include <cctype>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <thread>
 
@@ -122,8 +124,10 @@ std::string CompletionReason(const StreamState& st) {
 
 }  // namespace
 
-Result<std::unique_ptr<HttpProvider>> HttpProvider::Create(HttpProviderOptions options) {
-  const std::string& url = options.base_url;
+namespace {
+
+// scheme://host[:port] and the path prefix of a base URL.
+Result<HttpProvider::Replica> ParseBase(const std::string& url) {
   size_t scheme_end = url.find("://");
   std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
   if (scheme != "http" && scheme != "https") {
@@ -131,18 +135,61 @@ Result<std::unique_ptr<HttpProvider>> HttpProvider::Create(HttpProviderOptions o
                      "the provider URL must start with http:// or https://", url);
   }
   size_t path_begin = url.find('/', scheme_end + 3);
-  std::string origin = url.substr(0, path_begin);
-  std::string prefix = path_begin == std::string::npos ? "" : url.substr(path_begin);
-  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  if (origin.size() <= scheme_end + 3) {
+  HttpProvider::Replica r;
+  r.origin = url.substr(0, path_begin);
+  r.prefix = path_begin == std::string::npos ? "" : url.substr(path_begin);
+  while (!r.prefix.empty() && r.prefix.back() == '/') r.prefix.pop_back();
+  if (r.origin.size() <= scheme_end + 3) {
     return MakeError(ErrorKind::kInvalid, "model.bad_url", "the provider URL has no host", url);
   }
-  return std::unique_ptr<HttpProvider>(
-      new HttpProvider(std::move(options), std::move(origin), std::move(prefix)));
+  return r;
 }
 
-HttpProvider::HttpProvider(HttpProviderOptions options, std::string origin, std::string prefix)
-    : options_(std::move(options)), origin_(std::move(origin)), prefix_(std::move(prefix)) {}
+// A header name as RFC 9110 allows it (a token), so no value can smuggle another header.
+bool HeaderName(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) ||
+                    std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HttpProvider>> HttpProvider::Create(HttpProviderOptions options) {
+  std::vector<Replica> replicas;
+  for (const std::string* url = &options.base_url; url != nullptr;) {
+    auto r = ParseBase(*url);
+    if (!r) return r.error();
+    replicas.push_back(std::move(*r));
+    const size_t next = replicas.size() - 1;
+    url = next < options.replicas.size() ? &options.replicas[next] : nullptr;
+  }
+  if (!options.affinity_header.empty() && !HeaderName(options.affinity_header)) {
+    return MakeError(ErrorKind::kInvalid, "model.bad_header",
+                     "the affinity header must be a header name (letters, digits, - and _)",
+                     options.affinity_header);
+  }
+  return std::unique_ptr<HttpProvider>(new HttpProvider(std::move(options), std::move(replicas)));
+}
+
+HttpProvider::HttpProvider(HttpProviderOptions options, std::vector<Replica> replicas)
+    : options_(std::move(options)), replicas_(std::move(replicas)) {}
+
+std::vector<size_t> HttpProvider::Order(const std::string& key) const {
+  const size_t n = replicas_.size();
+  const size_t first = key.empty() ? 0 : std::hash<std::string>{}(key) % n;
+  std::vector<size_t> up, down;
+  const auto now = Clock::now();
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = (first + i) % n;
+    (replicas_[r].down_until > now ? down : up).push_back(r);
+  }
+  up.insert(up.end(), down.begin(), down.end());
+  return up;
+}
 
 nlohmann::json HttpProvider::Body(const StepRequest& r) const {
   nlohmann::json body = nlohmann::json::object();
@@ -181,8 +228,12 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
     }
     headers.emplace("Authorization", std::string("Bearer ") + key);
   }
+  if (!options_.affinity_header.empty() && !request.affinity_key.empty()) {
+    headers.emplace(options_.affinity_header, request.affinity_key);
+  }
   const bool chat = options_.api == HttpProviderOptions::Api::kChat;
-  const std::string path = prefix_ + (chat ? "/v1/chat/completions" : "/v1/completions");
+  const std::vector<size_t> order = Order(request.affinity_key);
+  std::string tried;  // the origins that could not be reached, for the error
   const std::string body = Body(request).dump();
 
   StreamState st;
@@ -202,8 +253,12 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
     writer.EmitAll(st.parts);
   };
 
+  // Each replica gets connect_attempts tries; a failed one hands over to the next at once.
+  const int attempts = options_.connect_attempts * static_cast<int>(order.size());
   for (int attempt = 1;; ++attempt) {
-    httplib::Client client(origin_);
+    Replica& replica = replicas_[order[(attempt - 1) % order.size()]];
+    const std::string path = replica.prefix + (chat ? "/v1/chat/completions" : "/v1/completions");
+    httplib::Client client(replica.origin);
     client.set_connection_timeout(options_.connect_timeout);
     client.set_read_timeout(options_.read_timeout);
     client.set_write_timeout(options_.read_timeout);
@@ -285,23 +340,31 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
         (err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout)) {
       --dispatched_;  // never sent
       ++connect_failures_;
-      if (attempt < options_.connect_attempts) {
-        auto until = Clock::now() + options_.retry_backoff * attempt;
-        while (Clock::now() < until && !cancel.cancelled()) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      replica.down_until = Clock::now() + options_.replica_cooldown;
+      if (tried.find(replica.origin) == std::string::npos) {
+        tried += (tried.empty() ? "" : ", ") + replica.origin;
+      }
+      if (attempt < attempts) {
+        // Another replica is tried at once; the same one again after a pause.
+        const int round = (attempt - 1) / static_cast<int>(order.size()) + 1;
+        if (attempt % static_cast<int>(order.size()) == 0) {
+          auto until = Clock::now() + options_.retry_backoff * round;
+          while (Clock::now() < until && !cancel.cancelled()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          }
         }
         if (cancel.cancelled()) return writer.Abort();
         continue;
       }
-      return writer.Fail(
-          MakeError("model.connect",
-                    "could not connect to the model server; the request was never sent (tried " +
-                        std::to_string(attempt) + " times)",
-                    origin_ + ": " +
-                        (err == httplib::Error::ConnectionTimeout
-                             ? "the connection timed out"
-                             : "the connection was refused or the host is "
-                               "unreachable")));
+      return writer.Fail(MakeError(
+          "model.connect",
+          std::string(order.size() > 1 ? "could not connect to any of the model servers"
+                                       : "could not connect to the model server") +
+              "; the request was never sent (tried " + std::to_string(attempt) + " times)",
+          tried + ": " +
+              (err == httplib::Error::ConnectionTimeout
+                   ? "the connection timed out"
+                   : "the connection was refused or the host is unreachable")));
     }
     if (!sent_ok &&
         (err == httplib::Error::SSLConnection || err == httplib::Error::SSLServerVerification ||
@@ -309,7 +372,7 @@ Status HttpProvider::Stream(const StepRequest& request, const PartSink& sink,
       --dispatched_;
       return writer.Fail(MakeError(
           "model.connect", "TLS setup with the model server failed; the request was never sent",
-          origin_ + ": " + httplib::to_string(err)));
+          replica.origin + ": " + httplib::to_string(err)));
     }
     // From here on the request was dispatched: report, never re-send.
     if (status != 0 && status != 200) {

@@ -46,6 +46,15 @@ struct HttpProviderOptions {
   enum class Api { kCompletions, kChat };
   // "http://127.0.0.1:8080" or "https://host" (an optional path prefix, e.g. "/api", is kept).
   std::string base_url;
+  // More engines serving the same model. A request goes to the replica its affinity key hashes
+  // to (base_url when there is no key), so a thread keeps its prefix cache on one engine; when
+  // that one cannot be reached (the request was never sent) it goes to the next, and a replica
+  // that refused is passed over as a first choice for `replica_cooldown`.
+  std::vector<std::string> replicas;
+  std::chrono::milliseconds replica_cooldown{10000};
+  // The header that carries StepRequest::affinity_key, for prefix-aware routers that key on a
+  // session ("" sends none; docs/HARNESS.md "Engine fleets").
+  std::string affinity_header;
   Api api = Api::kCompletions;
   // The "model" field of the request (omitted when empty).
   std::string model;
@@ -78,13 +87,21 @@ class HttpProvider final : public Provider {
   int connect_failures() const { return connect_failures_; }
   int dispatched() const { return dispatched_; }
 
+  struct Replica {
+    std::string origin;  // scheme://host:port
+    std::string prefix;  // path prefix, "" or "/api"
+    std::chrono::steady_clock::time_point down_until{};
+  };
+
  private:
-  explicit HttpProvider(HttpProviderOptions options, std::string origin, std::string prefix);
+  explicit HttpProvider(HttpProviderOptions options, std::vector<Replica> replicas);
   nlohmann::json Body(const StepRequest& request) const;
+  // The replicas in the order this request tries them: the one its key hashes to first, those
+  // that refused lately last.
+  std::vector<size_t> Order(const std::string& key) const;
 
   HttpProviderOptions options_;
-  std::string origin_;  // scheme://host:port
-  std::string prefix_;  // path prefix, "" or "/api"
+  std::vector<Replica> replicas_;
   std::mutex mu_;
   int connect_failures_ = 0;
   int dispatched_ = 0;

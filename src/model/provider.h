@@ -49,6 +49,9 @@ struct StepRequest {
   uint64_t seed = 0;
   // Prefix of every part id of this step (make it unique per step, e.g. "s3-").
   std::string step_id;
+  // What keeps a conversation on one engine replica (the harness passes the thread id): HTTP
+  // providers send it as the affinity header and pick their replica by it; "" = none.
+  std::string affinity_key;
   // A GBNF grammar the sampled text must match (llama.cpp syntax, rule "root"); empty = none.
   // The embedded provider applies it in its sampler ("model.bad_grammar" when it does not parse);
   // HTTP providers pass it as the request's "grammar" field (llama-server); replay ignores it.

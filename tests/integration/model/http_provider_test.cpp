@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 
 namespace affordance::model::testing {
 namespace {
@@ -247,6 +248,90 @@ TEST(HttpProviderDelivery, ConnectRefusedIsRetriedAndReportedAsNeverSent) {
   EXPECT_EQ(provider->dispatched(), 0);
   EXPECT_EQ(step.parts.back().type, PartType::kError);
   EXPECT_EQ(step.parts.back().error_code, "model.connect");
+}
+
+// Engine fleets (issue 27): a thread keeps to one replica (its prefix cache lives there) and
+// carries its id in the affinity header for a router; a replica that cannot be reached hands the
+// request to the next one, once, and is passed over as a first choice for a while.
+TEST(HttpProviderFleet, AThreadKeepsToOneReplicaAndCarriesItsAffinityHeader) {
+  auto ok = [](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res, {Chunk("ok", 1, "stop"), "[DONE]"});
+  };
+  ScriptedServer a(ok), b(ok);
+  HttpProviderOptions o;
+  o.replicas = {b.url()};
+  o.affinity_header = "x-session-token";
+  auto provider = Make(a.url(), o);
+  std::map<std::string, size_t> first;
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string thread : {"t_1", "t_2", "t_3", "t_4", "t_5", "t_6"}) {
+      StepRequest r = Prompt();
+      r.affinity_key = thread;
+      const size_t before_a = a.request_count();
+      ASSERT_TRUE(Collect(*provider, r).status.ok());
+      const size_t on = a.request_count() > before_a ? 0 : 1;
+      if (round == 0) first[thread] = on;
+      EXPECT_EQ(on, first[thread]) << thread << " moved to another replica";
+      ScriptedServer& served = on == 0 ? a : b;
+      EXPECT_EQ(served.request(served.request_count() - 1).get_header_value("x-session-token"),
+                thread);
+    }
+  }
+  // Six threads over two replicas: both serve some.
+  EXPECT_GT(a.request_count(), 0u);
+  EXPECT_GT(b.request_count(), 0u);
+  EXPECT_EQ(provider->connect_failures(), 0);
+}
+
+TEST(HttpProviderFleet, AReplicaThatIsDownHandsTheRequestToTheNextOnce) {
+  ScriptedServer up([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res, {Chunk("ok", 1, "stop"), "[DONE]"});
+  });
+  const std::string down = "http://127.0.0.1:" + std::to_string(UnusedPort());
+  HttpProviderOptions o;
+  o.replicas = {up.url()};
+  o.retry_backoff = 10ms;
+  auto provider = Make(down, o);  // no key: the first replica, which is down, is the first choice
+  auto step = Collect(*provider, Prompt());
+  ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  EXPECT_EQ(up.request_count(), 1u);
+  EXPECT_EQ(provider->connect_failures(), 1);
+  EXPECT_EQ(provider->dispatched(), 1);
+  // Within the cooldown the down replica is not tried first again.
+  ASSERT_TRUE(Collect(*provider, Prompt()).status.ok());
+  EXPECT_EQ(provider->connect_failures(), 1);
+  EXPECT_EQ(up.request_count(), 2u);
+
+  // Every replica down: never sent, and the error names them.
+  HttpProviderOptions none;
+  none.replicas = {"http://127.0.0.1:" + std::to_string(UnusedPort())};
+  none.connect_attempts = 2;
+  none.retry_backoff = 10ms;
+  auto dead = Make(down, none);
+  auto failed = Collect(*dead, Prompt());
+  ASSERT_FALSE(failed.status.ok());
+  EXPECT_EQ(failed.status.error().code, "model.connect");
+  EXPECT_THAT(failed.status.error().message, HasSubstr("any of the model servers"));
+  EXPECT_THAT(failed.status.error().detail, HasSubstr(down));
+  EXPECT_THAT(failed.status.error().detail, HasSubstr(none.replicas[0]));
+  EXPECT_EQ(dead->connect_failures(), 4);
+  EXPECT_EQ(dead->dispatched(), 0);
+}
+
+TEST(HttpProviderFleet, BadReplicaUrlsAndHeaderNamesAreRefused) {
+  HttpProviderOptions o;
+  o.base_url = "http://127.0.0.1:1";
+  o.replicas = {"ftp://x"};
+  auto bad = HttpProvider::Create(o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "model.bad_url");
+  o.replicas.clear();
+  for (const char* name : {"x session", "x-a\r\nHost: evil", "a:b", "é"}) {
+    o.affinity_header = name;
+    auto header = HttpProvider::Create(o);
+    ASSERT_FALSE(header.ok()) << name;
+    EXPECT_EQ(header.error().code, "model.bad_header");
+  }
 }
 
 TEST(HttpProviderDelivery, RequestIsSentOnceWhenTheServerComesUpDuringRetries) {
