@@ -28,10 +28,10 @@ struct SessionOptions {
   std::string model = "Qwen__Qwen3-4B-Instruct-2507";
   // "" until parsed: ProviderOf names the one the other options ask for, or "none".
   std::string provider;
-  std::string script;    // replay
-  std::string gguf;      // llama
-  int context = 8192;    // llama
-  std::vector<std::string> base_urls;  // openai: one engine, or replicas of one model
+  std::string script;                               // replay
+  std::string gguf;                                 // llama
+  int context = 8192;                               // llama
+  std::vector<std::string> base_urls;               // openai: one engine, or replicas of one model
   std::string affinity_header = "x-session-token";  // openai: "" sends none
   std::string api = "completions";
   std::string api_key_env;
