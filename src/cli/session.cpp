@@ -45,7 +45,9 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
       ->capture_default_str();
   app.add_option("--base-url", o.base_urls,
                  "OpenAI-compatible server for --provider openai; repeat it for replicas of one "
-                 "model (a thread keeps to one, failing over when it is down)");
+                 "model (a thread keeps to one, failing over when it is down)")
+      ->expected(1)
+      ->take_all();  // one URL per --base-url, never the positional message after it
   app.add_option("--affinity-header", o.affinity_header,
                  "Header that carries the thread id to the engine or its router (\"\": none)")
       ->capture_default_str();
