@@ -9,7 +9,8 @@ namespace {
 
 const bool declared_ToolSearch = authority::DeclareCapability(
     ToolCapability("ToolSearch", "tool", "attach", authority::Mode::kRead,
-                   "ranks deferred tools and attaches them"));
+                   "ranks deferred tools and attaches them; loads the operator's skills by "
+                   "digest"));
 
 nlohmann::json Disclosed(const Tool& t) {
   return {{"name", t.spec().name},
