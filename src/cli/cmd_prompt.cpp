@@ -1,7 +1,8 @@
 // `affordance prompt audit`: where the context of a turn went. For each step of the last turn of
 // a thread (default: the most recent thread): tokens per owner (head, schemas, reality, user,
-// assistant, tool_results, apps, generation), cached prompt tokens, and the first token index that
-// changed since the previous step (what a prefix cache had to recompute).
+// assistant, tool_results, apps, generation, and skill:NAME for each skill body a result carried,
+// with its sha256), cached prompt tokens, and the first token index that changed since the
+// previous step (what a prefix cache had to recompute).
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/session.h"
@@ -87,6 +88,15 @@ int Audit(const AuditOptions& o) {
                 static_cast<long long>(n("apps")), static_cast<long long>(n("generation")),
                 static_cast<long long>(s.value("cached_prompt_tokens", 0)),
                 static_cast<long long>(a.value("first_changed", -1)));
+  }
+  // Skill bodies the frames carried: their own owner, with the digest of the bytes loaded.
+  for (const auto& s : steps) {
+    const auto a = s.value("audit", nlohmann::json::object());
+    for (const auto& k : a.value("skills", nlohmann::json::array())) {
+      std::printf("step %d  %s  %lld tokens  sha256 %s  (call %s)\n", s.value("step", 0),
+                  k.value("owner", "").c_str(), static_cast<long long>(k.value("tokens", 0)),
+                  k.value("sha256", "").c_str(), k.value("toolCallId", "").c_str());
+    }
   }
   return kExitOk;
 }

@@ -58,6 +58,9 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--extra-body", o.extra_body, "JSON merged into every request body");
   app.add_option("--connectors", o.connectors,
                  "Connector manifest folder (default $AFFORDANCE_CONNECTORS)");
+  app.add_option("--skills", o.skills,
+                 "Skills folder of <name>/SKILL.md (repeatable; before $AFFORDANCE_SKILLS and "
+                 "<data>/skills)");
   app.add_option("--app", o.apps, "Mount a TSX app: VIEW.tsx:Component[:name] (repeatable)");
   app.add_option("--app-props", o.app_props, "Props of the mounted app: a JSON file or JSON text");
   app.add_option("--max-steps", o.max_steps, "Step limit per turn")->capture_default_str();
@@ -227,6 +230,11 @@ Result<std::unique_ptr<connect::ConnectorRoad>> OpenRoad(const SessionOptions& o
   return std::make_unique<connect::ConnectorRoad>(std::move(*loaded), ro);
 }
 
+Result<std::vector<skills::SkillSource>> SkillSourcesOf(const SessionOptions& o) {
+  const char* env = std::getenv("AFFORDANCE_SKILLS");
+  return skills::SkillSources(o.skills, env != nullptr ? env : "", DataDir(o) + "/skills");
+}
+
 Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const SessionOptions& o,
                                                                     bool provider_per_turn,
                                                                     int64_t* recovered) {
@@ -255,6 +263,8 @@ Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const Sessio
   if (!first) return first.error();
   auto apps = ParseApps(o);
   if (!apps) return apps.error();
+  auto skill_sources = SkillSourcesOf(o);
+  if (!skill_sources) return skill_sources.error();
 
   harness::SessionRecipe recipe;
   recipe.frame.views_root = ViewsRoot();
@@ -268,6 +278,7 @@ Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const Sessio
   ho.temperature = o.temperature;
   ho.seed = o.seed;
   ho.format = *format;
+  ho.skills = std::move(*skill_sources);
   ho.chat_messages = ProviderOf(o) == "openai" && o.api == "chat";
   std::time_t now = std::time(nullptr);
   std::tm local{};

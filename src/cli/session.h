@@ -13,6 +13,7 @@
 #include "harness/harness.h"
 #include "harness/session.h"
 #include "model/provider.h"
+#include "skills/catalog.h"
 #include "store/store.h"
 
 #include <CLI/CLI.hpp>
@@ -38,8 +39,9 @@ struct SessionOptions {
   std::string server_model;  // the request's "model" field
   std::string extra_body;    // JSON merged into every request
   std::string connectors;    // manifest folder ("" = none unless $AFFORDANCE_CONNECTORS is set)
-  std::vector<std::string> apps;  // VIEW:Component[:name]
-  std::string app_props;          // JSON file (or inline JSON) with the first app's props
+  std::vector<std::string> skills;  // --skills folders (then $AFFORDANCE_SKILLS, <data>/skills)
+  std::vector<std::string> apps;    // VIEW:Component[:name]
+  std::string app_props;            // JSON file (or inline JSON) with the first app's props
   int max_steps = 12;
   int max_tokens = 1024;
   double temperature = 0.0;
@@ -67,7 +69,8 @@ std::string ViewsRoot();
 // provider, road and frame. `provider_per_turn`: a fresh provider every turn (the server's way
 // with a replay script). `recovered` (optional) receives the number of interrupted turns found.
 // Errors name what failed: "store.*", "tokenizer.*", "model.*" (missing model file, bad script,
-// unreachable URL form), "connect.*" (bad manifests), "harness.bad_app", "cli.*".
+// unreachable URL form), "connect.*" (bad manifests), "skills.*" (a skills folder that is not
+// there), "harness.bad_app", "cli.*".
 Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const SessionOptions& o,
                                                                     bool provider_per_turn = false,
                                                                     int64_t* recovered = nullptr);
@@ -89,6 +92,11 @@ int ExitForTurn(harness::TurnStatus status);
 
 // OpenSessionFactory, then its first session. Errors: those, and the frame's ("view.*").
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& o);
+
+// The skill sources these options configure, in precedence order: every --skills folder, then
+// $AFFORDANCE_SKILLS (colon-separated), then <data>/skills (skills/catalog.h SkillSources).
+// Errors: "skills.no_source", "skills.unreadable_source".
+Result<std::vector<skills::SkillSource>> SkillSourcesOf(const SessionOptions& o);
 
 // The connector road these options configure (--connectors, else $AFFORDANCE_CONNECTORS); null
 // when none is. Errors: "cli.bad_option" (no such folder), "connect.*" (bad manifests).

@@ -35,13 +35,15 @@ std::optional<ChatFormat> DetectChatFormat(const text::Tokenizer& tokenizer) {
 }
 
 const TurnSyntax* TurnSyntaxOf(ChatFormat format) {
-  static const TurnSyntax kQwen3{
-      "<|im_start|>", "user\n", "<|im_end|>\n", {"<|im_end|>", "<|endoftext|>"}, true};
+  static const TurnSyntax kQwen3{"<|im_start|>", "user\n",
+                                 "<|im_end|>\n", {"<|im_end|>", "<|endoftext|>"},
+                                 true,           "<tool_response>"};
   static const TurnSyntax kLlama31{"<|start_header_id|>",
                                    "user<|end_header_id|>\n\n",
                                    "<|eot_id|>",
                                    {"<|eot_id|>", "<|eom_id|>"},
-                                   false};
+                                   false,
+                                   ""};
   switch (format) {
     case ChatFormat::kQwen3:
       return &kQwen3;

@@ -54,8 +54,11 @@ struct TurnSyntax {
   std::string_view turn_end;                  // the text that closes a turn in a prompt
   std::vector<std::string_view> end_of_turn;  // tokens that end the model's turn when sampled
   bool merges_tool_results;  // the template puts consecutive tool results in one turn (Qwen3)
+  // The control token that opens each result inside such a merged turn ("" when none).
+  std::string_view tool_result_open;
 };
-// Qwen3: <|im_start|>, "user\n", "<|im_end|>\n", {<|im_end|>, <|endoftext|>}, merges.
+// Qwen3: <|im_start|>, "user\n", "<|im_end|>\n", {<|im_end|>, <|endoftext|>}, merges, each result
+// opened by <tool_response>.
 // Llama 3.1: <|start_header_id|>, "user<|end_header_id|>\n\n", <|eot_id|>, {<|eot_id|>,
 // <|eom_id|>}. nullptr for kPlain (a chat API spells the turns itself).
 const TurnSyntax* TurnSyntaxOf(ChatFormat format);

@@ -289,6 +289,7 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
     call.data_state = outcome.data_state;
     call.connector = outcome.connector;
     call.approval_id = outcome.approval_id;
+    call.skill = outcome.skill;
     p.state = std::string(TruthName(outcome.state));
     p.data["status"] = outcome.approval_id.empty() ? "output-available" : "approval-requested";
     p.data["output"] = outcome.output;
@@ -296,6 +297,12 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
     if (outcome.data_state) {
       p.data["dataState"] = DataStateName(*outcome.data_state);
       p.data["connector"] = outcome.connector;
+    }
+    if (outcome.skill) {
+      // Persisted with the result the model read: a later edit of the file never changes it.
+      p.data["skill"] = {{"name", outcome.skill->name},
+                         {"sha256", outcome.skill->sha256},
+                         {"bytes", outcome.skill->bytes}};
     }
   } else {
     if (!input_error) {

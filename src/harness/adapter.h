@@ -8,10 +8,11 @@
 // Part kinds it writes (store PartRecord.kind, `data` fields):
 //   text, reasoning  {id, text}                                  open while streaming
 //   tool             {toolCallId, toolName, input, inputText, status, output?, errorCode?,
-//                     errorText?, resultText?, dataState?, connector?}
+//                     errorText?, resultText?, dataState?, connector?, skill?}
 //                    status: input-streaming | input-available | input-error | output-available |
 //                    output-error | cancelled (| interrupted, by recovery); open until it has a
-//                    result or an explicit end state. resultText is exactly what the model read.
+//                    result or an explicit end state. resultText is exactly what the model read;
+//                    skill {name, sha256, bytes}: the skill body that result carried.
 //   surface          {surfaceId, toolCallId, program, kind, appSlug, live, handles}
 // Streaming text is written when its part opens and closes, and in between at most every
 // kTextFlushMs, so a killed process loses at most that much of a streaming answer.

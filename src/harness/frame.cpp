@@ -12,7 +12,19 @@ namespace affordance::harness {
 nlohmann::json PromptAudit::ToJson() const {
   nlohmann::json owners_json = nlohmann::json::object();
   for (const auto& [owner, n] : owners) owners_json[owner] = n;
-  return {{"total", total}, {"owners", owners_json}, {"first_changed", first_changed}};
+  nlohmann::json j = {{"total", total}, {"owners", owners_json}, {"first_changed", first_changed}};
+  if (!skills.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& s : skills) {
+      list.push_back({{"name", s.name},
+                      {"owner", "skill:" + s.name},
+                      {"sha256", s.sha256},
+                      {"toolCallId", s.tool_call_id},
+                      {"tokens", s.tokens}});
+    }
+    j["skills"] = std::move(list);
+  }
+  return j;
 }
 
 namespace {
@@ -101,6 +113,9 @@ Frame::Frame(FrameOptions options, std::unique_ptr<render::Renderer> renderer)
   syntax_ = formats::TurnSyntaxOf(*options_.tokenizer);
   if (syntax_ != nullptr) {
     if (auto id = options_.tokenizer->TokenIdOf(syntax_->turn_start)) turn_start_ = *id;
+    if (!syntax_->tool_result_open.empty()) {
+      if (auto id = options_.tokenizer->TokenIdOf(syntax_->tool_result_open)) result_open_ = *id;
+    }
   }
 }
 
@@ -163,6 +178,21 @@ Result<int64_t> Frame::SchemaTokens(const std::string& system,
   return n;
 }
 
+namespace {
+
+// One turn segment of a rendered frame: its owner, and the transcript turns of the tool results
+// it holds (several when the format merges consecutive results into one turn).
+struct Segment {
+  std::string owner;
+  std::vector<size_t> results;
+};
+
+std::string ResultOwner(const TranscriptTurn& t) {
+  return t.owner == TranscriptTurn::Owner::kSkill ? "skill:" + t.skill : "tool_results";
+}
+
+}  // namespace
+
 void Frame::Audit(const std::vector<TranscriptTurn>& transcript, int64_t schemas,
                   FramePrompt& prompt) {
   PromptAudit& a = prompt.audit;
@@ -179,41 +209,73 @@ void Frame::Audit(const std::vector<TranscriptTurn>& transcript, int64_t schemas
   }
   // The owner of each segment, in order: head (system turn), one per transcript turn (a Qwen
   // frame merges consecutive tool results into one turn), the app turn, the generation prompt.
-  std::vector<std::string> owners = {"head"};
+  std::vector<Segment> segments = {{"head", {}}};
   const bool merge_tools = syntax_ != nullptr && syntax_->merges_tool_results;
   for (size_t i = 0; i < transcript.size(); ++i) {
     const auto& t = transcript[i];
-    if (merge_tools && t.role == TranscriptTurn::Role::kTool && i > 0 &&
-        transcript[i - 1].role == TranscriptTurn::Role::kTool) {
+    if (t.role == TranscriptTurn::Role::kTool) {
+      if (merge_tools && i > 0 && transcript[i - 1].role == TranscriptTurn::Role::kTool) {
+        segments.back().results.push_back(i);
+      } else {
+        segments.push_back({"tool_results", {i}});
+      }
       continue;
     }
     switch (t.owner) {
       case TranscriptTurn::Owner::kReality:
-        owners.push_back("reality");
+        segments.push_back({"reality", {}});
         break;
       case TranscriptTurn::Owner::kUser:
-        owners.push_back("user");
+        segments.push_back({"user", {}});
         break;
       case TranscriptTurn::Owner::kAssistant:
-        owners.push_back("assistant");
+        segments.push_back({"assistant", {}});
         break;
       case TranscriptTurn::Owner::kToolResult:
-        owners.push_back("tool_results");
+      case TranscriptTurn::Owner::kSkill:
+        segments.push_back({ResultOwner(t), {}});
         break;
     }
   }
-  if (has_apps()) owners.push_back("apps");
-  owners.push_back("generation");
+  if (has_apps()) segments.push_back({"apps", {}});
+  segments.push_back({"generation", {}});
   starts_app_ = -1;
   starts_generation_ = starts.empty() ? -1 : static_cast<int64_t>(starts.back());
   if (has_apps() && starts.size() >= 2)
     starts_app_ = static_cast<int64_t>(starts[starts.size() - 2]);
   int64_t lead = starts.empty() ? a.total : static_cast<int64_t>(starts[0]);
   a.owners["head"] += lead;
+  // A result's tokens go to its owner: a skill's body to "skill:<name>", others to tool_results.
+  auto give = [&](const TranscriptTurn& t, size_t from, size_t to) {
+    const auto n = static_cast<int64_t>(to - from);
+    a.owners[ResultOwner(t)] += n;
+    if (t.owner == TranscriptTurn::Owner::kSkill) {
+      a.skills.push_back({t.skill, t.skill_sha256, t.tool_call_id, n});
+    }
+  };
   for (size_t s = 0; s < starts.size(); ++s) {
     size_t end = s + 1 < starts.size() ? starts[s + 1] : tokens.size();
-    const std::string& owner = s < owners.size() ? owners[s] : owners.back();
-    a.owners[owner] += static_cast<int64_t>(end - starts[s]);
+    const Segment& seg = s < segments.size() ? segments[s] : segments.back();
+    if (seg.results.empty()) {
+      a.owners[seg.owner] += static_cast<int64_t>(end - starts[s]);
+      continue;
+    }
+    // A merged turn: each result runs from its opening token to the next one (the first from the
+    // turn's start, the last to the turn's end).
+    std::vector<size_t> opens;
+    for (size_t i = starts[s]; i < end && result_open_ >= 0; ++i) {
+      if (tokens[i] == result_open_) opens.push_back(i);
+    }
+    if (seg.results.size() == 1 || opens.size() != seg.results.size()) {
+      // One result, or a format that does not mark each one: the first result's owner has it.
+      give(transcript[seg.results.front()], starts[s], end);
+      continue;
+    }
+    for (size_t k = 0; k < seg.results.size(); ++k) {
+      const size_t from = k == 0 ? starts[s] : opens[k];
+      const size_t to = k + 1 < opens.size() ? opens[k + 1] : end;
+      give(transcript[seg.results[k]], from, to);
+    }
   }
   // The schemas sit inside the head (Qwen) or the first user turn (Llama): move them out.
   a.owners["schemas"] = schemas;

@@ -46,20 +46,36 @@ struct FrameOptions {
 // One turn of the transcript, in the order the model reads them.
 struct TranscriptTurn {
   enum class Role { kUser, kAssistant, kTool };
-  enum class Owner { kReality, kUser, kAssistant, kToolResult };
+  // kSkill: a tool result that carries a skill's body (its audit owner is "skill:<skill>").
+  enum class Owner { kReality, kUser, kAssistant, kToolResult, kSkill };
   Role role = Role::kUser;
   Owner owner = Owner::kUser;
   std::string content;                // user / tool text; assistant text (chat APIs)
   std::vector<text::TokenId> tokens;  // assistant: the sampled IDs without the end-of-turn token
   nlohmann::json tool_calls;          // assistant: [{id, name, arguments}] (chat APIs)
   std::string tool_call_id;           // tool: the call it answers (chat APIs)
+  std::string skill;                  // kSkill: the skill's name
+  std::string skill_sha256;           // kSkill: the digest of the body it carries
+};
+
+// The tokens of one tool result that carried a skill's body, in one rendered frame.
+struct SkillAudit {
+  std::string name;
+  std::string sha256;
+  std::string tool_call_id;
+  int64_t tokens = 0;  // the result's whole turn (or its part of a merged Qwen3 turn)
 };
 
 struct PromptAudit {
   int64_t total = 0;
-  // head, schemas, reality, user, assistant, tool_results, apps, generation
+  // head, schemas, reality, user, assistant, tool_results, apps, generation, and "skill:<name>"
+  // for each skill whose body a result carried (those tokens are not in tool_results). Every
+  // token has exactly one owner: the owners sum to total.
   std::map<std::string, int64_t> owners;
+  std::vector<SkillAudit> skills;  // each skill-carrying result, in transcript order
   int64_t first_changed = -1;  // first token index that differs from the previous render; -1: first
+  // {total, owners, first_changed} and, when a skill is in the frame, skills [{name, sha256,
+  // toolCallId, tokens}].
   nlohmann::json ToJson() const;
 };
 
@@ -103,6 +119,7 @@ class Frame {
   std::map<std::string, int64_t> schema_tokens_;   // by tool JSON text
   const formats::TurnSyntax* syntax_ = nullptr;    // the tokenizer's chat format (formats/)
   text::TokenId turn_start_ = -1;                  // its turn-start token
+  text::TokenId result_open_ = -1;                 // what opens each result of a merged turn
   std::unique_ptr<render::Renderer> schema_view_;  // a plain frame, for counting schema tokens
   int64_t starts_app_ = -1;                        // token index of the app turn in the last render
   int64_t starts_generation_ = -1;                 // token index of the generation prompt

@@ -37,7 +37,22 @@ struct Reality {
   std::vector<std::string> grants;  // one line each; empty: none
   std::string active_artifact;      // "" = none
   std::vector<std::string> apps;    // mounted app names
+  // Ready skills that fit the cap (SkillLine each), how many ready ones did not, and how many skill
+  // folders were refused. All empty: the block has no skills section.
+  std::vector<std::string> skills;
+  size_t skills_left_out = 0;
+  size_t skills_refused = 0;
 };
+
+// The reality block lists ready skills until their lines reach this many tokens of the bound
+// model (each line counted on its own); the rest are counted, not listed, and ToolSearch
+// {"query": "skill:"} lists every skill.
+inline constexpr size_t kRealitySkillTokens = 512;
+// A skill's line shows the first line of its description, cut at this many characters.
+inline constexpr size_t kRealitySkillDescriptionChars = 160;
+
+// "<name>: <first line of the description, cut with …>".
+std::string SkillLine(const std::string& name, const std::string& description);
 
 // The reality block: rebuilt unconditionally at the start of every turn and persisted with the
 // turn's user message, so earlier turns re-render to the same tokens.
@@ -48,8 +63,10 @@ inline constexpr size_t kToolResultCap = 24000;
 
 // A tool result as the model reads it: capped at kToolResultCap characters (a note says how much
 // was cut) and wrapped as untrusted evidence. Special-token spellings inside stay text (the frame
-// encodes history text without matching added tokens).
-std::string EvidenceText(const std::string& tool_name, const std::string& body);
+// encodes history text without matching added tokens). `operator_text`: the result carries a
+// skill's body, the operator's own file (trust="operator"); only a ToolSearch skill load sets it.
+std::string EvidenceText(const std::string& tool_name, const std::string& body,
+                         bool operator_text = false);
 
 // Cuts `text` at `cap` code points (never inside a UTF-8 sequence); returns how many were cut.
 size_t CapText(std::string& text, size_t cap);

@@ -69,7 +69,8 @@ Harness::Harness(store::Store& store, model::Provider& provider, Frame& frame,
   authority_ = std::make_unique<authority::Authority>(store_, road_);
   // Registration cannot fail for these fixed, distinct names.
   (void)registry_.AddResident(MakeAskUserQuestion());
-  (void)registry_.AddResident(MakeToolSearch());
+  RescanSkills();
+  (void)registry_.AddResident(MakeToolSearch(&skills_));
   (void)registry_.AddResident(MakeListComponents());
   (void)registry_.AddResident(MakeRunConnectorCommand(road_, authority_.get()));
   (void)registry_.AddResident(MakeComposeUI(&store_, surface::HandlesOf(road_)));
@@ -95,6 +96,8 @@ Harness::Harness(store::Store& store, model::Provider& provider, Frame& frame,
 }
 
 Harness::~Harness() = default;
+
+void Harness::RescanSkills() { skills_ = skills::SkillCatalog::Scan(options_.skills); }
 
 std::vector<TranscriptTurn> Harness::Transcript(
     const std::vector<store::MessageRecord>& messages) const {
@@ -142,6 +145,13 @@ std::vector<TranscriptTurn> Harness::Transcript(
         r.tool_call_id = p.key;
         r.content = p.data.contains("resultText") ? p.data["resultText"].get<std::string>()
                                                   : Interrupted(name);
+        if (p.data.contains("skill") && p.data["skill"].is_object()) {
+          // The digest persisted with the result: the bytes this turn read, whatever the file
+          // holds now.
+          r.owner = TranscriptTurn::Owner::kSkill;
+          r.skill = p.data["skill"].value("name", "");
+          r.skill_sha256 = p.data["skill"].value("sha256", "");
+        }
         results.push_back(std::move(r));
       }
       if (a.tokens.empty() && a.content.empty() && a.tool_calls.empty()) continue;

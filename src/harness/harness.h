@@ -32,6 +32,7 @@
 #include "harness/ledger.h"
 #include "harness/registry.h"
 #include "model/provider.h"
+#include "skills/catalog.h"
 #include "store/store.h"
 
 #include <nlohmann/json.hpp>
@@ -55,6 +56,9 @@ struct HarnessOptions {
   std::function<int64_t()> clock;  // epoch seconds for the reality block; default: system clock
   int utc_offset_s = 0;            // the reality block's local time offset
   std::string grammar;             // GBNF constraint for every step (model::StepRequest::grammar)
+  // Where skills come from, in precedence order (skills/catalog.h SkillSources). They are scanned
+  // again at the start of every turn; ToolSearch {"query": "skill:NAME"} reads a file when called.
+  std::vector<skills::SkillSource> skills;
 };
 
 struct TurnReport {
@@ -105,6 +109,10 @@ class Harness {
   // Grants, staging and execution of the thread's effects (docs/AUTHORITY.md).
   authority::Authority& authority() { return *authority_; }
   const HarnessOptions& options() const { return options_; }
+  // The skills as the latest turn's start scanned them (RescanSkills).
+  const skills::SkillCatalog& skills() const { return skills_; }
+  // Scans the skill sources again (every turn does this first).
+  void RescanSkills();
 
   // The transcript the frame renders for these stored messages (exposed for audits and tests).
   std::vector<TranscriptTurn> Transcript(const std::vector<store::MessageRecord>& messages) const;
@@ -125,6 +133,7 @@ class Harness {
   // result (an earlier message's tool part). Returns the data-approval chunks to emit.
   std::vector<nlohmann::ordered_json> ResolveApprovals(const std::string& thread_id);
 
+  skills::SkillCatalog skills_;  // before registry_: ToolSearch holds its address
   store::Store& store_;
   model::Provider& provider_;
   Frame& frame_;

@@ -126,6 +126,10 @@ nlohmann::json ToJson(const StepEntry& step) {
       j["data_state"] = DataStateName(*c.data_state);
       j["connector"] = c.connector;
     }
+    if (c.skill) {
+      j["skill"] = {
+          {"name", c.skill->name}, {"sha256", c.skill->sha256}, {"bytes", c.skill->bytes}};
+    }
     calls.push_back(std::move(j));
   }
   nlohmann::json j = {{"index", step.index},

@@ -15,6 +15,13 @@
 
 namespace affordance::harness {
 
+// A skill a call loaded into context (ToolSearch "skill:NAME"): which file body, by digest.
+struct SkillEntry {
+  std::string name;
+  std::string sha256;  // of the exact bytes the model read
+  int64_t bytes = 0;
+};
+
 // One tool call of a step, well-formed or not, and what became of it.
 struct CallEntry {
   enum class Outcome {
@@ -36,6 +43,7 @@ struct CallEntry {
   std::optional<DataState> data_state;  // connector evidence
   std::string connector;                // connector slug of that evidence
   std::string approval_id;              // a staged effect awaiting a human decision
+  std::optional<SkillEntry> skill;      // the skill this call loaded
 };
 
 struct StepEntry {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "base/result.h"
+#include "harness/ledger.h"
 #include "harness/truth.h"
 #include "model/provider.h"
 
@@ -76,6 +77,9 @@ struct ToolOutcome {
   // decision (tool-approval-request) and the turn ends with status awaiting_approval.
   std::string approval_id;
   std::optional<SurfaceDraft> surface;
+  // A skill this call loaded (only ToolSearch "skill:NAME" sets it): the ledger records it, and
+  // the result is wrapped as the operator's text (trust="operator"), not as untrusted evidence.
+  std::optional<SkillEntry> skill;
 
   static ToolOutcome Ok(nlohmann::json output) {
     ToolOutcome o;

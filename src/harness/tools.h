@@ -8,6 +8,8 @@
 //   ToolSearch          {query}: "select:a,b" attaches exact deferred tools; other text ranks
 //                       deferred tools by name and description and attaches the top matches. The
 //                       schemas are disclosed in the result; attached tools are callable next step.
+//                       "skill:NAME" loads a skill's SKILL.md (its exact bytes with their sha256)
+//                       and attaches the deferred tools it names; "skill:" lists the skills.
 //   ListComponents      {names?}: OpenUI component signatures (all, or the named ones)
 //   RunConnectorCommand {connector, request, limit?, mode?}: the one read road (connect/road.h),
 //                       with the model-backed chooser for requests in words
@@ -29,6 +31,7 @@
 #include "harness/frame.h"
 #include "harness/tool.h"
 #include "render/block.h"
+#include "skills/catalog.h"
 #include "store/store.h"
 #include "surface/artifact.h"
 
@@ -39,7 +42,9 @@
 namespace affordance::harness {
 
 std::unique_ptr<Tool> MakeAskUserQuestion();
-std::unique_ptr<Tool> MakeToolSearch();
+// `skills`: the catalog "skill:NAME" loads from (owned by the harness, rescanned every turn);
+// null: no skills.
+std::unique_ptr<Tool> MakeToolSearch(const skills::SkillCatalog* skills);
 std::unique_ptr<Tool> MakeListComponents();
 // `road` may be null (no connectors are configured): every call is then a clear error.
 // `authority` null: reads are not gated (tests of the road alone).

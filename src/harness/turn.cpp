@@ -56,6 +56,20 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
       r.grants.push_back(std::move(line));
     }
   }
+  // Ready skills by name until their lines reach the cap in the bound model's tokens.
+  size_t used = 0;
+  for (const auto& skill : skills_.ready()) {
+    std::string line = SkillLine(skill.name, skill.description);
+    auto tokens = frame_.tokenizer().Encode("- " + line + "\n");
+    const size_t n = tokens ? tokens->size() : line.size();
+    if (r.skills_left_out > 0 || used + n > kRealitySkillTokens) {
+      ++r.skills_left_out;
+      continue;
+    }
+    used += n;
+    r.skills.push_back(std::move(line));
+  }
+  r.skills_refused = skills_.refused().size();
   return RealityText(r);
 }
 
@@ -177,7 +191,8 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
       body = "error " + outcome.error.code + ": " + outcome.error.ToString();
       if (!outcome.output.is_null()) body += "\n" + outcome.output.dump();
     }
-    adapter.ToolResult(i, call.name, outcome, EvidenceText(shown, body));
+    adapter.ToolResult(i, call.name, outcome,
+                       EvidenceText(shown, body, outcome.ok && outcome.skill.has_value()));
     if (outcome.ok && (outcome.ends_turn || !outcome.approval_id.empty())) {
       ended = true;
       ended_by = outcome.approval_id.empty() ? call.name + " asked the user"
@@ -249,6 +264,7 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
                                  const EventSink& sink, const model::CancelToken& cancel) {
   auto info = store_.GetThread(thread_id);
   if (!info) return info.error();
+  RescanSkills();  // the reality block and ToolSearch "skill:" see the skill folders as they are
   // Decided effects first: their outcomes are results of earlier calls this turn's frame shows.
   std::vector<nlohmann::ordered_json> resolved = ResolveApprovals(thread_id);
   auto thread = store_.LoadThread(thread_id);

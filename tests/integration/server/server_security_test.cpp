@@ -381,6 +381,7 @@ TEST(ServerSecurity, EveryCliCommandThatOpensTheDataFolderIsClosedToAnotherOsUse
       {"serve",
        {"serve", "--data", data, "--port", "0", "--provider", "replay", "--script",
         Script("fast.json")}},
+      {"skills", {"skills", "list", "--data", data}},
   };
   const std::set<std::string> pure = {"tokenize", "detokenize", "render",
                                       "act",      "lang",       "capabilities"};

@@ -76,5 +76,15 @@ TEST(StopStatus, WeakestEvidenceIsTheWeakestDataState) {
   EXPECT_EQ(DataStateOf("bogus", "present"), DataState::kEmpty);
 }
 
+TEST(StepLedgerJson, ACallThatLoadedASkillCarriesItsNameDigestAndSize) {
+  StepLedger l = {Step(0, {O::kOk, O::kOk})};
+  l[0].calls[0].skill = SkillEntry{"week-table", std::string(64, 'a'), 120};
+  const nlohmann::json j = ToJson(l[0]);
+  EXPECT_EQ(
+      j["calls"][0]["skill"],
+      nlohmann::json({{"name", "week-table"}, {"sha256", std::string(64, 'a')}, {"bytes", 120}}));
+  EXPECT_FALSE(j["calls"][1].contains("skill"));
+}
+
 }  // namespace
 }  // namespace affordance::harness

@@ -56,7 +56,7 @@ TEST(ToolToolSearch, SelectAttachesExactNamesAndWordsRankDeferredTools) {
   ASSERT_TRUE(
       registry.AddDeferred(std::make_unique<FakeDeferred>("tickets__search", "Search tickets"))
           .ok());
-  auto tool = MakeToolSearch();
+  auto tool = MakeToolSearch(nullptr);
   ToolContext ctx;
   ctx.registry = &registry;
 
