@@ -46,8 +46,8 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--base-url", o.base_urls,
                  "OpenAI-compatible server for --provider openai; repeat it for replicas of one "
                  "model (a thread keeps to one, failing over when it is down)")
-      ->expected(1)
-      ->take_all();  // one URL per --base-url, never the positional message after it
+      ->allow_extra_args(false)  // one URL per --base-url, never the positional message after it
+      ->take_all();
   app.add_option("--affinity-header", o.affinity_header,
                  "Header that carries the thread id to the engine or its router (\"\": none)")
       ->capture_default_str();
@@ -60,8 +60,12 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
                  "Connector manifest folder (default $AFFORDANCE_CONNECTORS)");
   app.add_option("--skills", o.skills,
                  "Skills folder of <name>/SKILL.md (repeatable; before $AFFORDANCE_SKILLS and "
-                 "<data>/skills)");
-  app.add_option("--app", o.apps, "Mount a TSX app: VIEW.tsx:Component[:name] (repeatable)");
+                 "<data>/skills)")
+      ->allow_extra_args(false)
+      ->take_all();
+  app.add_option("--app", o.apps, "Mount a TSX app: VIEW.tsx:Component[:name] (repeatable)")
+      ->allow_extra_args(false)
+      ->take_all();
   app.add_option("--app-props", o.app_props, "Props of the mounted app: a JSON file or JSON text");
   app.add_option("--max-steps", o.max_steps, "Step limit per turn")->capture_default_str();
   app.add_option("--max-tokens", o.max_tokens, "Token limit per step")->capture_default_str();

@@ -633,6 +633,16 @@ TEST(EndStateDoors, AProviderErrorEndsTheTurnWithItsReasonAndExitsOne) {
   EXPECT_EQ(d.json.exit_code, 1);
 }
 
+// A repeatable option takes one value per occurrence: the message after it stays the message.
+TEST(EndStateDoors, ReplayScriptModelRepeatableOptionsNeverSwallowTheMessage) {
+  Workspace w;
+  std::filesystem::create_directories(w.dir() + "/skills");
+  auto r = w.Cli({"run", "--script", Source("tests/integration/cli/scripts/malformed.json"),
+                  "--skills", w.dir() + "/skills", "--skills", w.dir() + "/skills", "What is on?"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Sorry, that call was malformed."));
+}
+
 // Stages the budget sync in a new thread; returns {thread, approval id}.
 std::pair<std::string, std::string> StageBudgetSync(Workspace& w) {
   auto staged =

@@ -206,7 +206,9 @@ void CheckHttpMatrix(const Rig& rig, const std::vector<Credential>& credentials)
       const bool want = cred.plane >= Rank(route["access"]);
       EXPECT_EQ(admitted, want) << cred.name << " x " << route["name"] << ": " << r.status << " "
                                 << r.body.substr(0, 300);
-      if (!want) EXPECT_EQ(GateCode(r), cred.refused_as) << cred.name << " x " << route["name"];
+      if (!want) {
+        EXPECT_EQ(GateCode(r), cred.refused_as) << cred.name << " x " << route["name"];
+      }
     }
     // The decision inside POST /api/chat is the person's door (docs/SECURITY.md).
     auto decided = Http(rig.port(), "POST", "/api/chat", rig.Decision(false), cred.headers);
