@@ -421,15 +421,21 @@ TEST(TerminalChat, ReplayScriptModelsPipedChatDecidesWithSlashDeny) {
   EXPECT_EQ(Approvals(w).at(0).value("reason", ""), "not now");
 }
 
+// Asks the chat in `t` a question its slow_call.json model answers with a long call, and waits
+// until the model is writing that call.
+void StartSlowCall(Terminal& t) {
+  ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
+  t.Type("What is on this week?");
+  ASSERT_TRUE(t.WaitFor("calling RunConnectorCommand")) << t.Screen();
+}
+
 // Ctrl-C while the model is writing a call: the call and the turn say cancelled, not malformed,
 // and the chat goes on.
 TEST(TerminalChat, ReplayScriptModelCtrlCWhileTheModelWritesACallSaysCancelled) {
   if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
   Workspace w;
   Terminal t(w, 100, 40, w.ChatCommand("", "slow_call.json"));
-  ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
-  t.Type("What is on this week?");
-  ASSERT_TRUE(t.WaitFor("calling RunConnectorCommand")) << t.Screen();
+  StartSlowCall(t);
   t.Keys("C-c");
   ASSERT_TRUE(t.WaitFor("— cancelled")) << t.Screen();
   std::string screen = t.Screen();
@@ -452,9 +458,7 @@ TEST(TerminalChat, ReplayScriptModelKilledMidTurnIsInterruptedAfterARestart) {
   Workspace w;
   {
     Terminal t(w, 100, 40, w.ChatCommand("", "slow_call.json"));
-    ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
-    t.Type("What is on this week?");
-    ASSERT_TRUE(t.WaitFor("calling RunConnectorCommand")) << t.Screen();
+    StartSlowCall(t);
     const pid_t pid = t.ChatPid();
     ASSERT_GT(pid, 0);
     ASSERT_EQ(kill(pid, SIGKILL), 0);
