@@ -96,10 +96,11 @@ int Run(const Options& o, const std::string& verb) {
       std::string line = "  " + q.statement + " = Query(" + q.handle + ") " + q.connector + "." +
                          q.operation + " " +
                          q.args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      line = text::Printable(line);
       std::printf("%s\n", (o.source ? line : text::FitWidth(line, text.width)).c_str());
     }
     if (o.source) {
-      std::printf("%s\n", opened->version.body.c_str());
+      std::printf("%s\n", text::Printable(opened->version.body, true).c_str());
       return kExitOk;
     }
     // As the web shows it: the bindings re-executed (read grants apply), then laid out as text.

@@ -81,6 +81,7 @@ void ShowThread(Session& s, const std::string& id, std::ostream& out, bool color
       if (p.kind == "text") text += p.data.value("text", "");
       if (p.kind == "surface") out << SurfacePartText(p.data, source, o);
     }
+    text = text::Printable(text, true);
     if (m.role == "user") {
       out << "› " << text << "\n";
     } else {

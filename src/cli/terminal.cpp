@@ -222,8 +222,41 @@ void TerminalView::ShowEffect(const nlohmann::ordered_json& approval) {
                     "   deny: affordance approvals deny " + a.value("approvalId", "")));
 }
 
-void TerminalView::Show(const harness::Event& e) {
+namespace {
+
+// Every string of `v` (keys too) made printable (text::Printable).
+nlohmann::ordered_json PrintableJson(const nlohmann::ordered_json& v) {
+  if (v.is_string()) return text::Printable(v.get_ref<const std::string&>());
+  if (v.is_array()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& e : v) out.push_back(PrintableJson(e));
+    return out;
+  }
+  if (v.is_object()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out[text::Printable(it.key())] = PrintableJson(it.value());
+    }
+    return out;
+  }
+  return v;
+}
+
+}  // namespace
+
+void TerminalView::Show(const harness::Event& event) {
+  // The one boundary: what the model, a connector or a tool wrote reaches the screen only as
+  // printable text, so no output can style, move or erase what the person reads (an effect card
+  // hidden before they decide); our own colours are added after this.
   using harness::EventKind;
+  harness::Event e = event;
+  const bool prose = e.kind == EventKind::kTextDelta || e.kind == EventKind::kReasoningDelta;
+  e.text = text::Printable(e.text, prose);
+  for (std::string* s :
+       {&e.id, &e.tool_name, &e.input_text, &e.approval_id, &e.state, &e.data_state}) {
+    *s = text::Printable(*s);
+  }
+  if (!e.value.is_null()) e.value = PrintableJson(e.value);
   switch (e.kind) {
     case EventKind::kStartStep:
       step_started_ = std::chrono::steady_clock::now();

@@ -1,5 +1,7 @@
 #include "connect/effect.h"
 
+#include "text/display_width.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -318,6 +320,8 @@ std::vector<std::string> EffectLines(const json& effect, int64_t expires_ms, int
     lines.push_back(
         Cap("  a fresh read found nothing to change: it would fail or do nothing", width));
   }
+  // Titles and values come from the source and the model: printed, they move no cursor.
+  for (auto& l : lines) l = text::Printable(l);
   return lines;
 }
 

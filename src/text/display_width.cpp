@@ -1,5 +1,7 @@
 #include "text/display_width.h"
 
+#include "text/utf8.h"
+
 #include <utf8proc.h>
 
 namespace affordance::text {
@@ -112,6 +114,32 @@ std::string PadLeft(std::string_view s, size_t width) {
   size_t w = DisplayWidth(s);
   std::string out(w < width ? width - w : 0, ' ');
   out += s;
+  return out;
+}
+
+std::string Printable(std::string_view s, bool keep_newlines) {
+  std::string valid;
+  utf8::AppendLossy(valid, s);
+  std::string out;
+  out.reserve(valid.size());
+  for (size_t i = 0; i < valid.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(valid[i]);
+    if (c == '\n' && keep_newlines) {
+      out += '\n';
+    } else if (c < 0x20 || c == 0x7F) {
+      out += ' ';
+    } else if (c == 0xC2 && i + 1 < valid.size() &&
+               static_cast<unsigned char>(valid[i + 1]) < 0xA0) {
+      out += ' ';  // C1 controls, U+0080..U+009F
+      ++i;
+    } else if (c == 0xE2 && i + 2 < valid.size() && valid[i + 1] == '\x80' &&
+               (valid[i + 2] == '\xA8' || valid[i + 2] == '\xA9')) {
+      out += ' ';  // U+2028, U+2029 line and paragraph separators
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
   return out;
 }
 

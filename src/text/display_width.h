@@ -29,6 +29,12 @@ size_t DisplayWidth(std::string_view s);
 // `width` 0 gives "".
 std::string FitWidth(std::string_view s, size_t width);
 
+// `s` made safe to print on a terminal: every control character (C0, DEL, C1, and U+2028/U+2029)
+// becomes a space, so ESC can start no escape sequence and CR cannot overwrite a line, and
+// ill-formed UTF-8 becomes U+FFFD. With `keep_newlines`, '\n' stays (answer text). For text that
+// comes from a model, a connector or a tool before it reaches the person's screen.
+std::string Printable(std::string_view s, bool keep_newlines = false);
+
 // The byte length of the longest prefix of `s` that fits in `width` columns; a character is never
 // split, and escape sequences right after the prefix are not included.
 size_t FittingPrefix(std::string_view s, size_t width);

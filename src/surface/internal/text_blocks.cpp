@@ -330,29 +330,7 @@ class HtmlText {
 
 }  // namespace
 
-std::string Printable(std::string_view s) {
-  std::string valid;
-  text::utf8::AppendLossy(valid, s);
-  std::string out;
-  out.reserve(valid.size());
-  for (size_t i = 0; i < valid.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(valid[i]);
-    if (c < 0x20 || c == 0x7F) {
-      out += ' ';
-    } else if (c == 0xC2 && i + 1 < valid.size() &&
-               static_cast<unsigned char>(valid[i + 1]) < 0xA0) {
-      out += ' ';  // C1 controls, U+0080..U+009F
-      ++i;
-    } else if (c == 0xE2 && i + 2 < valid.size() && valid[i + 1] == '\x80' &&
-               (valid[i + 2] == '\xA8' || valid[i + 2] == '\xA9')) {
-      out += ' ';  // U+2028, U+2029 line and paragraph separators
-      i += 2;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+std::string Printable(std::string_view s) { return text::Printable(s); }
 
 std::vector<std::string> Wrap(std::string_view text, size_t width) {
   std::vector<std::string> lines;

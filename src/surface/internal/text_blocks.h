@@ -11,9 +11,8 @@
 
 namespace affordance::surface::internal {
 
-// `s` with every control character (C0, DEL, C1; newlines and tabs included) made a space, and
-// ill-formed UTF-8 made U+FFFD: text from a program or a row can then neither move the cursor nor
-// style the terminal.
+// text::Printable(s): text from a program or a row can neither move the cursor nor style the
+// terminal (newlines and tabs are spaces too).
 std::string Printable(std::string_view s);
 
 // `text` (printable, one paragraph) broken into lines of at most `width` display columns at

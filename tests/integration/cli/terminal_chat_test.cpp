@@ -647,6 +647,38 @@ TEST(EndStateDoors, ReplayScriptModelRepeatableOptionsNeverSwallowTheMessage) {
   EXPECT_THAT(r.out, HasSubstr("Sorry, that call was malformed."));
 }
 
+// What a model or a source writes cannot style, move or erase the person's screen: escape
+// sequences, carriage returns and C1 controls in prose, call arguments and an effect card's title
+// print as spaces, in `run`, `chat` (tmux) and `approvals show`.
+TEST(EndStateDoors, ReplayScriptModelsEscapeSequencesNeverReachTheScreen) {
+  Workspace w;
+  ASSERT_EQ(w.Cli({"grants", "grant", "calendar", "--write"}).exit_code, 0);
+  auto run = w.Cli({"run", "--script", Source("tests/integration/cli/scripts/escapes.json"),
+                    "Add a budget sync"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.find('\033'), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find('\r'), std::string::npos);
+  EXPECT_EQ(run.out.find("\u009b"), std::string::npos);
+  EXPECT_THAT(run.out, HasSubstr("Budget  [8msync"));
+  auto listed = json::parse(w.Cli({"approvals", "list", "--json"}).out);
+  const json& list = listed.is_array() ? listed : listed["approvals"];
+  ASSERT_FALSE(list.empty());
+  auto shown =
+      w.Cli({"approvals", "show", list.at(0).value("id", list.at(0).value("approvalId", ""))});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.out.find('\033'), std::string::npos) << shown.out;
+  EXPECT_THAT(shown.out, HasSubstr("Create event “Budget  [8msync [0m  [2K”"));
+  if (!HaveTmux()) return;
+  // On a terminal, with colour: only our own styling, never the model's conceal (SGR 8).
+  Terminal t(w, 100, 60, w.ChatCommand("", "escapes.json"));
+  ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
+  t.Type("Add a budget sync");
+  ASSERT_TRUE(t.WaitFor("[y]es, [n]o, [l]ater")) << t.Screen();
+  const std::string styled = t.Screen(true);
+  EXPECT_EQ(styled.find("\033[8m"), std::string::npos) << styled;
+  EXPECT_THAT(t.Screen(), HasSubstr("Budget  [8msync"));
+}
+
 // Stages the budget sync in a new thread; returns {thread, approval id}.
 std::pair<std::string, std::string> StageBudgetSync(Workspace& w) {
   auto staged =
