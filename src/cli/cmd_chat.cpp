@@ -157,7 +157,7 @@ class ChatTurns {
                      const std::string& reason) {
     std::vector<store::ApprovalRecord> pending;
     if (id.empty()) {
-      pending = thread.empty() ? pending : Pending(thread);
+      if (!thread.empty()) pending = Pending(thread);
       if (pending.size() != 1) {
         out_ << (pending.empty() ? "No write of this thread waits for a decision.\n"
                                  : "Several writes wait; name one:");

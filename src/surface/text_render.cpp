@@ -358,15 +358,7 @@ class Renderer {
     Json markup = Prop(el, "html");
     Lines out;
     // As a table says why it has no rows: the canvas's data was not read.
-    std::string unavailable;
-    for (const auto& statement : touched) {
-      auto it = rows_.find(statement);
-      if (it == rows_.end() || it->second.error) {
-        unavailable += (unavailable.empty() ? "" : "; ") +
-                       (it == rows_.end() ? "Query \"" + statement + "\" was not read"
-                                          : Printable(*it->second.error));
-      }
-    }
+    const std::string unavailable = Unavailable(touched);
     if (!unavailable.empty()) {
       Append(out, Wrap(Style("33", "⚠ data unavailable: " + unavailable), width));
     }
@@ -428,6 +420,19 @@ class Renderer {
     return out;
   }
 
+  // Why the bindings `touched` could not give rows ("" when every one did), joined by "; ".
+  std::string Unavailable(const Statements& touched) const {
+    std::string why;
+    for (const auto& statement : touched) {
+      auto it = rows_.find(statement);
+      if (it != rows_.end() && !it->second.error) continue;
+      why += (why.empty() ? "" : "; ") + (it == rows_.end()
+                                              ? "Query \"" + statement + "\" was not read"
+                                              : Printable(*it->second.error));
+    }
+    return why;
+  }
+
   // A table of Col elements. The bindings its columns read (and those of the expression that
   // made it) decide whether its rows are shown or why they are not.
   Lines Table(const Json& el, size_t width) {
@@ -444,13 +449,10 @@ class Renderer {
       const Json& v = values.back().first;
       model.rows = std::max(model.rows, v.is_array() ? v.size() : 0);
     }
+    model.unavailable = Unavailable(touched);
     for (const auto& statement : touched) {
       auto it = rows_.find(statement);
-      if (it == rows_.end() || it->second.error) {
-        std::string why = it == rows_.end() ? "Query \"" + statement + "\" was not read"
-                                            : Printable(*it->second.error);
-        model.unavailable += (model.unavailable.empty() ? "" : "; ") + why;
-      } else {
+      if (it != rows_.end() && !it->second.error) {
         model.truncated = model.truncated || it->second.truncated;
       }
     }
