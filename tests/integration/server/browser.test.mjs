@@ -93,6 +93,15 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
 
 // The card a person decides on: what the write does, where, and each time in the person's own zone
 // (the browser's: Europe/Berlin here, so 15:00 UTC reads 4:00 PM), before Approve and Deny.
+// Opens the UI of `server` in `page`, starts a new conversation and sends `text`.
+async function ask(page, server, text) {
+  await page.goto(server.base + '/');
+  await page.getByRole('button', { name: /New conversation/ }).first().click();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
 async function expectEffectCard(write) {
   const card = write.locator('.effect');
   await card.waitFor({ timeout: 30000 });
@@ -203,11 +212,7 @@ test('replay: an Html canvas shows its data filled in, in a sandboxed frame, wit
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(server.base + '/');
-    await page.getByRole('button', { name: /New conversation/ }).first().click();
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('What is on this week?');
-    await box.press('Enter');
+    await ask(page, server, 'What is on this week?');
     await page.locator('.surface[data-state="hydrated"]').first().waitFor({ timeout: 30000 });
     const frame = page.frameLocator('.ou-html iframe[title="composition"]').first();
     await frame.locator('li.ev').first().waitFor({ timeout: 30000 });
@@ -231,11 +236,7 @@ test('replay: a staged write shows its effect; denying runs nothing and says so'
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-US' });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(server.base + '/');
-    await page.getByRole('button', { name: /New conversation/ }).first().click();
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('Put a budget sync on Thursday at 15:00.');
-    await box.press('Enter');
+    await ask(page, server, 'Put a budget sync on Thursday at 15:00.');
     const write = page.locator('[data-tool="invoke_mutation"]').first();
     await write.getByRole('button', { name: 'Deny' }).waitFor({ timeout: 30000 });
     await expectEffectCard(write);
@@ -274,11 +275,7 @@ test('replay: a staged write shows an approval card; approving runs it once and 
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-US' });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(server.base + '/');
-    await page.getByRole('button', { name: /New conversation/ }).first().click();
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('Put a budget sync on Thursday at 15:00.');
-    await box.press('Enter');
+    await ask(page, server, 'Put a budget sync on Thursday at 15:00.');
 
     const write = page.locator('[data-tool="invoke_mutation"]').first();
     const approve = write.getByRole('button', { name: 'Approve' });
