@@ -244,6 +244,97 @@ nlohmann::ordered_json PrintableJson(const nlohmann::ordered_json& v) {
 
 }  // namespace
 
+namespace {
+
+// The mark a citation gets inline, and its colour: the weakest class among its references.
+struct Mark {
+  const char* glyph;
+  const char* color;
+};
+Mark MarkOf(std::string_view cls) {
+  if (cls == "source") return {"◦", "36"};      // ◦
+  if (cls == "effect") return {"✓", "32"};      // ✓
+  if (cls == "unresolved") return {"!", "33"};       // !
+  return {"✗", "31"};                           // ✗ invalid
+}
+int Weakness(std::string_view cls) {
+  return cls == "invalid" ? 3 : cls == "unresolved" ? 2 : cls == "effect" ? 1 : 0;
+}
+
+std::string Ago(int64_t then) {
+  const int64_t s =
+      std::chrono::duration_cast<std::chrono::seconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count() -
+      then;
+  if (s < 120) return std::to_string(std::max<int64_t>(s, 0)) + " s ago";
+  if (s < 7200) return std::to_string(s / 60) + " min ago";
+  if (s < 172800) return std::to_string(s / 3600) + " h ago";
+  return std::to_string(s / 86400) + " days ago";
+}
+
+}  // namespace
+
+void TerminalView::Cite(const nlohmann::ordered_json& citation) {
+  std::string weakest = "source";
+  for (const auto& facts : citation.value("refs", nlohmann::ordered_json::array())) {
+    if (!facts.is_object()) continue;
+    const std::string cls = facts.value("class", "invalid");
+    if (Weakness(cls) > Weakness(weakest)) weakest = cls;
+    const std::string ref = facts.value("ref", "");
+    const bool seen = std::any_of(cited_.begin(), cited_.end(),
+                                  [&](const auto& c) { return c.value("ref", "") == ref; });
+    if (!seen) cited_.push_back(nlohmann::json::parse(facts.dump()));
+  }
+  const Mark mark = MarkOf(weakest);
+  if (width_ == 0) {
+    Write(Color(mark.color, mark.glyph));
+  } else {
+    word_ += Color(mark.color, mark.glyph);
+  }
+}
+
+std::string TerminalView::ClaimCounts(const std::vector<harness::Claim>& claims) const {
+  std::map<harness::ClaimClass, int> n;
+  for (const auto& c : claims) ++n[c.cls];
+  std::string out = "claims";
+  const char* sep = " ";
+  for (auto cls : {harness::ClaimClass::kSource, harness::ClaimClass::kEffect,
+                   harness::ClaimClass::kUnresolved, harness::ClaimClass::kInference}) {
+    if (n[cls] == 0) continue;
+    out += sep + std::to_string(n[cls]) + " " + std::string(harness::ClaimClassName(cls));
+    sep = ", ";
+  }
+  return out;
+}
+
+void TerminalView::Legend() {
+  if (cited_.empty()) return;
+  Line("");
+  for (const auto& f : cited_) {
+    const std::string cls = f.value("class", "invalid");
+    const Mark mark = MarkOf(cls);
+    std::string line = "  " + Color(mark.color, mark.glyph) + " [" + f.value("ref", "") + "] " +
+                       Color(mark.color, cls);
+    if (f.contains("toolName")) line += " · " + f.value("toolName", "");
+    if (f.contains("connector")) line += " · " + f.value("connector", "");
+    if (f.contains("dataState")) {
+      line += " · " + f.value("dataState", "");
+      if (f.contains("syncedAt")) line += ", synced " + Ago(f.value("syncedAt", int64_t{0}));
+    }
+    if (f.contains("rows")) {
+      const int64_t rows = f.value("rows", int64_t{0});
+      line += " · " + std::to_string(rows) + (rows == 1 ? " row" : " rows");
+    }
+    if (f.contains("reason")) line += " · " + f.value("reason", "");
+    Line(Dim(line));
+  }
+  Line(Dim("  " + Color("36", "◦") + " source  " + Color("32", "✓") + " effect  " +
+           Color("33", "!") + " unresolved  " + Color("31", "✗") +
+           " invalid; prose without a mark is the model's inference"));
+  cited_.clear();
+}
+
 void TerminalView::Show(const harness::Event& event) {
   // The one boundary: what the model, a connector or a tool wrote reaches the screen only as
   // printable text, so no output can style, move or erase what the person reads (an effect card
@@ -274,6 +365,9 @@ void TerminalView::Show(const harness::Event& event) {
       return;
     case EventKind::kTextEnd:
       FlushWord();
+      return;
+    case EventKind::kCitation:
+      Cite(e.value);
       return;
     case EventKind::kToolInputStart:
       Spin("calling " + e.tool_name);
@@ -400,6 +494,8 @@ void TerminalView::Show(const harness::Event& event) {
       if (auto weakest = harness::WeakestEvidence(r.ledger)) {
         facts.push_back("evidence " + std::string(harness::DataStateName(*weakest)));
       }
+      if (!r.claims.empty()) facts.push_back(ClaimCounts(r.claims));
+      Legend();
       int64_t prompt = 0, cached = 0;
       for (const auto& s : r.ledger) {
         prompt += s.prompt_tokens;

@@ -5,6 +5,7 @@
 
 #include "cli/surface_text.h"
 #include "harness/event.h"
+#include "harness/evidence.h"
 #include "model/provider.h"
 
 #include <signal.h>
@@ -41,6 +42,11 @@ class TerminalView {
   void Show(const harness::Event& event);
 
  private:
+  // A citation of the prose: its class mark inline; its references join the legend.
+  void Cite(const nlohmann::ordered_json& citation);
+  // The cited references, one line each with their class and evidence, then the key.
+  void Legend();
+  std::string ClaimCounts(const std::vector<harness::Claim>& claims) const;
   void Write(const std::string& text);  // erases the spinner first
   // Streams answer text, wrapping at word boundaries at the terminal's width (tty only).
   void Prose(const std::string& delta);
@@ -80,6 +86,8 @@ class TerminalView {
     bool ok = false;
   };
   std::map<std::string, Call> calls_;
+  // The references this turn's prose cited, with what they resolved to (printed as a legend).
+  std::vector<nlohmann::json> cited_;
   std::chrono::steady_clock::time_point step_started_;
 };
 

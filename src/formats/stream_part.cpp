@@ -30,6 +30,8 @@ std::string_view PartTypeName(PartType type) {
       return "tool-call";
     case PartType::kToolInputError:
       return "tool-input-error";
+    case PartType::kCitation:
+      return "citation";
     case PartType::kFinishStep:
       return "finish-step";
     case PartType::kFinish:
@@ -88,6 +90,12 @@ nlohmann::json ToJson(const StreamPart& p) {
       j["input"] = p.input_text;
       j["errorText"] = p.error_text;
       if (!p.error_code.empty()) j["errorCode"] = p.error_code;
+      break;
+    case PartType::kCitation:
+      j["id"] = p.id;
+      j["citedText"] = p.delta;
+      j["refs"] = p.refs;
+      j["offset"] = p.offset;
       break;
     case PartType::kFinishStep:
       j["usage"] = {{"promptTokens", p.usage.prompt_tokens},

@@ -14,7 +14,8 @@
 //   (same for reasoning); tool-input-start before tool-input-delta; a started tool input ends with
 //   either tool-input-end followed by tool-call, or with tool-input-error. Every started
 //   text/reasoning part is ended before the terminal part. `start` (once per assistant message) is
-//   the loop's.
+//   the loop's. A citation follows the text-delta that completed its spelling, inside that open
+//   text part.
 #pragma once
 
 #include "text/tokenizer.h"
@@ -42,6 +43,7 @@ enum class PartType {
   kToolInputEnd,
   kToolCall,
   kToolInputError,
+  kCitation,
   kFinishStep,
   kFinish,
   kError,
@@ -92,6 +94,10 @@ struct StreamPart {
   // canonical history of the model's turn: keep these, never re-tokenize its text).
   Usage usage;
   std::vector<text::TokenId> tokens;
+  // citation: the references it names ("r3"), in order, and the byte offset of its spelling (in
+  // `delta`, e.g. "[r1, r3]") within its text part's text. `id` is the text part's id.
+  std::vector<std::string> refs;
+  int64_t offset = 0;
   // Free-form facts about the part's origin; a replay provider sets {"replay": true} on every part.
   nlohmann::json metadata;
 

@@ -67,6 +67,17 @@ void Adapter::Start(const std::string& ui_message_id) {
   Emit(e);
 }
 
+void Adapter::SetReferences(std::map<std::string, Reference> references) {
+  references_ = std::move(references);
+  for (const auto& [ref, r] : references_) next_ref_ = std::max(next_ref_, RefOrdinal(ref) + 1);
+}
+
+std::string Adapter::NewRef() { return "r" + std::to_string(next_ref_++); }
+
+void Adapter::Remember(const store::PartRecord& tool_part) {
+  if (auto r = ReferenceOf(tool_part)) references_[r->ref] = std::move(*r);
+}
+
 void Adapter::BeginStep(int index) {
   StepEntry entry;
   entry.index = index;
@@ -100,6 +111,9 @@ void Adapter::OnPart(const formats::StreamPart& part) {
     case PartType::kToolCall:
     case PartType::kToolInputError:
       OnToolInput(part, entry);
+      return;
+    case PartType::kCitation:
+      OnCitation(part, entry.index);
       return;
     case PartType::kFinishStep:
     case PartType::kFinish:
@@ -139,12 +153,36 @@ void Adapter::OnContent(const formats::StreamPart& part, int step) {
       Emit(text ? EventKind::kTextDelta : EventKind::kReasoningDelta, part.id, part.delta);
       return;
     }
-    default:  // kTextEnd, kReasoningEnd
+    default: {  // kTextEnd, kReasoningEnd
       p.open = false;
       Persist(p);
-      Emit(text ? EventKind::kTextEnd : EventKind::kReasoningEnd, part.id);
+      Event e = Event::Of(text ? EventKind::kTextEnd : EventKind::kReasoningEnd);
+      e.id = part.id;
+      if (text && p.data.contains("citations")) {
+        e.value = nlohmann::ordered_json::parse(
+            AiSdkCitations(p.data.value("text", ""), p.data["citations"]).dump());
+      }
+      Emit(e);
       return;
+    }
   }
+}
+
+void Adapter::OnCitation(const formats::StreamPart& part, int step) {
+  store::PartRecord& p = Part("text", part.id, step);
+  nlohmann::json facts = nlohmann::json::array();
+  for (const auto& ref : part.refs) {
+    auto it = references_.find(ref);
+    facts.push_back(ResolveCitation(ref, it == references_.end() ? nullptr : &it->second));
+  }
+  nlohmann::json citation = {{"offset", part.offset}, {"citedText", part.delta}, {"refs", facts}};
+  if (!p.data.contains("citations")) p.data["citations"] = nlohmann::json::array();
+  p.data["citations"].push_back(citation);
+  Event e = Event::Of(EventKind::kCitation);
+  e.id = part.id;
+  e.text = part.delta;
+  e.value = nlohmann::ordered_json::parse(citation.dump());
+  Emit(e);
 }
 
 void Adapter::OnToolInput(const formats::StreamPart& part, StepEntry& entry) {
@@ -276,12 +314,15 @@ void Adapter::OnStepEnd(const formats::StreamPart& part, StepEntry& entry) {
 }
 
 void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolOutcome& outcome,
-                         const std::string& model_text) {
+                         const std::string& body) {
   CallEntry& call = ledger_.back().calls[index];
   store::PartRecord& p = Part("tool", call.id, ledger_.back().index);
   const bool input_error = call.outcome == CallEntry::Outcome::kInputError;
   p.open = false;
-  p.data["resultText"] = model_text;
+  const std::string ref = NewRef();
+  p.data["ref"] = ref;
+  p.data["resultText"] = EvidenceText(tool_name.empty() ? "unknown" : tool_name, body, ref,
+                                      outcome.ok && outcome.skill.has_value());
   if (outcome.ok) {
     call.outcome = CallEntry::Outcome::kOk;
     call.ends_turn = outcome.ends_turn;
@@ -297,6 +338,8 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
     if (outcome.data_state) {
       p.data["dataState"] = DataStateName(*outcome.data_state);
       p.data["connector"] = outcome.connector;
+      if (outcome.rows) p.data["rows"] = *outcome.rows;
+      if (outcome.synced_at > 0) p.data["syncedAt"] = outcome.synced_at;
     }
     if (outcome.skill) {
       // Persisted with the result the model read: a later edit of the file never changes it.
@@ -315,6 +358,7 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
     }
   }
   if (p.data.value("toolName", "").empty()) p.data["toolName"] = tool_name;
+  Remember(p);
   if (input_error) {
     // The client already holds the call's error (tool-input-error); its state is what the
     // stream proved: emitted, never parsed.
@@ -386,7 +430,10 @@ void Adapter::CloseUnrun(size_t index, CallEntry::Outcome why, const std::string
   p.data["status"] = cancelled ? "cancelled" : "not-run";
   p.data["errorCode"] = code;
   p.data["errorText"] = reason;
-  p.data["resultText"] = EvidenceText(call.name, "error " + code + ": " + reason);
+  const std::string ref = NewRef();
+  p.data["ref"] = ref;
+  p.data["resultText"] = EvidenceText(call.name, "error " + code + ": " + reason, ref);
+  Remember(p);
   Persist(p);
   if (!malformed) {  // a malformed call already has its error (tool-input-error)
     Event e = Event::Of(EventKind::kToolOutputError);
@@ -478,6 +525,8 @@ std::string_view ChunkType(EventKind kind) {
       return "reasoning-delta";
     case EventKind::kReasoningEnd:
       return "reasoning-end";
+    case EventKind::kCitation:
+      return "data-citation";
     case EventKind::kToolInputStart:
       return "tool-input-start";
     case EventKind::kToolInputDelta:

@@ -47,7 +47,9 @@ std::vector<nlohmann::ordered_json> Harness::ResolveApprovals(const std::string&
         p.data["errorText"] = refused->ToString();
       }
       p.data["output"] = report->ToJson();
-      p.data["resultText"] = EvidenceText(p.data.value("toolName", "invoke_mutation"), text);
+      // The call keeps its reference: a citation of it now reads the outcome.
+      p.data["resultText"] =
+          EvidenceText(p.data.value("toolName", "invoke_mutation"), text, p.data.value("ref", ""));
       if (auto truth = authority::TruthStateOf(report->state); !truth.empty()) {
         p.state = std::string(truth);
       }

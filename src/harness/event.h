@@ -11,6 +11,10 @@
 //   kTextStart/-End       id (part id)                                text-start / text-end
 //   kTextDelta            id, text (the delta)                        text-delta
 //   kReasoning*           as text                                     reasoning-*
+//   kTextEnd              id, value (the part's citations, AI SDK      text-end
+//                         form; null when none)
+//   kCitation             id (text part id), text (its spelling),     data-citation
+//                         value ({offset, citedText, refs: [facts]})  (transient)
 //   kToolInputStart       id (tool call id), tool_name                tool-input-start
 //   kToolInputDelta       id, text (arguments text delta)             tool-input-delta
 //   kToolInputAvailable   id, tool_name, value (the arguments)        tool-input-available
@@ -31,6 +35,7 @@
 //
 // The harness's facts travel as the data-* kinds:
 //   data-truth    {toolCallId, state, dataState?}                        a truth state moved
+//   data-citation {offset, citedText, refs: [facts]}                     a citation was parsed
 //   data-surface  {surfaceId, toolCallId, program, kind, live, ..., state}
 //   data-approval {approvalId, state, connector, operation, ...}         resolved at turn start
 //   data-turn     {threadId, messageId, status, truth, usage, steps}     before the end
@@ -60,6 +65,7 @@ enum class EventKind {
   kReasoningStart,
   kReasoningDelta,
   kReasoningEnd,
+  kCitation,
   kToolInputStart,
   kToolInputDelta,
   kToolInputAvailable,

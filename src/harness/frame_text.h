@@ -42,6 +42,9 @@ struct Reality {
   std::vector<std::string> skills;
   size_t skills_left_out = 0;
   size_t skills_refused = 0;
+  // References the previous answer cited that name no result ("r9"): the model is told once, in
+  // the next turn's block.
+  std::vector<std::string> invalid_citations;
 };
 
 // The reality block lists ready skills until their lines reach this many tokens of the bound
@@ -62,11 +65,15 @@ std::string RealityText(const Reality& reality);
 inline constexpr size_t kToolResultCap = 24000;
 
 // A tool result as the model reads it: capped at kToolResultCap characters (a note says how much
-// was cut) and wrapped as untrusted evidence. Special-token spellings inside stay text (the frame
-// encodes history text without matching added tokens). `operator_text`: the result carries a
-// skill's body, the operator's own file (trust="operator"); only a ToolSearch skill load sets it.
+// was cut) and wrapped as untrusted evidence, `<tool-result ref="r3" tool="..." trust="...">`.
+// `ref` is the result's reference, which the model cites ("" = none: a result that was never
+// written). Special-token spellings inside stay text (the frame encodes history text without
+// matching added tokens); a body's own "<tool-result" or "</tool-result" (any case) is written
+// "&lt;tool-result", so a result can never close its wrapper and pose as another (an operator's
+// skill, another reference). `operator_text`: the result carries a skill's body, the operator's
+// own file (trust="operator"); only a ToolSearch skill load sets it.
 std::string EvidenceText(const std::string& tool_name, const std::string& body,
-                         bool operator_text = false);
+                         const std::string& ref = "", bool operator_text = false);
 
 // Cuts `text` at `cap` code points (never inside a UTF-8 sequence); returns how many were cut.
 size_t CapText(std::string& text, size_t cap);

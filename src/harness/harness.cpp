@@ -45,10 +45,25 @@ nlohmann::json TurnReport::ToJson() const {
   }
   nlohmann::json truth = {{"message", "persisted"}, {"evidence", evidence}};
   if (auto weakest = WeakestEvidence(ledger)) truth["weakestEvidence"] = DataStateName(*weakest);
+  nlohmann::json counts = nlohmann::json::object();
+  for (auto c : {ClaimClass::kSource, ClaimClass::kEffect, ClaimClass::kUnresolved,
+                 ClaimClass::kInference}) {
+    counts[std::string(ClaimClassName(c))] = 0;
+  }
+  nlohmann::json claim_list = nlohmann::json::array();
+  int64_t invalid = 0;
+  for (const auto& c : claims) {
+    counts[std::string(ClaimClassName(c.cls))] = counts[std::string(ClaimClassName(c.cls))].get<int64_t>() + 1;
+    invalid += static_cast<int64_t>(c.invalid.size());
+    claim_list.push_back(c.ToJson());
+  }
+  truth["claims"] = std::move(counts);
+  truth["invalidCitations"] = invalid;
   nlohmann::json j = {{"threadId", thread_id},
                       {"messageId", message_id},
                       {"status", TurnStatusName(status)},
                       {"truth", truth},
+                      {"claims", claim_list},
                       {"usage",
                        {{"prompt_tokens", prompt},
                         {"cached_prompt_tokens", cached},

@@ -28,6 +28,7 @@
 #include "connect/road.h"
 #include "formats/output_parser.h"
 #include "harness/event.h"
+#include "harness/evidence.h"
 #include "harness/frame.h"
 #include "harness/ledger.h"
 #include "harness/registry.h"
@@ -67,9 +68,13 @@ struct TurnReport {
   std::string message_id;  // the assistant message
   TurnStatus status = TurnStatus::kAnswered;
   std::string text;  // the prose of the last step
+  std::vector<Claim> claims;  // the claims of every text part of the turn, in order
   StepLedger ledger;
   std::vector<PromptAudit> audits;  // one per step
-  nlohmann::json ToJson() const;    // what the message's meta holds, plus audits
+  // What the message's meta holds, plus audits: {threadId, messageId, status, truth: {message,
+  // evidence, weakestEvidence?, claims: {source, effect, unresolved, inference},
+  // invalidCitations}, claims: [Claim], usage, steps, error?}.
+  nlohmann::json ToJson() const;
 };
 
 // The title a thread takes from its first user message: the first non-blank line, trimmed, cut to

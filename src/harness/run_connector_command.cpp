@@ -37,6 +37,8 @@ ToolOutcome ConnectorOutcome(Result<connect::ConnectorResult> result) {
   ToolOutcome o = ToolOutcome::Ok(connect::ToJson(r));
   o.data_state = DataStateOf(r.mirror_snapshot.freshness.state, r.mirror_snapshot.credential_state);
   o.connector = r.connector;
+  if (r.status != "unresolved") o.rows = r.returned_rows;
+  o.synced_at = r.mirror_snapshot.freshness.synced_at;
   return o;
 }
 

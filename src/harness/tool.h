@@ -72,6 +72,8 @@ struct ToolOutcome {
   TruthState state = TruthState::kExecuted;
   std::optional<DataState> data_state;  // a connector read: where the evidence came from
   std::string connector;                // ... and from which connector
+  std::optional<int64_t> rows;          // ... the rows it served (nullopt: none, unresolved)
+  int64_t synced_at = 0;                // ... when they were last synced (epoch s, 0: unknown)
   bool ends_turn = false;               // a terminal tool (AskUserQuestion)
   // A staged effect: the durable approval request it wrote. The call then awaits a human
   // decision (tool-approval-request) and the turn ends with status awaiting_approval.

@@ -2,6 +2,7 @@
 #include "connect/schema.h"
 #include "harness/adapter.h"
 #include "harness/chooser.h"
+#include "harness/evidence.h"
 #include "harness/frame_text.h"
 #include "harness/harness.h"
 #include "harness/owner.h"
@@ -70,6 +71,24 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
     r.skills.push_back(std::move(line));
   }
   r.skills_refused = skills_.refused().size();
+  // The previous answer's citations that named no result (its claims, as the finalizer stored
+  // them): the messages since the last user message.
+  for (auto m = thread.rbegin(); m != thread.rend() && m->role == "assistant"; ++m) {
+    if (!m->meta.is_object() || !m->meta.contains("claims") || !m->meta["claims"].is_array())
+      continue;
+    for (const auto& c : m->meta["claims"]) {
+      if (!c.is_object() || !c.contains("invalid") || !c["invalid"].is_array()) continue;
+      for (const auto& ref : c["invalid"]) {
+        if (!ref.is_string()) continue;
+        const std::string s = ref.get<std::string>();
+        if (RefOrdinal(s) == 0 && s.empty()) continue;
+        if (std::find(r.invalid_citations.begin(), r.invalid_citations.end(), s) ==
+            r.invalid_citations.end()) {
+          r.invalid_citations.push_back(s);
+        }
+      }
+    }
+  }
   return RealityText(r);
 }
 
@@ -122,7 +141,6 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
                              "); call it again in a later turn if it is still needed");
       continue;
     }
-    const std::string shown = call.name.empty() ? "unknown" : call.name;
     if (call.outcome == CallEntry::Outcome::kInputError) {
       const auto& parts = adapter.message().parts;
       std::string why;
@@ -131,9 +149,9 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
       }
       ToolOutcome o = ToolOutcome::Fail(MakeError("harness.malformed_call", why));
       adapter.ToolResult(i, call.name, o,
-                         EvidenceText(shown, "error harness.malformed_call: " + why +
-                                                 ". Write the call again as one JSON object "
-                                                 "with \"name\" and \"arguments\"."));
+                         "error harness.malformed_call: " + why +
+                             ". Write the call again as one JSON object with \"name\" and "
+                             "\"arguments\".");
       continue;
     }
     ToolOutcome outcome;
@@ -191,8 +209,7 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
       body = "error " + outcome.error.code + ": " + outcome.error.ToString();
       if (!outcome.output.is_null()) body += "\n" + outcome.output.dump();
     }
-    adapter.ToolResult(i, call.name, outcome,
-                       EvidenceText(shown, body, outcome.ok && outcome.skill.has_value()));
+    adapter.ToolResult(i, call.name, outcome, body);
     if (outcome.ok && (outcome.ends_turn || !outcome.approval_id.empty())) {
       ended = true;
       ended_by = outcome.approval_id.empty() ? call.name + " asked the user"
@@ -316,6 +333,7 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
   const std::vector<TranscriptTurn> before = Transcript(history);
 
   Adapter adapter(store_, *assistant, sink);
+  adapter.SetReferences(ReferencesOf(history));
   adapter.Start(ui_message_id);
   for (auto& chunk : resolved) {
     const std::string id = chunk["approvalId"].get<std::string>();
@@ -365,9 +383,13 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
   report.status = *status;
   report.ledger = adapter.ledger();
   for (const auto& p : adapter.message().parts) {
-    if (p.kind == "text" && !adapter.ledger().empty() && p.step == adapter.ledger().back().index) {
+    if (p.kind != "text") continue;
+    if (!adapter.ledger().empty() && p.step == adapter.ledger().back().index) {
       report.text += p.data.value("text", "");
     }
+    // The finalizer: every text part's claims, from its citations as they were resolved.
+    for (auto& c : ClaimsOf(p.data.value("text", ""), p.data.value("citations", nlohmann::json())))
+      report.claims.push_back(std::move(c));
   }
   adapter.Finish(report);
   return report;

@@ -106,8 +106,24 @@ void DeclareAsk() {
            {"surfaces", kObjects},
            {"truth", kObjects},
            {"approvals", kObjects},
+           {"claims",
+            {{"type", "array"},
+             {"description",
+              "each claim of the prose with its evidence class: source (cited, the call served "
+              "data), effect (cited, its write executed or verified), unresolved (cited, but the "
+              "call failed, was denied or refused, or a citation names no result), inference "
+              "(not cited)"},
+             {"items",
+              {{"type", "object"},
+               {"properties",
+                {{"class", {{"enum", {"source", "effect", "unresolved", "inference"}}}},
+                 {"text", {{"type", "string"}}},
+                 {"refs", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                 {"invalid", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+               {"required", {"class", "text", "refs"}}}}}},
            {"turn", kAnyObject}},
-          {"threadId", "messageId", "status", "text", "surfaces", "truth", "turn"}, false),
+          {"threadId", "messageId", "status", "text", "surfaces", "truth", "claims", "turn"},
+          false),
       "connector:<slug>:read for the reads the model makes", "",
       "the turn's messages and parts, persisted by the harness (data-turn)"));
 }
@@ -379,6 +395,10 @@ class AskCollector : public TurnSubscriber {
         } else {
           json surfaces = json::array();
           for (const auto& id : surface_order_) surfaces.push_back(surfaces_[id]);
+          // Each claim of the prose with its evidence class (docs/HARNESS.md "Evidence on
+          // claims"), so a client sees "done" next to a denial as what it is.
+          json claims = json::array();
+          for (const auto& c : report_->claims) claims.push_back(c.ToJson());
           result = ToolResult::Ok({{"threadId", thread_id_},
                                    {"messageId", message_id_},
                                    {"status", name},
@@ -386,6 +406,7 @@ class AskCollector : public TurnSubscriber {
                                    {"surfaces", surfaces},
                                    {"truth", truth_},
                                    {"approvals", approvals_},
+                                   {"claims", claims},
                                    {"turn", turn_}});
         }
       }

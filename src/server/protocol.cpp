@@ -42,10 +42,18 @@ nlohmann::ordered_json UiChunk(const harness::Event& e) {
     case EventKind::kFinishStep:
       break;
     case EventKind::kTextStart:
-    case EventKind::kTextEnd:
     case EventKind::kReasoningStart:
     case EventKind::kReasoningEnd:
       c["id"] = e.id;
+      break;
+    case EventKind::kTextEnd:
+      c["id"] = e.id;
+      if (e.value.is_array() && !e.value.empty()) c["citations"] = e.value;
+      break;
+    case EventKind::kCitation:
+      c["id"] = e.id;
+      c["data"] = e.value;
+      c["transient"] = true;
       break;
     case EventKind::kTextDelta:
     case EventKind::kReasoningDelta:
@@ -174,7 +182,15 @@ Result<harness::Event> ParseUiChunk(const nlohmann::ordered_json& c) {
     case EventKind::kSurface:
     case EventKind::kApproval:
     case EventKind::kTurn:
+    case EventKind::kCitation:
       e.value = c.value("data", nlohmann::ordered_json());
+      if (e.kind == EventKind::kCitation) e.text = e.value.value("citedText", "");
+      break;
+    case EventKind::kTextEnd:
+      if (c.contains("citations")) {
+        if (!c["citations"].is_array()) return bad("text-end citations is an array");
+        e.value = c["citations"];
+      }
       break;
     default:
       break;
@@ -186,6 +202,10 @@ std::optional<nlohmann::ordered_json> ChunkFor(const harness::Event& event,
                                                const ClientProtocol& client) {
   using harness::EventKind;
   nlohmann::ordered_json chunk = UiChunk(event);
+  if (event.kind == EventKind::kTextEnd && !client.citations()) {
+    chunk.erase("citations");  // the text keeps its "[r3]"; data-turn still carries the claims
+    return chunk;
+  }
   if (event.kind == EventKind::kFinish && !client.finish_reason()) {
     chunk.erase("finishReason");
     return chunk;

@@ -4,6 +4,8 @@
 // UiChunk writes an event as its chunk, with exactly the documented fields of its type (the one
 // place the harness's typed events meet the wire). What depends on the client is:
 //   - `finish.finishReason`: ai@5 clients reject the field (5.0.0 does); it is sent to 6+ only.
+//   - `text-end.citations` (the resolved citations of the text, docs/HARNESS.md "Evidence on
+//     claims") is sent to 7.0.138+ only, the first clients that keep them on the text part.
 //   - `tool-approval-request` / `tool-output-denied` exist from v6 on. For an older client they
 //     are sent as `data-approval-request` / `data-output-denied` chunks (a data part every version
 //     accepts) so the decision is still visible and nothing is silently dropped.
@@ -31,6 +33,8 @@ struct ClientProtocol {
 
   bool approvals() const { return major >= 6; }
   bool finish_reason() const { return major >= 6; }
+  // text-end `citations` (the AI SDK's citation form) exist from ai 7.0.138 on.
+  bool citations() const { return major > 7 || (major == 7 && (minor > 0 || patch >= 138)); }
 };
 
 // "7.0.173" -> {7, 0, 173}; an empty header -> 5.0.0. Errors: "server.bad_client_version" for

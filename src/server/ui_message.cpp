@@ -1,5 +1,7 @@
 #include "server/ui_message.h"
 
+#include "harness/evidence.h"
+
 namespace affordance::server {
 namespace {
 
@@ -78,7 +80,14 @@ ojson ToUiMessage(const store::MessageRecord& m, const Approvals* approvals) {
   ojson parts = ojson::array();
   for (const auto& p : m.parts) {
     if (p.kind == "text" || p.kind == "reasoning") {
-      parts.push_back({{"type", p.kind}, {"text", p.data.value("text", "")}, {"state", "done"}});
+      const std::string text = p.data.value("text", "");
+      ojson part = {{"type", p.kind}, {"text", text}, {"state", "done"}};
+      // The citations as they were resolved when the model wrote them (text-end's, the same).
+      if (p.kind == "text" && p.data.contains("citations")) {
+        ojson cited = Ordered(harness::AiSdkCitations(text, p.data["citations"]));
+        if (!cited.empty()) part["citations"] = std::move(cited);
+      }
+      parts.push_back(std::move(part));
     } else if (p.kind == "tool") {
       AddTool(p, approvals, parts);
     } else if (p.kind == "surface") {

@@ -146,7 +146,7 @@ TEST(HarnessReplaySkills, ASkillEntersAsAToolResultWithTheSha256OfItsFileAndItsT
   const store::PartRecord* part = ToolPartOf(a, 0);
   ASSERT_NE(part, nullptr);
   const std::string result = part->data.value("resultText", "");
-  EXPECT_THAT(result, HasSubstr("<tool-result tool=\"ToolSearch\" trust=\"operator\">\n"));
+  EXPECT_THAT(result, HasSubstr("<tool-result ref=\"r1\" tool=\"ToolSearch\" trust=\"operator\">\n"));
   EXPECT_THAT(result, HasSubstr("<skill name=\"week-table\" sha256=\"" + digest + "\" bytes=\"" +
                                 std::to_string(load.skill->bytes) + "\">\n" + ReadText(file) +
                                 "\n</skill>\n"));

@@ -37,6 +37,10 @@ inline void ExpectWellFormedStep(const std::vector<formats::StreamPart>& parts) 
       case PartType::kTextEnd:
         EXPECT_EQ(open_text.erase(p.id), 1u) << at;
         break;
+      case PartType::kCitation:
+        EXPECT_TRUE(open_text.count(p.id)) << at << ": a citation sits in an open text part";
+        EXPECT_FALSE(p.refs.empty()) << at;
+        break;
       case PartType::kReasoningStart:
         EXPECT_TRUE(seen_ids.insert(p.id).second) << at;
         open_reasoning.insert(p.id);

@@ -159,7 +159,11 @@ TEST_F(AdapterTest, ACallIsParsedThenExecutedWithItsTruthAndDataState) {
   EXPECT_EQ(tool->state, "executed");
   EXPECT_FALSE(tool->open);
   EXPECT_EQ(tool->data.value("status", ""), "output-available");
-  EXPECT_EQ(tool->data.value("resultText", ""), "rows: 2");
+  // Wrapped as evidence with the result's reference, which the model may cite.
+  EXPECT_EQ(tool->data.value("resultText", ""),
+            "<tool-result ref=\"r1\" tool=\"RunConnectorCommand\" trust=\"untrusted\">\nrows: "
+            "2\n</tool-result>");
+  EXPECT_EQ(tool->data.value("ref", ""), "r1");
   EXPECT_EQ(tool->data.value("dataState", ""), "mirrored");
   EXPECT_EQ(adapter_->ledger().back().calls[0].outcome, CallEntry::Outcome::kOk);
 }

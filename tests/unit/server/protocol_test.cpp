@@ -56,6 +56,19 @@ TEST(ServerProtocol, EveryEventKindIsWrittenWithExactlyItsDocumentedFieldsAndRea
       {{"type", "error"}, {"errorText", "model.http: down"}},
       {{"type", "finish"}, {"finishReason", "stop"}},
       {{"type", "abort"}, {"reason", "cancelled"}},
+      // Appended so the indices above stay: a citation as it is parsed, and a text part's
+      // resolved citations on its end.
+      {{"type", "data-citation"},
+       {"id", "p0"},
+       {"data", {{"offset", 4}, {"citedText", "[r1]"}, {"refs", {{{"ref", "r1"}}}}}},
+       {"transient", true}},
+      {{"type", "text-end"},
+       {"id", "p1"},
+       {"citations",
+        {{{"source", {{"type", "source"}, {"sourceType", "document"}, {"id", "r1"}}},
+          {"startIndex", 4},
+          {"endIndex", 8},
+          {"citedText", "[r1]"}}}}},
   };
   std::set<EventKind> kinds;
   for (const auto& c : chunks) {
@@ -70,6 +83,25 @@ TEST(ServerProtocol, EveryEventKindIsWrittenWithExactlyItsDocumentedFieldsAndRea
   EXPECT_TRUE(Ev(chunks[8]).tool());
   EXPECT_FALSE(Ev(chunks[16]).tool());
   EXPECT_EQ(Ev(chunks[16]).data_state, "mirrored");
+  EXPECT_EQ(Ev(chunks[25]).text, "[r1]");
+  EXPECT_EQ(Ev(chunks[26]).value.size(), 1u);
+}
+
+TEST(ServerProtocol, CitationsOnTextEndGoOnlyToClientsThatKeepThem) {
+  Event e = Event::Of(EventKind::kTextEnd);
+  e.id = "p0";
+  e.value = ojson::array({{{"startIndex", 0}, {"endIndex", 4}, {"citedText", "[r1]"}}});
+  for (auto [version, kept] : {std::pair{"7.0.173", true}, std::pair{"7.0.138", true},
+                               std::pair{"8.0.0", true}, std::pair{"7.0.137", false},
+                               std::pair{"7.0.31", false}, std::pair{"6.0.200", false},
+                               std::pair{"", false}}) {
+    auto client = ParseClientVersion(version);
+    ASSERT_TRUE(client.ok());
+    auto chunk = ChunkFor(e, *client);
+    ASSERT_TRUE(chunk.has_value());
+    EXPECT_EQ(chunk->contains("citations"), kept) << version;
+    EXPECT_EQ((*chunk)["id"], "p0");
+  }
 }
 
 TEST(ServerProtocol, AChunkThatIsNoEventIsABadChunk) {
