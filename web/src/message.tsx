@@ -5,8 +5,9 @@ import { Fragment, useState } from 'react';
 import { Surface } from './surface';
 import { canDecide } from './api';
 import { isObject } from './json';
+import { chipClass, citationTitle, paragraphs, type CitedRef } from './citations';
 import {
-  isToolPart, type ApprovalData, type ChatMessage, type EffectField, type Part, type ToolPart, type TruthData, type TurnData,
+  isToolPart, type ApprovalData, type ChatMessage, type ClaimClass, type EffectField, type Part, type ToolPart, type TruthData, type TurnData,
 } from './parts';
 
 const TRUTH_TONE: Record<string, string> = {
@@ -26,11 +27,35 @@ export function Badge({ label, tone, title }: { label: string; tone?: string; ti
   );
 }
 
-function Text({ text }: { text: string }) {
+// One cited reference as a chip: its ref, toned by what the server resolved it to, with the
+// evidence in its title and label (focusable, so a keyboard reaches the same words).
+function Chip({ r }: { r: CitedRef }) {
+  const cls = chipClass(r);
+  const title = citationTitle(r);
+  return (
+    <span className={`cite cite-${cls}`} data-ref={r.ref} data-class={cls} title={title} aria-label={title} tabIndex={0}>
+      {r.ref}
+    </span>
+  );
+}
+
+// Prose, with each resolved citation ([r3], [r1, r3]) as chips in its place. Without citations
+// (still streaming, reasoning, an older thread) the text shows as written.
+function Text({ text, citations }: { text: string; citations?: readonly unknown[] }) {
   return (
     <div className="prose">
-      {text.split(/\n{2,}/).map((p, i) => (
-        <p key={i}>{p}</p>
+      {paragraphs(text, citations).map((para, i) => (
+        <p key={i}>
+          {para.map((s, j) =>
+            s.kind === 'text' ? (
+              <Fragment key={j}>{s.text}</Fragment>
+            ) : (
+              <span key={j} className="cite-run" data-cited={s.text}>
+                {s.refs.map((r) => <Chip key={r.ref} r={r} />)}
+              </span>
+            ),
+          )}
+        </p>
       ))}
     </div>
   );
@@ -211,7 +236,48 @@ function TurnFooter({ data, stored }: { data: TurnData; stored?: string }) {
           weakest evidence <Badge label={String(weakest)} tone={DATA_TONE[String(weakest)]} />
         </span>
       )}
+      <Claims truth={data?.truth} />
     </div>
+  );
+}
+
+const CLAIM_TITLE: Record<ClaimClass, string> = {
+  source: 'cite a call that served data',
+  effect: 'cite a write that ran',
+  unresolved: 'cite a call that failed, was refused or denied, did not run, or whose outcome is unknown',
+  inference: 'cite nothing: the model\'s own reasoning',
+};
+
+// How the response's claims are backed, as the server counted them: zero classes are left out,
+// and claims that cite a call that does not back them stand out.
+function Claims({ truth }: { truth: TurnData['truth'] }) {
+  const counts = truth?.claims;
+  const shown = (['source', 'effect', 'unresolved', 'inference'] as const)
+    .map((c) => [c, counts?.[c]] as const)
+    .filter((e): e is readonly [ClaimClass, number] => typeof e[1] === 'number' && e[1] > 0);
+  const invalid = typeof truth?.invalidCitations === 'number' && truth.invalidCitations > 0 ? truth.invalidCitations : 0;
+  if (shown.length === 0 && !invalid) return null;
+  return (
+    <>
+      {shown.length > 0 && (
+        <span className="turn-claims">
+          claims:{' '}
+          {shown.map(([c, n], i) => (
+            <Fragment key={c}>
+              {i > 0 && ' · '}
+              {c === 'unresolved' ? (
+                <Badge label={`${n} ${c}`} tone="warn" title={`claims that ${CLAIM_TITLE[c]}`} />
+              ) : (
+                <span title={`claims that ${CLAIM_TITLE[c]}`}>{n} {c}</span>
+              )}
+            </Fragment>
+          ))}
+        </span>
+      )}
+      {invalid > 0 && (
+        <Badge label={`${invalid} invalid citation${invalid === 1 ? '' : 's'}`} tone="bad" title="citations that name no tool result of this thread" />
+      )}
+    </>
   );
 }
 
@@ -250,7 +316,7 @@ export function Message({
   return (
     <div className={`message assistant ${streaming ? 'streaming' : ''}`}>
       {parts.map((p, i) => {
-        if (p.type === 'text') return <Text key={i} text={p.text} />;
+        if (p.type === 'text') return <Text key={i} text={p.text} citations={p.citations} />;
         if (p.type === 'reasoning')
           return (
             <details key={i} className="reasoning">

@@ -38,13 +38,33 @@ export type SurfaceData = {
   version?: number;
 };
 
+// What a cited reference ([r3]) points to, as the server resolved it: sent on a text part's
+// citation as source.providerMetadata.affordance, and as the transient data-citation chunk.
+// source: the call served data; effect: its write executed or verified; unresolved: it failed,
+// was refused or denied, did not run, or its outcome is unknown; invalid: it names no tool result.
+export type CitationClass = 'source' | 'effect' | 'unresolved' | 'invalid';
+export type CitationFacts = {
+  ref: string; class: CitationClass; toolCallId?: string; toolName?: string;
+  truth?: string; status?: string; dataState?: string; connector?: string;
+  syncedAt?: number; rows?: number; reason?: string;
+};
+
+// A claim of the response: a sentence the server classed by what it cites (inference: not cited).
+export type ClaimClass = 'source' | 'effect' | 'unresolved' | 'inference';
+export type ClaimCounts = Record<ClaimClass, number>;
+export type Claim = { class: ClaimClass; text: string; refs: string[]; invalid?: string[] };
+
 // data-turn: the outcome of a response.
 export type TurnData = {
-  status?: string; steps?: unknown[] | number; truth?: { weakestEvidence?: string };
+  status?: string; steps?: unknown[] | number;
+  truth?: { weakestEvidence?: string; claims?: Partial<ClaimCounts>; invalidCitations?: number };
+  claims?: Claim[];
   error?: { code?: string; message?: string };
 };
 
-export type ChatMessage = UIMessage<unknown, { truth: TruthData; approval: ApprovalData; surface: SurfaceData; turn: TurnData }>;
+export type ChatMessage = UIMessage<unknown, {
+  truth: TruthData; approval: ApprovalData; surface: SurfaceData; turn: TurnData; citation: CitationFacts;
+}>;
 export type Part = ChatMessage['parts'][number];
 export type ToolPart = ToolUIPart | DynamicToolUIPart;
 
