@@ -237,11 +237,11 @@ std::vector<Claim> ClaimsOf(std::string_view text, const nlohmann::json& citatio
     size_t start = line == std::string_view::npos || line < pos || cited[i].from == 0 ? pos
                                                                                       : line + 1;
     if (start > pos) uncited(pos, start - 1);
-    // Adjacent citations ("[r1][r3]", "[r1] [r3]") belong to one claim.
+    // Adjacent citations ("[r1][r3]", "[r1], [r3]") belong to one claim.
     size_t j = i + 1;
     size_t end = cited[i].to;
-    while (j < cited.size() && Trim(text.substr(end, cited[j].from - end)).empty() &&
-           text.substr(end, cited[j].from - end).find('\n') == std::string_view::npos) {
+    while (j < cited.size() && text.substr(end, cited[j].from - end).find_first_not_of(" \t,") ==
+                                   std::string_view::npos) {
       end = cited[j].to;
       ++j;
     }

@@ -69,8 +69,8 @@ struct Claim {
 
 // The claims of one text part. `citations` is the part's persisted list: [{offset, citedText,
 // refs: [ResolveCitation, ...]}], offsets in bytes. A claim is the prose from the end of the
-// previous claim (or a line's start) up to a citation, with adjacent citations and the closing
-// punctuation right after them; prose left uncited at the end of a line is one inference claim; a
+// previous claim (or a line's start) up to a citation, with the citations right after it (only
+// blanks or commas between them) and the closing punctuation after those; prose left uncited at the end of a line is one inference claim; a
 // citation at the start of a line cites the prose after it. A run without a letter or digit (a
 // bullet, a lone "-") is no claim.
 std::vector<Claim> ClaimsOf(std::string_view text, const nlohmann::json& citations);

@@ -35,11 +35,6 @@ std::string SkillFile(const std::string& name, const std::string& description,
          (body.empty() ? "# " + name + "\n\nRead the week, then answer in one table.\n" : body);
 }
 
-// A model call in the binding's format.
-std::string CallIn(const std::string& model, const std::string& name, const json& args) {
-  if (model == kQwen) return Call(name, args);
-  return json{{"name", name}, {"parameters", args}}.dump();
-}
 
 // The replay provider, recording every step's prompt; `before_step` runs before a step streams.
 class Recording final : public model::Provider {

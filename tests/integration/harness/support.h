@@ -70,6 +70,13 @@ inline std::string Call(const std::string& name, const nlohmann::json& args) {
          "\n</tool_call>";
 }
 
+// A model call in the binding's format (Qwen3's tags, or Llama 3.1's bare JSON).
+inline std::string CallIn(const std::string& model, const std::string& name,
+                          const nlohmann::json& args) {
+  if (model == kQwen) return Call(name, args);
+  return nlohmann::json{{"name", name}, {"parameters", args}}.dump();
+}
+
 inline std::shared_ptr<const text::Tokenizer> Tokenizer(const std::string& model = kQwen) {
   static std::map<std::string, std::shared_ptr<const text::Tokenizer>> cache;
   auto& t = cache[model];
