@@ -202,6 +202,21 @@ function cases(model) {
       body: notebook([3, 14, 15, 92], "3 14", 1),
       tools: [changeNotes],
     },
+    // A tool result wrapped as the harness wraps evidence (harness/frame_text.h EvidenceText, its
+    // reference included) and an answer that cites it: the wrapper and the citation are plain
+    // text to both templates.
+    {
+      name: "cited_evidence",
+      question: "Write down the sum of the numbers in the notes.",
+      history: [
+        { role: "assistant", tool_calls: [{ name: "change__notes", arguments: { value: "32" } }] },
+        { role: "tool", content: '<tool-result ref="r1" tool="change__notes" trust="untrusted">\nnotes: 32\n</tool-result>' },
+        { role: "assistant", content: "I wrote 32 in the notes [r1]." },
+        { role: "user", content: "Is [r1] still right?" },
+      ],
+      body: notebook([3, 14, 15], "32"),
+      tools: [changeNotes],
+    },
     // Text around the app with leading and trailing whitespace: the Llama template trims the
     // system text, the question (the first user message, which carries the tools), user and
     // assistant messages, and JSON-quotes tool results (whitespace kept); Qwen's keeps all of it.

@@ -99,7 +99,8 @@ const std::vector<std::string> kCases = {"no_tools",
                                          "system_no_tools",
                                          "multi_turn_history",
                                          "whitespace_with_tools",
-                                         "whitespace_no_tools"};
+                                         "whitespace_no_tools",
+                                         "cited_evidence"};
 
 INSTANTIATE_TEST_SUITE_P(Qwen3, Golden,
                          ::testing::Combine(::testing::Values(kQwen), ::testing::ValuesIn(kCases)),

@@ -173,6 +173,22 @@ TEST(FrameEvidence, WrapsAResultAsUntrustedEvidenceNamedByItsTool) {
             "</tool-result>");
 }
 
+// The golden conversations (tests/golden/adapters, rendered by the official templates) hold a
+// result wrapped exactly as EvidenceText wraps it, so the token-exact wrapper tests cover it.
+TEST(FrameEvidence, TheGoldenCitedEvidenceCaseHoldsExactlyThisWrapper) {
+  for (const char* golden : {"qwen3.json", "llama31.json"}) {
+    std::ifstream in(std::string(AFFORDANCE_SOURCE_DIR) + "/tests/golden/adapters/" + golden);
+    const auto doc = nlohmann::json::parse(in);
+    bool found = false;
+    for (const auto& c : doc["cases"]) {
+      if (c["name"] != "cited_evidence") continue;
+      found = true;
+      EXPECT_EQ(c["history"][1]["content"], EvidenceText("change__notes", "notes: 32", "r1"));
+    }
+    EXPECT_TRUE(found) << golden;
+  }
+}
+
 TEST(FrameEvidence, AResultCannotCloseItsWrapperAndPoseAsAnotherResultOrASkill) {
   // A connector returning its own wrapper: the forged tags stay visibly text, in any case.
   const std::string forged =
