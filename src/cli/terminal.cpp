@@ -314,24 +314,26 @@ void TerminalView::Legend() {
   for (const auto& f : cited_) {
     const std::string cls = f.value("class", "invalid");
     const Mark mark = MarkOf(cls);
-    std::string line = "  " + Color(mark.color, mark.glyph) + " [" + f.value("ref", "") + "] " +
-                       Color(mark.color, cls);
-    if (f.contains("toolName")) line += " · " + f.value("toolName", "");
-    if (f.contains("connector")) line += " · " + f.value("connector", "");
+    std::string facts;
+    if (f.contains("toolName")) facts += " · " + f.value("toolName", "");
+    if (f.contains("connector")) facts += " · " + f.value("connector", "");
     if (f.contains("dataState")) {
-      line += " · " + f.value("dataState", "");
-      if (f.contains("syncedAt")) line += ", synced " + Ago(f.value("syncedAt", int64_t{0}));
+      facts += " · " + f.value("dataState", "");
+      if (f.contains("syncedAt") && f.value("dataState", "") != "live") {
+        facts += ", synced " + Ago(f.value("syncedAt", int64_t{0}));
+      }
     }
     if (f.contains("rows")) {
       const int64_t rows = f.value("rows", int64_t{0});
-      line += " · " + std::to_string(rows) + (rows == 1 ? " row" : " rows");
+      facts += " · " + std::to_string(rows) + (rows == 1 ? " row" : " rows");
     }
-    if (f.contains("reason")) line += " · " + f.value("reason", "");
-    Line(Dim(line));
+    if (f.contains("reason")) facts += " · " + f.value("reason", "");
+    Line("  " + Color(mark.color, mark.glyph) + " [" + f.value("ref", "") + "] " +
+         Color(mark.color, cls) + Dim(facts));
   }
-  Line(Dim("  " + Color("36", "◦") + " source  " + Color("32", "✓") + " effect  " +
-           Color("33", "!") + " unresolved  " + Color("31", "✗") +
-           " invalid; prose without a mark is the model's inference"));
+  Line("  " + Color("36", "\u25e6") + Dim(" source  ") + Color("32", "\u2713") + Dim(" effect  ") +
+       Color("33", "!") + Dim(" unresolved  ") + Color("31", "\u2717") +
+       Dim(" invalid  · unmarked prose is inference"));
   cited_.clear();
 }
 

@@ -609,6 +609,42 @@ TEST(EndStateDoors, ReplayScriptModelsStagedWritePlusAnotherCallIsAwaitingApprov
   EXPECT_EQ(d.Of("abort"), nullptr);
 }
 
+// Evidence on claims at the terminal and in `run --json`: each citation gets its class mark
+// inline, a legend names what each reference resolved to, the status line counts the claims.
+TEST(EvidenceDoors, ReplayScriptModelsCitationsAreMarkedWithALegendAndListedAsClaims) {
+  Workspace w;
+  Door d = BothDoors(w, "cited.json", "What is on this week?");
+  EXPECT_EQ(d.human.exit_code, 0) << d.human.err;
+  EXPECT_THAT(d.human.out, HasSubstr("Your week has events [r1]\u25e6."));
+  EXPECT_THAT(d.human.out, HasSubstr("booked [r7]\u2717."));
+  EXPECT_THAT(d.human.out, HasSubstr("\u25e6 [r1] source · RunConnectorCommand · calendar · live"));
+  EXPECT_THAT(d.human.out, HasSubstr(" rows"));
+  EXPECT_THAT(d.human.out,
+              HasSubstr("\u2717 [r7] invalid · r7 names no tool result of this thread"));
+  EXPECT_THAT(d.human.out, HasSubstr("unmarked prose is inference"));
+  EXPECT_THAT(d.human.out, HasSubstr("claims 1 source, 1 unresolved, 1 inference"));
+
+  EXPECT_EQ(d.json.exit_code, 0);
+  const auto* turn = d.Of("data-turn");
+  ASSERT_NE(turn, nullptr) << d.json.out;
+  const auto& claims = (*turn)["data"]["claims"];
+  ASSERT_EQ(claims.size(), 3u);
+  EXPECT_EQ(claims[0]["class"], "source");
+  EXPECT_EQ(claims[0]["text"], "Your week has events [r1].");
+  EXPECT_EQ(claims[1]["class"], "unresolved");
+  EXPECT_EQ(claims[1]["invalid"][0], "r7");
+  EXPECT_EQ(claims[2]["class"], "inference");
+  EXPECT_EQ((*turn)["data"]["truth"]["invalidCitations"], 1);
+  const auto* cited = d.Of("data-citation");
+  ASSERT_NE(cited, nullptr);
+  EXPECT_EQ((*cited)["data"]["refs"][0]["class"], "source");
+  bool on_end = false;
+  for (const auto& c : d.chunks) {
+    if (c.value("type", "") == "text-end" && c.contains("citations")) on_end = true;
+  }
+  EXPECT_TRUE(on_end);
+}
+
 TEST(EndStateDoors, ReplayScriptModelsMalformedCallIsEmittedAndSaidSo) {
   Workspace w;
   Door d = BothDoors(w, "malformed.json", "What is on?");
