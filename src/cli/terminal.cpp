@@ -346,7 +346,7 @@ void TerminalView::Show(const harness::Event& event) {
   const bool prose = e.kind == EventKind::kTextDelta || e.kind == EventKind::kReasoningDelta;
   e.text = text::Printable(e.text, prose);
   for (std::string* s :
-       {&e.id, &e.tool_name, &e.input_text, &e.approval_id, &e.state, &e.data_state}) {
+       {&e.id, &e.tool_name, &e.input_text, &e.approval_id, &e.state, &e.data_state, &e.ref}) {
     *s = text::Printable(*s);
   }
   if (!e.value.is_null()) e.value = PrintableJson(e.value);
@@ -444,6 +444,8 @@ void TerminalView::Show(const harness::Event& event) {
       }
       std::string state = call.ok ? e.state : "";
       if (!e.data_state.empty()) state += " · " + e.data_state;
+      // The result's reference, as the legend and the prose's citations name it.
+      const std::string ref = e.ref.empty() ? "" : " [" + e.ref + "]";
       std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");
       std::string detail = call.ok ? state : Shorten(call.error, 110);
       if (!call.approval.empty()) {
@@ -452,11 +454,11 @@ void TerminalView::Show(const harness::Event& event) {
       // On a narrow terminal the arguments give way first: the state is what the line is for.
       size_t room = 70;
       if (tty_) {
-        const size_t fixed = text::DisplayWidth("  ✓ " + call.name + "  · " + detail);
+        const size_t fixed = text::DisplayWidth("  ✓ " + call.name + ref + "  · " + detail);
         room = std::min(room, fixed + 8 < columns_ ? columns_ - fixed : 0);
       }
       std::string args = room > 0 ? " " + Shorten(call.args, room) : "";
-      Line("  " + mark + " " + call.name + Dim(args + " · " + detail));
+      Line("  " + mark + " " + call.name + Dim(ref + args + " · " + detail));
       gap_before_text_ = true;
       Spin("thinking");
       return;

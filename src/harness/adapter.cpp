@@ -367,6 +367,7 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
     Event truth = Event::Of(EventKind::kTruth);
     truth.id = call.id;
     truth.state = p.state;
+    truth.ref = ref;
     Emit(truth);
     return;
   }
@@ -388,6 +389,7 @@ void Adapter::ToolResult(size_t index, const std::string& tool_name, const ToolO
   Event truth = Event::Of(EventKind::kTruth);
   truth.id = call.id;
   truth.state = p.state;
+  truth.ref = ref;
   if (outcome.data_state) truth.data_state = DataStateName(*outcome.data_state);
   Emit(truth);
   if (outcome.ok && !outcome.approval_id.empty() && outcome.output.is_object()) {
@@ -445,6 +447,7 @@ void Adapter::CloseUnrun(size_t index, CallEntry::Outcome why, const std::string
   Event truth = Event::Of(EventKind::kTruth);
   truth.id = call.id;
   truth.state = p.state;
+  truth.ref = ref;
   Emit(truth);
 }
 

@@ -23,7 +23,8 @@
 //   kToolOutputError      id, text (error text)                       tool-output-error
 //   kToolOutputDenied     id                                          tool-output-denied
 //   kToolApprovalRequest  id, approval_id                             tool-approval-request
-//   kTruth                id (call id), state, data_state ("" none)   data-truth
+//   kTruth                id (call id), state, data_state ("" none),  data-truth
+//                         ref (the result's reference, "" none)
 //   kSurface              id (surface id), value (the surface)        data-surface
 //   kApproval             id (approval id), value (its outcome)       data-approval
 //   kTurn                 id (message id), value (report JSON),       data-turn
@@ -34,7 +35,7 @@
 //   kAbort                text (reason)                               abort
 //
 // The harness's facts travel as the data-* kinds:
-//   data-truth    {toolCallId, state, dataState?}                        a truth state moved
+//   data-truth    {toolCallId, state, dataState?, ref?}                  a truth state moved
 //   data-citation {offset, citedText, refs: [facts]}                     a citation was parsed
 //   data-surface  {surfaceId, toolCallId, program, kind, live, ..., state}
 //   data-approval {approvalId, state, connector, operation, ...}         resolved at turn start
@@ -97,6 +98,7 @@ struct Event {
   std::string approval_id;
   std::string state;
   std::string data_state;
+  std::string ref;  // kTruth: the reference of the call's result ("r3")
   nlohmann::ordered_json value;              // arguments, output or data, by kind
   std::shared_ptr<const TurnReport> report;  // kTurn only
 

@@ -97,6 +97,7 @@ nlohmann::ordered_json UiChunk(const harness::Event& e) {
     case EventKind::kTruth: {
       nlohmann::ordered_json truth = {{"toolCallId", e.id}, {"state", e.state}};
       if (!e.data_state.empty()) truth["dataState"] = e.data_state;
+      if (!e.ref.empty()) truth["ref"] = e.ref;
       c["id"] = e.id;
       c["data"] = std::move(truth);
       break;
@@ -177,6 +178,7 @@ Result<harness::Event> ParseUiChunk(const nlohmann::ordered_json& c) {
       if (!d.is_object()) return bad("data-truth data is an object");
       e.state = d.value("state", "");
       e.data_state = d.value("dataState", "");
+      e.ref = d.value("ref", "");
       break;
     }
     case EventKind::kSurface:

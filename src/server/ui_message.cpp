@@ -48,6 +48,7 @@ void AddTool(const store::PartRecord& p, const Approvals* approvals, ojson& part
   parts.push_back(std::move(part));
   ojson truth = {{"toolCallId", p.key}, {"state", p.state}};
   if (d.contains("dataState") && d["dataState"].is_string()) truth["dataState"] = d["dataState"];
+  if (d.contains("ref") && d["ref"].is_string()) truth["ref"] = d["ref"];
   parts.push_back({{"type", "data-truth"}, {"id", p.key}, {"data", std::move(truth)}});
   const std::string approval_id = d.value("approvalId", "");
   if (const auto it = approvals ? approvals->find(approval_id) : Approvals::const_iterator();

@@ -157,6 +157,11 @@ function Tool({ part, truth, approval, onApproval }: {
           {running ? '◌' : unrun ? '○' : failed ? '!' : '✓'}
         </span>
         <span className="tool-name">{name}</span>
+        {truth?.ref && (
+          <span className="tool-ref" data-ref={truth.ref} title={`this result's reference: the answer cites it as [${truth.ref}]`}>
+            {truth.ref}
+          </span>
+        )}
         <span className="tool-summary">{summary(part.input)}</span>
         <span className="badges">
           {(part.state === 'approval-requested' || part.state === 'approval-responded') && (

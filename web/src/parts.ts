@@ -3,7 +3,8 @@
 import type { DynamicToolUIPart, ToolUIPart, UIMessage } from 'ai';
 
 // data-truth: the truth state of one tool call and where its data came from.
-export type TruthData = { toolCallId?: string; state?: string; dataState?: string };
+// `ref`: the reference of the call's result, which citations in the prose name ("r3").
+export type TruthData = { toolCallId?: string; state?: string; dataState?: string; ref?: string };
 
 // One field of a staged write's effect: what it is now (`before`, from a fresh read) and what it
 // becomes (`after`); times are ISO 8601 UTC, shown in the person's zone.

@@ -229,6 +229,43 @@ test('replay: an Html canvas shows its data filled in, in a sandboxed frame, wit
   }
 });
 
+// Evidence chips: a cited read is a source with its freshness and rows, a citation that names no
+// result is marked invalid, the footer counts the claims; the same after a reload.
+test('replay: citations show as evidence chips, and the same after a reload', async () => {
+  const server = await startServer(binary, 'cited.json');
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await ask(page, server, 'What is on this week?');
+    for (const reloaded of [false, true]) {
+      if (reloaded) await page.reload();
+      const source = page.locator('.cite[data-ref="r1"]').first();
+      await source.waitFor({ timeout: 30000 });
+      assert.equal(await source.getAttribute('data-class'), 'source');
+      const title = await source.getAttribute('title');
+      assert.match(title, /RunConnectorCommand · calendar · live/);
+      assert.match(title, /\d+ rows/);
+      const invalid = page.locator('.cite[data-ref="r7"]').first();
+      assert.equal(await invalid.getAttribute('data-class'), 'invalid');
+      assert.match(await invalid.getAttribute('title'), /no tool result/);
+      const prose = await page.locator('.message.assistant .prose').last().innerText();
+      assert.doesNotMatch(prose, /\[r1\]/, 'the citation is a chip, not its spelling');
+      const footer = await page.locator('.turn-footer').last().innerText();
+      assert.match(footer, /1 source/);
+      assert.match(footer, /1 unresolved/);
+      assert.match(footer, /1 inference/);
+      assert.match(footer, /1 invalid citation/);
+    }
+    await page.screenshot({ path: join(shots, 'web-citations.png') });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
+
 test('replay: a staged write shows its effect; denying runs nothing and says so', async () => {
   const server = await startServer(binary, 'write.json', [], { writable: true });
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -260,6 +297,12 @@ test('replay: a staged write shows its effect; denying runs nothing and says so'
       assert.match(text, /Starts\s+Thursday, December 3, 2026 at 4:00\s?PM/);
       assert.doesNotMatch(text, /expires/);
       assert.match(text, /as decided\./);
+      // "nothing ran [r3]" cites the denied write: its chip says unresolved, and why.
+      const chip = page.locator('.cite[data-ref="r3"]').last();
+      await chip.waitFor({ timeout: 30000 });
+      assert.equal(await chip.getAttribute('data-class'), 'unresolved');
+      assert.match(await chip.getAttribute('title'), /denied/);
+      assert.match(await page.locator('.turn-footer').last().innerText(), /1 unresolved/);
     }
     assert.deepEqual(problems, []);
   } finally {
@@ -300,6 +343,11 @@ test('replay: a staged write shows an approval card; approving runs it once and 
     await page.screenshot({ path: join(shots, 'web-approved.png') });
 
     assert.match(await write.locator('.effect.decided').innerText(), /Create event “Budget sync”/);
+    // "is in your calendar [r3]" cites the verified write: an effect.
+    const chip = page.locator('.cite[data-ref="r3"]').last();
+    await chip.waitFor({ timeout: 30000 });
+    assert.equal(await chip.getAttribute('data-class'), 'effect');
+    assert.match(await chip.getAttribute('title'), /verified/);
 
     // Read back after a reload: still verified, no buttons, the decided card kept.
     await page.reload();

@@ -45,7 +45,8 @@ TEST(ServerProtocol, EveryEventKindIsWrittenWithExactlyItsDocumentedFieldsAndRea
       {{"type", "tool-approval-request"}, {"approvalId", "apr_1"}, {"toolCallId", "c5"}},
       {{"type", "data-truth"},
        {"id", "c1"},
-       {"data", {{"toolCallId", "c1"}, {"state", "executed"}, {"dataState", "mirrored"}}}},
+       {"data",
+        {{"toolCallId", "c1"}, {"state", "executed"}, {"dataState", "mirrored"}, {"ref", "r1"}}}},
       {{"type", "data-truth"}, {"id", "c3"}, {"data", {{"toolCallId", "c3"}, {"state", "parsed"}}}},
       {{"type", "data-surface"},
        {"id", "s1"},
@@ -83,6 +84,7 @@ TEST(ServerProtocol, EveryEventKindIsWrittenWithExactlyItsDocumentedFieldsAndRea
   EXPECT_TRUE(Ev(chunks[8]).tool());
   EXPECT_FALSE(Ev(chunks[16]).tool());
   EXPECT_EQ(Ev(chunks[16]).data_state, "mirrored");
+  EXPECT_EQ(Ev(chunks[16]).ref, "r1");
   EXPECT_EQ(Ev(chunks[25]).text, "[r1]");
   EXPECT_EQ(Ev(chunks[26]).value.size(), 1u);
 }
