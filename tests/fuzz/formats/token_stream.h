@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,7 +54,9 @@ inline std::vector<Item> Decode(const uint8_t* data, size_t size) {
                                             {20, "_id|>", false},
                                             {21, "\xe2\x82", false},
                                             {22, "\xac", false},
-                                            {23, "\"x\\\"y\"", false}};
+                                            {23, "\"x\\\"y\"", false},
+                                            {24, "[r", false},  // citations (part_emitter.h)
+                                            {25, "r1", false}};
   std::vector<Item> items;
   size_t i = 0;
   while (i < size) {
@@ -77,6 +80,7 @@ inline std::vector<Item> Decode(const uint8_t* data, size_t size) {
 // The ordering contract of formats/stream_part.h for content parts.
 inline void CheckParts(const std::vector<StreamPart>& parts) {
   std::set<std::string> text, reasoning, tools, ids;
+  std::map<std::string, std::string> written;  // each text part's text so far
   for (size_t i = 0; i < parts.size(); ++i) {
     const StreamPart& p = parts[i];
     switch (p.type) {
@@ -86,7 +90,17 @@ inline void CheckParts(const std::vector<StreamPart>& parts) {
         break;
       case PartType::kTextDelta:
         AFFORDANCE_FUZZ_CHECK(text.count(p.id) && !p.delta.empty());
+        written[p.id] += p.delta;
         break;
+      case PartType::kCitation: {
+        // In an open text part, right after its spelling, which names 1..16 references.
+        AFFORDANCE_FUZZ_CHECK(text.count(p.id) && !p.refs.empty() && p.refs.size() <= 16);
+        const std::string& t = written[p.id];
+        AFFORDANCE_FUZZ_CHECK(p.offset >= 0 &&
+                              static_cast<size_t>(p.offset) + p.delta.size() == t.size() &&
+                              t.compare(static_cast<size_t>(p.offset), p.delta.size(), p.delta) == 0);
+        break;
+      }
       case PartType::kTextEnd:
         AFFORDANCE_FUZZ_CHECK(text.erase(p.id) == 1);
         break;

@@ -163,6 +163,11 @@ async function exerciseNormalSession(client, label) {
   assert.equal(asked.surfaces.length, 2);
   assert.ok(asked.surfaces.every((s) => s.program && s.state === 'persisted'));
   assert.ok(asked.truth.some((t) => t.dataState), 'the connector read carries its data state');
+  // Each claim of the prose with its evidence class: the cited read is a source.
+  assert.equal(asked.claims[0].class, 'source');
+  assert.deepEqual(asked.claims[0].refs, ['r1']);
+  assert.match(asked.claims[0].text, /Here is next week, in the table above \[r1\]\./);
+  assert.ok(asked.claims.slice(1).every((c) => c.class === 'inference'));
   assert.equal(asked.turn.status, 'surface_composed');
   const again = structured(await client.callTool({ name: 'ask', arguments: { message: 'And again?', thread: asked.threadId } }));
   assert.equal(again.threadId, asked.threadId, 'a thread continues');
