@@ -254,7 +254,7 @@ struct Mark {
 Mark MarkOf(std::string_view cls) {
   if (cls == "source") return {"◦", "36"};      // ◦
   if (cls == "effect") return {"✓", "32"};      // ✓
-  if (cls == "unresolved") return {"!", "33"};       // !
+  if (cls == "unresolved") return {"!", "33"};  // !
   return {"✗", "31"};                           // ✗ invalid
 }
 int Weakness(std::string_view cls) {
@@ -262,11 +262,10 @@ int Weakness(std::string_view cls) {
 }
 
 std::string Ago(int64_t then) {
-  const int64_t s =
-      std::chrono::duration_cast<std::chrono::seconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count() -
-      then;
+  const int64_t s = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count() -
+                    then;
   if (s < 120) return std::to_string(std::max<int64_t>(s, 0)) + " s ago";
   if (s < 7200) return std::to_string(s / 60) + " min ago";
   if (s < 172800) return std::to_string(s / 3600) + " h ago";

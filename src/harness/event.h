@@ -98,7 +98,7 @@ struct Event {
   std::string approval_id;
   std::string state;
   std::string data_state;
-  std::string ref;  // kTruth: the reference of the call's result ("r3")
+  std::string ref;                           // kTruth: the reference of the call's result ("r3")
   nlohmann::ordered_json value;              // arguments, output or data, by kind
   std::shared_ptr<const TurnReport> report;  // kTurn only
 

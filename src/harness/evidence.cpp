@@ -155,8 +155,8 @@ std::vector<Cited> Placed(std::string_view text, const nlohmann::json& citations
         text.substr(static_cast<size_t>(offset), spelling.size()) != spelling) {
       continue;
     }
-    out.push_back({static_cast<size_t>(offset), static_cast<size_t>(offset) + spelling.size(),
-                   &c["refs"]});
+    out.push_back(
+        {static_cast<size_t>(offset), static_cast<size_t>(offset) + spelling.size(), &c["refs"]});
   }
   std::sort(out.begin(), out.end(), [](const Cited& a, const Cited& b) { return a.from < b.from; });
   std::vector<Cited> kept;  // overlapping entries cannot both be right: the first stays
@@ -234,8 +234,8 @@ std::vector<Claim> ClaimsOf(std::string_view text, const nlohmann::json& citatio
   for (size_t i = 0; i < cited.size();) {
     // The claim's prose: from the start of the citation's line (or the previous claim's end).
     size_t line = text.rfind('\n', cited[i].from == 0 ? 0 : cited[i].from - 1);
-    size_t start = line == std::string_view::npos || line < pos || cited[i].from == 0 ? pos
-                                                                                      : line + 1;
+    size_t start =
+        line == std::string_view::npos || line < pos || cited[i].from == 0 ? pos : line + 1;
     if (start > pos) uncited(pos, start - 1);
     // Adjacent citations ("[r1][r3]", "[r1], [r3]") belong to one claim.
     size_t j = i + 1;

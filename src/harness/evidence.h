@@ -61,8 +61,8 @@ nlohmann::json ResolveCitation(const std::string& ref, const Reference* found);
 
 struct Claim {
   ClaimClass cls = ClaimClass::kInference;
-  std::string text;               // the claim's prose, as written, without surrounding blanks
-  std::vector<std::string> refs;  // what it cites, in order
+  std::string text;                  // the claim's prose, as written, without surrounding blanks
+  std::vector<std::string> refs;     // what it cites, in order
   std::vector<std::string> invalid;  // cited references that name no result
   nlohmann::json ToJson() const;     // {class, text, refs, invalid?}
 };
@@ -70,9 +70,9 @@ struct Claim {
 // The claims of one text part. `citations` is the part's persisted list: [{offset, citedText,
 // refs: [ResolveCitation, ...]}], offsets in bytes. A claim is the prose from the end of the
 // previous claim (or a line's start) up to a citation, with the citations right after it (only
-// blanks or commas between them) and the closing punctuation after those; prose left uncited at the end of a line is one inference claim; a
-// citation at the start of a line cites the prose after it. A run without a letter or digit (a
-// bullet, a lone "-") is no claim.
+// blanks or commas between them) and the closing punctuation after those; prose left uncited at the
+// end of a line is one inference claim; a citation at the start of a line cites the prose after it.
+// A run without a letter or digit (a bullet, a lone "-") is no claim.
 std::vector<Claim> ClaimsOf(std::string_view text, const nlohmann::json& citations);
 
 // The part's citations in the AI SDK's form (text-end `citations`, ai >= 7.0.138): one entry per

@@ -196,9 +196,8 @@ std::string EvidenceText(const std::string& tool_name, const std::string& body,
     if (std::isalnum(c)) safe_ref.push_back(static_cast<char>(c));
   }
   std::string out = "<tool-result " + (safe_ref.empty() ? "" : "ref=\"" + safe_ref + "\" ") +
-                    "tool=\"" +
-                    name + "\" trust=\"" +
-                    (operator_text ? "operator" : "untrusted") + "\">\n" + text;
+                    "tool=\"" + name + "\" trust=\"" + (operator_text ? "operator" : "untrusted") +
+                    "\">\n" + text;
   if (cut > 0) {
     out += "\n[truncated: " + std::to_string(cut) + " more characters not shown; the cap is " +
            std::to_string(kToolResultCap) + " per result. Ask for fewer rows or a narrower query.]";

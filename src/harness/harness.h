@@ -67,7 +67,7 @@ struct TurnReport {
   std::string user_message_id;
   std::string message_id;  // the assistant message
   TurnStatus status = TurnStatus::kAnswered;
-  std::string text;  // the prose of the last step
+  std::string text;           // the prose of the last step
   std::vector<Claim> claims;  // the claims of every text part of the turn, in order
   StepLedger ledger;
   std::vector<PromptAudit> audits;  // one per step

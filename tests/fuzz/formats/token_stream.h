@@ -96,9 +96,9 @@ inline void CheckParts(const std::vector<StreamPart>& parts) {
         // In an open text part, right after its spelling, which names 1..16 references.
         AFFORDANCE_FUZZ_CHECK(text.count(p.id) && !p.refs.empty() && p.refs.size() <= 16);
         const std::string& t = written[p.id];
-        AFFORDANCE_FUZZ_CHECK(p.offset >= 0 &&
-                              static_cast<size_t>(p.offset) + p.delta.size() == t.size() &&
-                              t.compare(static_cast<size_t>(p.offset), p.delta.size(), p.delta) == 0);
+        AFFORDANCE_FUZZ_CHECK(
+            p.offset >= 0 && static_cast<size_t>(p.offset) + p.delta.size() == t.size() &&
+            t.compare(static_cast<size_t>(p.offset), p.delta.size(), p.delta) == 0);
         break;
       }
       case PartType::kTextEnd:

@@ -20,9 +20,9 @@ const json kEvent = {
     {"summary", "Budget sync"}, {"start", "2026-12-03T15:00:00Z"}, {"end", "2026-12-03T16:00:00Z"}};
 
 json ListEvents(const std::string& model) {
-  return CallIn(model, "RunConnectorCommand",
-                {{"connector", "calendar"},
-                 {"request", {{"operation", "list_events"}, {"args", kWeek}}}});
+  return CallIn(
+      model, "RunConnectorCommand",
+      {{"connector", "calendar"}, {"request", {{"operation", "list_events"}, {"args", kWeek}}}});
 }
 
 const store::MessageRecord& LastAssistant(const std::vector<store::MessageRecord>& thread) {
@@ -120,9 +120,9 @@ TEST_P(EvidenceInBothFormats, CitedClaimsAreClassedInTheStreamTheStoreAndAReload
 
 TEST_P(EvidenceInBothFormats, TheHeadAndEveryEarlierTurnKeepTheirTokensAcrossTurnsWithCitations) {
   const std::string model = GetParam();
-  Rig rig(json::array({ListEvents(model), "3 events [r1].", ListEvents(model),
-                       "Still 3 [r1, r2]."}),
-          {.model = model});
+  Rig rig(
+      json::array({ListEvents(model), "3 events [r1].", ListEvents(model), "Still 3 [r1, r2]."}),
+      {.model = model});
   auto first = rig.Turn("What is on this week?");
   ASSERT_TRUE(first.ok());
   auto second = rig.Turn("Check again");
@@ -189,11 +189,11 @@ TEST(EvidenceOnWrites, DoneOnADeniedWriteIsUnresolvedAndSaysWhy) {
 }
 
 TEST(EvidenceOnWrites, ACitedVerifiedWriteIsAnEffectAndAStagedOneIsNotYet) {
-  Rig rig(json::array({Call("ToolSearch", {{"query", "select:invoke_mutation"}}),
-                       Call("invoke_mutation", {{"connector", "calendar"},
-                                                {"operation", "create_event"},
-                                                {"args", kEvent}}),
-                       "It is staged [r2], waiting for you.", "It is in your calendar [r2]."}),
+  Rig rig(json::array(
+              {Call("ToolSearch", {{"query", "select:invoke_mutation"}}),
+               Call("invoke_mutation",
+                    {{"connector", "calendar"}, {"operation", "create_event"}, {"args", kEvent}}),
+               "It is staged [r2], waiting for you.", "It is in your calendar [r2]."}),
           {.grants = {"read", "write"}});
   auto staged = rig.Turn("Put a budget sync on Thursday at 15:00.");
   ASSERT_TRUE(staged.ok());

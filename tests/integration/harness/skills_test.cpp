@@ -35,7 +35,6 @@ std::string SkillFile(const std::string& name, const std::string& description,
          (body.empty() ? "# " + name + "\n\nRead the week, then answer in one table.\n" : body);
 }
 
-
 // The replay provider, recording every step's prompt; `before_step` runs before a step streams.
 class Recording final : public model::Provider {
  public:
@@ -141,7 +140,8 @@ TEST(HarnessReplaySkills, ASkillEntersAsAToolResultWithTheSha256OfItsFileAndItsT
   const store::PartRecord* part = ToolPartOf(a, 0);
   ASSERT_NE(part, nullptr);
   const std::string result = part->data.value("resultText", "");
-  EXPECT_THAT(result, HasSubstr("<tool-result ref=\"r1\" tool=\"ToolSearch\" trust=\"operator\">\n"));
+  EXPECT_THAT(result,
+              HasSubstr("<tool-result ref=\"r1\" tool=\"ToolSearch\" trust=\"operator\">\n"));
   EXPECT_THAT(result, HasSubstr("<skill name=\"week-table\" sha256=\"" + digest + "\" bytes=\"" +
                                 std::to_string(load.skill->bytes) + "\">\n" + ReadText(file) +
                                 "\n</skill>\n"));

@@ -33,15 +33,16 @@ TEST_P(EveryFormat, ACitationSplitOverPiecesIsOnePartAfterItsTextInTheOpenTextPa
   EXPECT_EQ(cites[1]->offset, 48);
   // Each citation follows the delta that completed it, before the part ends.
   const std::vector<std::string> d = Describe(parts);
-  auto at = [&](const std::string& line) { return std::find(d.begin(), d.end(), line) - d.begin(); };
+  auto at = [&](const std::string& line) {
+    return std::find(d.begin(), d.end(), line) - d.begin();
+  };
   EXPECT_LT(at("text-delta s0-text-0 [r12]"), at("citation s0-text-0"));
   EXPECT_EQ(d.back(), "text-end s0-text-0");
 }
 
 TEST_P(EveryFormat, WhatIsNotExactlyTheSyntaxIsTextAndNothingIsLost) {
-  for (const std::string text :
-       {"[r]", "[x1]", "[R1]", "[r1 ]", "[r1,]", "[r1234567]", "[[r1", "a [r1", "[r-1]",
-        "[r1;r2]", "see [1]", "[r1, r2"}) {
+  for (const std::string text : {"[r]", "[x1]", "[R1]", "[r1 ]", "[r1,]", "[r1234567]", "[[r1",
+                                 "a [r1", "[r-1]", "[r1;r2]", "see [1]", "[r1, r2"}) {
     SCOPED_TRACE(text);
     auto parts = RunParser(GetParam(), Texts({"ok " + text}));
     EXPECT_EQ(Joined(parts, PartType::kTextDelta), "ok " + text);
@@ -78,9 +79,10 @@ INSTANTIATE_TEST_SUITE_P(Formats, EveryFormat,
                          });
 
 TEST(Qwen3Citations, NotInReasoningNorInACallAndTextHeldBeforeACallIsFlushedFirst) {
-  auto parts = RunParser(ChatFormat::kQwen3,
-                         Texts({"<think>I saw [r1]</think>Busy [r", "<tool_call>\n",
-                                "{\"name\": \"f\", \"arguments\": {\"q\": \"[r2]\"}}\n</tool_call>"}));
+  auto parts =
+      RunParser(ChatFormat::kQwen3,
+                Texts({"<think>I saw [r1]</think>Busy [r", "<tool_call>\n",
+                       "{\"name\": \"f\", \"arguments\": {\"q\": \"[r2]\"}}\n</tool_call>"}));
   EXPECT_TRUE(Citations(parts).empty());
   EXPECT_EQ(Joined(parts, PartType::kReasoningDelta), "I saw [r1]");
   EXPECT_EQ(Joined(parts, PartType::kTextDelta), "Busy [r");
@@ -89,8 +91,8 @@ TEST(Qwen3Citations, NotInReasoningNorInACallAndTextHeldBeforeACallIsFlushedFirs
 }
 
 TEST(Llama31Citations, ATurnThatOpensWithACitationIsProseNotACall) {
-  auto parts = RunParser(ChatFormat::kLlama31, {{-1, "[r1] lists 3 events."},
-                                                {128009, "<|eot_id|>", true}});
+  auto parts =
+      RunParser(ChatFormat::kLlama31, {{-1, "[r1] lists 3 events."}, {128009, "<|eot_id|>", true}});
   EXPECT_EQ(Joined(parts, PartType::kTextDelta), "[r1] lists 3 events.");
   ASSERT_EQ(Citations(parts).size(), 1u);
   EXPECT_EQ(Citations(parts)[0]->offset, 0);

@@ -29,7 +29,9 @@ std::string ClassOf(const store::PartRecord& part) {
 
 TEST(EvidenceCitation, AReadThatServedRowsIsASourceWithItsFreshnessAndRows) {
   auto part = ToolPart("r1", "output-available", "executed",
-                       {{"dataState", "mirrored"}, {"connector", "calendar"}, {"rows", 3},
+                       {{"dataState", "mirrored"},
+                        {"connector", "calendar"},
+                        {"rows", 3},
                         {"syncedAt", 1795780000}});
   auto r = ReferenceOf(part);
   ASSERT_TRUE(r.has_value());
@@ -57,11 +59,11 @@ TEST(EvidenceCitation, AWriteIsAnEffectOnlyWhenExecutedOrVerified) {
   const json write = {{"approvalId", "apr_1"}};
   EXPECT_EQ(ClassOf(ToolPart("r1", "output-available", "verified", write)), "effect");
   EXPECT_EQ(ClassOf(ToolPart("r1", "output-available", "executed", write)), "effect");
-  for (auto [status, state] : {std::pair{"approval-requested", "persisted"},
-                               std::pair{"output-denied", "denied"},
-                               std::pair{"output-available", "refused"},
-                               std::pair{"output-available", "execution_outcome_unknown"},
-                               std::pair{"output-error", "approved"}}) {
+  for (auto [status, state] :
+       {std::pair{"approval-requested", "persisted"}, std::pair{"output-denied", "denied"},
+        std::pair{"output-available", "refused"},
+        std::pair{"output-available", "execution_outcome_unknown"},
+        std::pair{"output-error", "approved"}}) {
     SCOPED_TRACE(std::string(status) + " " + state);
     auto part = ToolPart("r1", status, state, write);
     auto r = ReferenceOf(part);
@@ -75,7 +77,8 @@ TEST(EvidenceCitation, AWriteIsAnEffectOnlyWhenExecutedOrVerified) {
 }
 
 TEST(EvidenceCitation, FailedRefusedOrUnrunCallsAreUnresolvedAndAMissingReferenceIsInvalid) {
-  for (const char* status : {"output-error", "input-error", "not-run", "cancelled", "interrupted"}) {
+  for (const char* status :
+       {"output-error", "input-error", "not-run", "cancelled", "interrupted"}) {
     EXPECT_EQ(ClassOf(ToolPart("r1", status, "parsed", {{"errorCode", "x.y"}})), "unresolved")
         << status;
   }
@@ -118,18 +121,17 @@ TEST(EvidenceClaims, ProseIsCutAtCitationsAndLinesAndEachClaimTakesItsWeakestCit
       "- Budget sync added [r3]!\n"
       "\n"
       "I would keep Friday free.";
-  json citations = {Cite(text, "[r1] and", {Facts("r1", "source")}),
-                    Cite(text, "[r1],", {Facts("r1", "source")}),
-                    Cite(text, "[r2]", {Facts("r2", "effect")}),
-                    Cite(text, "[r3]", {Facts("r3", "unresolved")})};
+  json citations = {
+      Cite(text, "[r1] and", {Facts("r1", "source")}), Cite(text, "[r1],", {Facts("r1", "source")}),
+      Cite(text, "[r2]", {Facts("r2", "effect")}), Cite(text, "[r3]", {Facts("r3", "unresolved")})};
   citations[0]["citedText"] = "[r1]";
   citations[1]["citedText"] = "[r1]";
-  EXPECT_THAT(Describe(ClaimsOf(text, citations)),
-              ::testing::ElementsAre("inference:Here is your week:",
-                                     "source:- Standup at 09:30 [r1] | r1",
-                                     "effect:and lunch at 12:00 [r1], [r2]. | r1 r2",
-                                     "unresolved:- Budget sync added [r3]! | r3",
-                                     "inference:I would keep Friday free."));
+  EXPECT_THAT(
+      Describe(ClaimsOf(text, citations)),
+      ::testing::ElementsAre("inference:Here is your week:", "source:- Standup at 09:30 [r1] | r1",
+                             "effect:and lunch at 12:00 [r1], [r2]. | r1 r2",
+                             "unresolved:- Budget sync added [r3]! | r3",
+                             "inference:I would keep Friday free."));
 }
 
 TEST(EvidenceClaims, ACitationThatOpensALineCitesWhatFollowsAndInvalidOnesAreListed) {
@@ -140,12 +142,14 @@ TEST(EvidenceClaims, ACitationThatOpensALineCitesWhatFollowsAndInvalidOnesAreLis
   EXPECT_THAT(Describe(claims), ::testing::ElementsAre("source:Three events are booked. | r2",
                                                        "unresolved:Done [r9]. | r9"));
   EXPECT_THAT(claims[1].invalid, ::testing::ElementsAre("r9"));
-  EXPECT_EQ(claims[1].ToJson(),
-            json({{"class", "unresolved"}, {"text", "Done [r9]."}, {"refs", {"r9"}},
-                  {"invalid", {"r9"}}}));
+  EXPECT_EQ(claims[1].ToJson(), json({{"class", "unresolved"},
+                                      {"text", "Done [r9]."},
+                                      {"refs", {"r9"}},
+                                      {"invalid", {"r9"}}}));
   // Only a citation: a claim of its own.
-  EXPECT_THAT(Describe(ClaimsOf("[r1]", json::array({Cite("[r1]", "[r1]", {Facts("r1", "source")})}))),
-              ::testing::ElementsAre("source: | r1"));
+  EXPECT_THAT(
+      Describe(ClaimsOf("[r1]", json::array({Cite("[r1]", "[r1]", {Facts("r1", "source")})}))),
+      ::testing::ElementsAre("source: | r1"));
 }
 
 TEST(EvidenceClaims, CitationsThatDoNotSitWhereTheySayAreIgnoredNotTrusted) {
@@ -165,7 +169,9 @@ TEST(EvidenceClaims, CitationsThatDoNotSitWhereTheySayAreIgnoredNotTrusted) {
 
 TEST(EvidenceAiSdk, OneEntryPerReferenceWithUtf16IndicesAndTheFactsAsProviderMetadata) {
   const std::string text = "😀 é [r1, r3] ok";  // the emoji is 2 UTF-16 units, é one
-  json facts1 = {{"ref", "r1"}, {"class", "source"}, {"toolName", "RunConnectorCommand"},
+  json facts1 = {{"ref", "r1"},
+                 {"class", "source"},
+                 {"toolName", "RunConnectorCommand"},
                  {"connector", "calendar"}};
   json citations = json::array({Cite(text, "[r1, r3]", {facts1, Facts("r3", "invalid")})});
   json out = AiSdkCitations(text, citations);
@@ -173,13 +179,12 @@ TEST(EvidenceAiSdk, OneEntryPerReferenceWithUtf16IndicesAndTheFactsAsProviderMet
   EXPECT_EQ(out[0]["startIndex"], 5);
   EXPECT_EQ(out[0]["endIndex"], 13);
   EXPECT_EQ(out[0]["citedText"], "[r1, r3]");
-  EXPECT_EQ(out[0]["source"],
-            json({{"type", "source"},
-                  {"sourceType", "document"},
-                  {"id", "r1"},
-                  {"mediaType", "application/json"},
-                  {"title", "RunConnectorCommand · calendar"},
-                  {"providerMetadata", {{"affordance", facts1}}}}));
+  EXPECT_EQ(out[0]["source"], json({{"type", "source"},
+                                    {"sourceType", "document"},
+                                    {"id", "r1"},
+                                    {"mediaType", "application/json"},
+                                    {"title", "RunConnectorCommand · calendar"},
+                                    {"providerMetadata", {{"affordance", facts1}}}}));
   EXPECT_EQ(out[1]["source"]["id"], "r3");
   EXPECT_EQ(out[1]["source"]["title"], "no such tool result");
   EXPECT_EQ(out[1]["startIndex"], 5);

@@ -93,10 +93,10 @@ TEST(ServerProtocol, CitationsOnTextEndGoOnlyToClientsThatKeepThem) {
   Event e = Event::Of(EventKind::kTextEnd);
   e.id = "p0";
   e.value = ojson::array({{{"startIndex", 0}, {"endIndex", 4}, {"citedText", "[r1]"}}});
-  for (auto [version, kept] : {std::pair{"7.0.173", true}, std::pair{"7.0.138", true},
-                               std::pair{"8.0.0", true}, std::pair{"7.0.137", false},
-                               std::pair{"7.0.31", false}, std::pair{"6.0.200", false},
-                               std::pair{"", false}}) {
+  for (auto [version, kept] :
+       {std::pair{"7.0.173", true}, std::pair{"7.0.138", true}, std::pair{"8.0.0", true},
+        std::pair{"7.0.137", false}, std::pair{"7.0.31", false}, std::pair{"6.0.200", false},
+        std::pair{"", false}}) {
     auto client = ParseClientVersion(version);
     ASSERT_TRUE(client.ok());
     auto chunk = ChunkFor(e, *client);
