@@ -71,7 +71,6 @@ std::vector<json> Lines(const std::string& out) {
   return events;
 }
 
-const json kWeek = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:00Z"}};
 
 TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
   Cli cli;

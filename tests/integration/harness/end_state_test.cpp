@@ -20,8 +20,6 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-const json kEvent = {
-    {"summary", "Budget sync"}, {"start", "2026-12-03T15:00:00Z"}, {"end", "2026-12-03T16:00:00Z"}};
 
 std::string Stage() {
   return Call("invoke_mutation",

@@ -16,7 +16,6 @@ using nlohmann::json;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 
-const json kWeek = {{"from", "2026-11-30T00:00:00Z"}, {"to", "2026-12-07T00:00:00Z"}};
 
 std::string Program() {
   return "root = Stack([title, tbl])\n"

@@ -33,6 +33,12 @@ inline constexpr const char* kLlama = "meta-llama__Llama-3.1-8B-Instruct";
 // 2026-11-27T12:00:00Z (a Friday).
 inline constexpr int64_t kNow = 1795780800;
 
+// The week the example calendar holds, and the event the write tests stage in it.
+inline const nlohmann::json kWeek = {{"from", "2026-11-30T00:00:00Z"},
+                                     {"to", "2026-12-07T00:00:00Z"}};
+inline const nlohmann::json kEvent = {
+    {"summary", "Budget sync"}, {"start", "2026-12-03T15:00:00Z"}, {"end", "2026-12-03T16:00:00Z"}};
+
 inline std::string Source(const std::string& rel) {
   return std::string(AFFORDANCE_SOURCE_DIR) + "/" + rel;
 }

@@ -205,13 +205,24 @@ test('replay: every end state reads the same in the web UI as at the command lin
   }
 });
 
-test('replay: an Html canvas shows its data filled in, in a sandboxed frame, with its mount', async () => {
-  const server = await startServer(binary, 'canvas.json');
+// A fresh server on `script` and a laptop-sized page on it; `body(page, server)` runs, then no page
+// error may have happened.
+async function withPage(script, body) {
+  const server = await startServer(binary, script);
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
+    await body(page, server);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
+
+test('replay: an Html canvas shows its data filled in, in a sandboxed frame, with its mount', () => withPage('canvas.json', async (page, server) => {
     await ask(page, server, 'What is on this week?');
     await page.locator('.surface[data-state="hydrated"]').first().waitFor({ timeout: 30000 });
     const frame = page.frameLocator('.ou-html iframe[title="composition"]').first();
@@ -222,22 +233,11 @@ test('replay: an Html canvas shows its data filled in, in a sandboxed frame, wit
     assert.doesNotMatch(markup, /\{\{/, 'no placeholder is left');
     assert.equal(await page.locator('.ou-html iframe').getAttribute('sandbox'), '', 'no script, no same origin');
     await page.locator('.ou-html .ou-mount').getByText('Ask me to move any of these.').waitFor({ timeout: 30000 });
-    assert.deepEqual(problems, []);
-  } finally {
-    await browser.close();
-    await server.stop();
-  }
-});
+}));
 
 // Evidence chips: a cited read is a source with its freshness and rows, a citation that names no
 // result is marked invalid, the footer counts the claims; the same after a reload.
-test('replay: citations show as evidence chips, and the same after a reload', async () => {
-  const server = await startServer(binary, 'cited.json');
-  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(e.message));
+test('replay: citations show as evidence chips, and the same after a reload', () => withPage('cited.json', async (page, server) => {
     await ask(page, server, 'What is on this week?');
     for (const reloaded of [false, true]) {
       if (reloaded) await page.reload();
@@ -259,12 +259,7 @@ test('replay: citations show as evidence chips, and the same after a reload', as
       assert.match(footer, /1 invalid citation/);
     }
     await page.screenshot({ path: join(shots, 'web-citations.png') });
-    assert.deepEqual(problems, []);
-  } finally {
-    await browser.close();
-    await server.stop();
-  }
-});
+}));
 
 test('replay: a staged write shows its effect; denying runs nothing and says so', async () => {
   const server = await startServer(binary, 'write.json', [], { writable: true });
