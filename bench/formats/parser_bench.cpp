@@ -21,16 +21,24 @@ struct Corpus {
   std::vector<bool> special;
 };
 
-const Corpus& Turn(formats::ChatFormat format) {
-  static Corpus qwen, llama;
-  Corpus& c = format == formats::ChatFormat::kQwen3 ? qwen : llama;
+// `cited`: a Qwen3 answer of prose with citations instead (20 lines, three citations each).
+const Corpus& Turn(formats::ChatFormat format, bool cited = false) {
+  static Corpus qwen, llama, prose;
+  Corpus& c = cited ? prose : format == formats::ChatFormat::kQwen3 ? qwen : llama;
   if (!c.ids.empty()) return c;
   auto tok =
       text::LoadModel(format == formats::ChatFormat::kQwen3 ? "Qwen__Qwen3-4B-Instruct-2507"
                                                             : "meta-llama__Llama-3.1-8B-Instruct");
   if (!tok.ok()) std::abort();
   std::string turn;
-  if (format == formats::ChatFormat::kQwen3) {
+  if (cited) {
+    for (int i = 0; i < 20; ++i) {
+      turn +=
+          "- The standup is at 09:30 [r3], the design review at 14:00 [r1, r4] (both in room 2), "
+          "and lunch with Ana at 12:15 [r7]. Nothing else is booked on that day.\n";
+    }
+    turn += "<|im_end|>";
+  } else if (format == formats::ChatFormat::kQwen3) {
     for (int i = 0; i < 20; ++i) {
       turn +=
           "I will look that up for you, checking the calendar and the weather first.\n"
@@ -55,8 +63,8 @@ const Corpus& Turn(formats::ChatFormat format) {
   return c;
 }
 
-void BM_Parse(benchmark::State& state, formats::ChatFormat format) {
-  const Corpus& c = Turn(format);
+void BM_Parse(benchmark::State& state, formats::ChatFormat format, bool cited = false) {
+  const Corpus& c = Turn(format, cited);
   std::vector<formats::StreamPart> parts;
   parts.reserve(64);
   size_t n = 0;
@@ -74,8 +82,8 @@ void BM_Parse(benchmark::State& state, formats::ChatFormat format) {
       benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
 }
 
-void BM_DecodeOnly(benchmark::State& state, formats::ChatFormat format) {
-  const Corpus& c = Turn(format);
+void BM_DecodeOnly(benchmark::State& state, formats::ChatFormat format, bool cited = false) {
+  const Corpus& c = Turn(format, cited);
   auto tok =
       text::LoadModel(format == formats::ChatFormat::kQwen3 ? "Qwen__Qwen3-4B-Instruct-2507"
                                                             : "meta-llama__Llama-3.1-8B-Instruct");
@@ -93,6 +101,8 @@ BENCHMARK_CAPTURE(BM_Parse, qwen3, formats::ChatFormat::kQwen3);
 BENCHMARK_CAPTURE(BM_DecodeOnly, qwen3, formats::ChatFormat::kQwen3);
 BENCHMARK_CAPTURE(BM_Parse, llama31, formats::ChatFormat::kLlama31);
 BENCHMARK_CAPTURE(BM_DecodeOnly, llama31, formats::ChatFormat::kLlama31);
+BENCHMARK_CAPTURE(BM_Parse, qwen3_cited_prose, formats::ChatFormat::kQwen3, true);
+BENCHMARK_CAPTURE(BM_DecodeOnly, qwen3_cited_prose, formats::ChatFormat::kQwen3, true);
 
 }  // namespace
 

@@ -40,9 +40,11 @@ void PartEmitter::Text(std::string_view s, std::vector<StreamPart>& out) {
   size_t plain = 0;  // start of the run of plain text not yet emitted
   for (size_t i = 0; i < s.size(); ++i) {
     if (held_.empty()) {
-      if (s[i] != '[') continue;
+      const size_t open = s.find('[', i);  // prose without a bracket passes in one piece
+      if (open == std::string_view::npos) break;
+      i = open;
       Content(kText, s.substr(plain, i - plain), out);
-      held_ = "[";
+      held_.push_back('[');  // held_ was empty
       plain = i + 1;
       continue;
     }
