@@ -15,17 +15,9 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-
 json StagingSteps() {
-  return json::array(
-      {Call("RunConnectorCommand", {{"connector", "calendar"},
-                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
-       Call("ToolSearch", {{"query", "select:invoke_mutation"}}),
-       Call("invoke_mutation", {{"connector", "calendar"},
-                                {"operation", "create_event"},
-                                {"args", kEvent},
-                                {"evidence", "Thursday 15:00 is free in list_events"}}),
-       "The budget sync is in the calendar.", "You are welcome."});
+  return StagingThen("Thursday 15:00 is free in list_events",
+                     {"The budget sync is in the calendar.", "You are welcome."});
 }
 
 size_t Count(const std::string& text, const std::string& what) {

@@ -15,7 +15,6 @@ using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-
 json ListEvents(const std::string& model) {
   return CallIn(
       model, "RunConnectorCommand",
@@ -149,20 +148,10 @@ INSTANTIATE_TEST_SUITE_P(Formats, EvidenceInBothFormats, ::testing::Values(kQwen
                            return std::string(info.param == kQwen ? "Qwen3" : "Llama31");
                          });
 
-json StagingThenAnswer(const std::string& answer) {
-  return json::array(
-      {Call("RunConnectorCommand", {{"connector", "calendar"},
-                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
-       Call("ToolSearch", {{"query", "select:invoke_mutation"}}),
-       Call("invoke_mutation", {{"connector", "calendar"},
-                                {"operation", "create_event"},
-                                {"args", kEvent},
-                                {"evidence", "Thursday 15:00 is free [r1]"}}),
-       answer});
-}
-
 TEST(EvidenceOnWrites, DoneOnADeniedWriteIsUnresolvedAndSaysWhy) {
-  Rig rig(StagingThenAnswer("Done: the budget sync is in your calendar [r3]."),
+  // The staging call's evidence argument cites [r1]: arguments are data, not prose.
+  Rig rig(StagingThen("Thursday 15:00 is free [r1]",
+                      {"Done: the budget sync is in your calendar [r3]."}),
           {.grants = {"read", "write"}});
   auto staged = rig.Turn("Put a budget sync on Thursday at 15:00.");
   ASSERT_TRUE(staged.ok());

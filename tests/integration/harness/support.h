@@ -94,6 +94,22 @@ inline std::shared_ptr<const text::Tokenizer> Tokenizer(const std::string& model
   return t;
 }
 
+// A Qwen3 model's staging of kEvent: it reads the week, attaches invoke_mutation and stages the
+// write, giving `evidence`; then `answers` follow, one step each.
+inline nlohmann::json StagingThen(const std::string& evidence,
+                                  const std::vector<std::string>& answers) {
+  nlohmann::json steps = nlohmann::json::array(
+      {Call("RunConnectorCommand", {{"connector", "calendar"},
+                                    {"request", {{"operation", "list_events"}, {"args", kWeek}}}}),
+       Call("ToolSearch", {{"query", "select:invoke_mutation"}}),
+       Call("invoke_mutation", {{"connector", "calendar"},
+                                {"operation", "create_event"},
+                                {"args", kEvent},
+                                {"evidence", evidence}})});
+  for (const auto& a : answers) steps.push_back(a);
+  return steps;
+}
+
 struct RigOptions {
   std::string model = kQwen;
   std::vector<MountedApp> apps;
