@@ -71,7 +71,6 @@ std::vector<json> Lines(const std::string& out) {
   return events;
 }
 
-
 TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
   Cli cli;
   auto script = cli.Script(

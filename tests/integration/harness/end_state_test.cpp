@@ -20,7 +20,6 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-
 std::string Stage() {
   return Call("invoke_mutation",
               {{"connector", "calendar"}, {"operation", "create_event"}, {"args", kEvent}});

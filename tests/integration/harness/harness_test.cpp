@@ -16,7 +16,6 @@ using nlohmann::json;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 
-
 std::string Program() {
   return "root = Stack([title, tbl])\n"
          "title = CardHeader(\"Next week\")\n"

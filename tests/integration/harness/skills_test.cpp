@@ -18,7 +18,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-
 std::string Sha256Sum(const std::string& path) {
   const std::string cmd = "sha256sum '" + path + "'";
   FILE* p = popen(cmd.c_str(), "r");
