@@ -1,6 +1,7 @@
 #include "harness/evidence.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace affordance::harness {
 
@@ -197,19 +198,22 @@ nlohmann::json Claim::ToJson() const {
 }
 
 std::vector<Claim> ClaimsOf(std::string_view text, const nlohmann::json& citations) {
+  // What a run of citations names: its references, each one's class, the invalid ones.
+  struct Cites {
+    std::vector<std::string> refs, classes, invalid;
+    bool empty() const { return refs.empty(); }
+  };
   std::vector<Claim> claims;
   const std::vector<Cited> cited = Placed(text, citations);
-  // Citations waiting for the prose after them (they opened a line).
-  std::vector<std::string> carried_refs, carried_classes, carried_invalid;
-  auto add = [&](size_t from, size_t to, std::vector<std::string> refs,
-                 std::vector<std::string> classes, std::vector<std::string> invalid) {
+  Cites carried;  // citations that opened a line, waiting for the prose after them
+  auto add = [&](size_t from, size_t to, Cites cites) {
     std::string_view prose = Trim(text.substr(from, to - from));
-    if (!HasWords(prose) && refs.empty()) return;
+    if (!HasWords(prose) && cites.empty()) return;
     Claim c;
     c.text = std::string(prose);
-    c.cls = refs.empty() ? ClaimClass::kInference : ClassOfClaim(classes);
-    c.refs = std::move(refs);
-    c.invalid = std::move(invalid);
+    c.cls = cites.empty() ? ClaimClass::kInference : ClassOfClaim(cites.classes);
+    c.refs = std::move(cites.refs);
+    c.invalid = std::move(cites.invalid);
     claims.push_back(std::move(c));
   };
   // Uncited prose from `from` to `to`: one inference claim per line; carried citations go to the
@@ -218,15 +222,8 @@ std::vector<Claim> ClaimsOf(std::string_view text, const nlohmann::json& citatio
     while (from < to) {
       size_t nl = text.find('\n', from);
       size_t end = nl == std::string_view::npos || nl > to ? to : nl;
-      if (!carried_refs.empty() && HasWords(text.substr(from, end - from))) {
-        add(from, end, std::move(carried_refs), std::move(carried_classes),
-            std::move(carried_invalid));
-        carried_refs.clear();
-        carried_classes.clear();
-        carried_invalid.clear();
-      } else {
-        add(from, end, {}, {}, {});
-      }
+      const bool takes = !carried.empty() && HasWords(text.substr(from, end - from));
+      add(from, end, takes ? std::exchange(carried, {}) : Cites{});
       from = end + 1;
     }
   };
@@ -245,40 +242,31 @@ std::vector<Claim> ClaimsOf(std::string_view text, const nlohmann::json& citatio
       end = cited[j].to;
       ++j;
     }
-    std::vector<std::string> refs = std::move(carried_refs), classes = std::move(carried_classes),
-                             invalid = std::move(carried_invalid);
-    carried_refs.clear();
-    carried_classes.clear();
-    carried_invalid.clear();
+    Cites cites = std::exchange(carried, {});
     for (size_t k = i; k < j; ++k) {
       for (const auto& r : *cited[k].refs) {
         if (!r.is_object()) continue;
         const std::string ref = r.value("ref", "");
         const std::string cls = r.value("class", "invalid");
-        if (std::find(refs.begin(), refs.end(), ref) == refs.end()) refs.push_back(ref);
-        classes.push_back(cls);
-        if (cls == "invalid") invalid.push_back(ref);
+        if (std::find(cites.refs.begin(), cites.refs.end(), ref) == cites.refs.end()) {
+          cites.refs.push_back(ref);
+        }
+        cites.classes.push_back(cls);
+        if (cls == "invalid") cites.invalid.push_back(ref);
       }
     }
     if (!HasWords(text.substr(start, cited[i].from - start))) {
-      // The citation opens its line: it cites what follows it.
-      carried_refs = std::move(refs);
-      carried_classes = std::move(classes);
-      carried_invalid = std::move(invalid);
-      pos = end;
-      i = j;
-      continue;
+      carried = std::move(cites);  // the citation opens its line: it cites what follows it
+    } else {
+      while (end < text.size() && ClosingPunctuation(text[end])) ++end;
+      add(start, end, std::move(cites));
     }
-    while (end < text.size() && ClosingPunctuation(text[end])) ++end;
-    add(start, end, std::move(refs), std::move(classes), std::move(invalid));
     pos = end;
     i = j;
   }
   if (pos < text.size()) uncited(pos, text.size());
-  if (!carried_refs.empty()) {
-    // Citations with no prose after them on their line or later: a claim of their own.
-    add(pos, pos, std::move(carried_refs), std::move(carried_classes), std::move(carried_invalid));
-  }
+  // Citations with no prose after them on their line or later: a claim of their own.
+  if (!carried.empty()) add(pos, pos, std::move(carried));
   return claims;
 }
 

@@ -53,8 +53,8 @@ nlohmann::json TurnReport::ToJson() const {
   nlohmann::json claim_list = nlohmann::json::array();
   int64_t invalid = 0;
   for (const auto& c : claims) {
-    counts[std::string(ClaimClassName(c.cls))] =
-        counts[std::string(ClaimClassName(c.cls))].get<int64_t>() + 1;
+    auto& n = counts[std::string(ClaimClassName(c.cls))];
+    n = n.get<int64_t>() + 1;
     invalid += static_cast<int64_t>(c.invalid.size());
     claim_list.push_back(c.ToJson());
   }

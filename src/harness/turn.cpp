@@ -81,7 +81,7 @@ std::string Harness::RealityFor(const std::vector<store::MessageRecord>& thread)
       for (const auto& ref : c["invalid"]) {
         if (!ref.is_string()) continue;
         const std::string s = ref.get<std::string>();
-        if (RefOrdinal(s) == 0 && s.empty()) continue;
+        if (s.empty()) continue;
         if (std::find(r.invalid_citations.begin(), r.invalid_citations.end(), s) ==
             r.invalid_citations.end()) {
           r.invalid_citations.push_back(s);
