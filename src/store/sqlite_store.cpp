@@ -220,15 +220,15 @@ Status SqliteStore::DeleteThread(const std::string& id) {
 // ---- messages, parts, steps ---------------------------------------------------------------------
 
 Result<MessageRecord> SqliteStore::AddMessage(const std::string& thread_id, const std::string& role,
-                                              const std::string& status,
-                                              const nlohmann::json& meta) {
+                                              const std::string& status, const nlohmann::json& meta,
+                                              const std::string& id) {
   if (auto s = OneOf(role, kRoles, "message role"); !s) return s.error();
   if (auto s = OneOf(status, kMessageStatuses, "message status"); !s) return s.error();
   auto meta_text = EncodeJson(meta, "message meta");
   if (!meta_text) return meta_text.error();
   return Transact(true, [&]() -> Result<MessageRecord> {
     MessageRecord m;
-    m.id = NewId("m_");
+    m.id = id.empty() ? NewId("m_") : id;
     m.thread_id = thread_id;
     m.role = role;
     m.status = status;
@@ -243,7 +243,10 @@ Result<MessageRecord> SqliteStore::AddMessage(const std::string& thread_id, cons
     Statement stmt(*prepared);
     stmt.Bind(1, m.id).Bind(2, thread_id).Bind(3, role).Bind(4, status).Bind(5, *meta_text);
     stmt.Bind(6, m.created_ms);
-    if (stmt.Step() != SQLITE_ROW) {
+    if (const int rc = stmt.Step(); rc != SQLITE_ROW) {
+      if ((rc & 0xff) == SQLITE_CONSTRAINT && !id.empty()) {
+        return MakeError("store.conflict", "a message with this id exists", id);
+      }
       return IoError(conn_->db(), "cannot add a message to thread " + thread_id);
     }
     m.seq = stmt.Int(0);

@@ -228,11 +228,13 @@ class Store {
   virtual Status RenameThread(const std::string& id, const std::string& title) = 0;
   virtual Status DeleteThread(const std::string& id) = 0;
 
-  // Appends a message at the end of the thread (seq = previous max + 1) with a fresh id and no
-  // parts. role: "user" | "assistant"; status: "running" | "complete" | "interrupted".
+  // Appends a message at the end of the thread (seq = previous max + 1) with no parts, and with
+  // `id` (one NewId("m_") made earlier, so a door can announce the message before it is written)
+  // or a fresh id. role: "user" | "assistant"; status: "running" | "complete" | "interrupted".
+  // Errors: "store.conflict" when `id` is taken.
   virtual Result<MessageRecord> AddMessage(const std::string& thread_id, const std::string& role,
-                                           const std::string& status,
-                                           const nlohmann::json& meta) = 0;
+                                           const std::string& status, const nlohmann::json& meta,
+                                           const std::string& id = "") = 0;
   // Replaces the message's status and meta.
   virtual Status UpdateMessage(const std::string& message_id, const std::string& status,
                                const nlohmann::json& meta) = 0;

@@ -38,7 +38,8 @@ class SqliteStore final : public Store {
   Status DeleteThread(const std::string& id) override;
 
   Result<MessageRecord> AddMessage(const std::string& thread_id, const std::string& role,
-                                   const std::string& status, const nlohmann::json& meta) override;
+                                   const std::string& status, const nlohmann::json& meta,
+                                   const std::string& id = "") override;
   Status UpdateMessage(const std::string& message_id, const std::string& status,
                        const nlohmann::json& meta) override;
   Status PutPart(const std::string& message_id, const PartRecord& part) override;
