@@ -61,10 +61,7 @@ store::StepRecord& Adapter::StepRecordOf(int index) {
 }
 
 void Adapter::Start(const std::string& ui_message_id) {
-  Event e = Event::Of(EventKind::kStart);
-  e.id = ui_message_id.empty() ? message_.id : ui_message_id;
-  e.thread_id = message_.thread_id;
-  Emit(e);
+  Emit(StartEvent(ui_message_id.empty() ? message_.id : ui_message_id, message_.thread_id));
 }
 
 void Adapter::SetReferences(std::map<std::string, Reference> references) {

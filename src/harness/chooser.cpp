@@ -35,7 +35,7 @@ std::string RequestText(const connect::ChoiceRequest& r) {
 
 ModelChooser::ModelChooser(model::Provider& provider, std::unique_ptr<Frame> frame,
                            bool chat_messages, int max_tokens)
-    : provider_(provider),
+    : provider_(&provider),
       frame_(std::move(frame)),
       chat_messages_(chat_messages),
       max_tokens_(max_tokens) {}
@@ -68,7 +68,7 @@ Result<connect::Choice> ModelChooser::Choose(const connect::ChoiceRequest& reque
   } else {
     step.prompt = prompt->tokens;
   }
-  model::CollectedStep collected = model::Collect(provider_, step, cancel_);
+  model::CollectedStep collected = model::Collect(*provider_, step, cancel_);
   if (!collected.status) return collected.status.error();
   std::string prose;
   for (const auto& part : collected.parts) {

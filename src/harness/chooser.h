@@ -22,10 +22,12 @@ class ModelChooser final : public connect::Chooser {
   Result<connect::Choice> Choose(const connect::ChoiceRequest& request) override;
   // The cancellation of the turn whose tool runs now.
   void SetCancel(model::CancelToken cancel) { cancel_ = std::move(cancel); }
+  // The provider of the turn whose tool runs now (its sub-steps go to the turn's own engine).
+  void SetProvider(model::Provider& provider) { provider_ = &provider; }
   int sub_steps() const { return sub_steps_; }
 
  private:
-  model::Provider& provider_;
+  model::Provider* provider_;
   std::unique_ptr<Frame> frame_;
   bool chat_messages_;
   int max_tokens_;

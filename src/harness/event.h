@@ -115,4 +115,14 @@ struct Event {
 
 using EventSink = std::function<void(const Event&)>;
 
+// A turn's `start` event: the UI message its parts belong to, and its thread. The adapter emits it,
+// or a door that announces a turn before it runs (the server's hub, with the id the turn's
+// assistant message will have).
+inline Event StartEvent(std::string ui_message_id, std::string thread_id) {
+  Event e = Event::Of(EventKind::kStart);
+  e.id = std::move(ui_message_id);
+  e.thread_id = std::move(thread_id);
+  return e;
+}
+
 }  // namespace affordance::harness

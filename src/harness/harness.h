@@ -16,11 +16,16 @@
 // round trip: the client records the decision on the tool part and resends), a continuation
 // (ContinueTurn): no user message, the model continues after the now-decided call's result.
 //
-// There is no second loop anywhere: the CLI, the server and MCP call RunTurn and render its
-// events. Cancellation (CancelToken, from any thread) stops the running step at once; calls not
-// yet run are closed as cancelled; the turn is persisted and ends with status "cancelled".
+// There is no second loop anywhere: RunTurn drives the loop's phases (Begin, then NextStep ->
+// Provider::Stream -> AfterStep until NextStep says the turn ended, then Finish) on the caller's
+// thread; the turn service (harness/turn_service.h) drives the SAME phases asynchronously, with a
+// runtime checked out only for Begin, NextStep and AfterStep and none held while the engine
+// streams. Every door renders the events. Cancellation (CancelToken, from any thread) stops the
+// running step at once; calls not yet run are closed as cancelled; the turn is persisted and ends
+// with status "cancelled".
 //
-// Thread safety: one RunTurn at a time per Harness (a Frame and a provider are single-threaded).
+// Thread safety: one phase at a time per Harness (a Frame holds a QuickJS runtime). A TurnRun is
+// used by one phase, or one provider step, at a time.
 #pragma once
 
 #include "authority/authority.h"
@@ -40,6 +45,8 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +91,29 @@ struct TurnReport {
 // "New conversation" while a thread has none.
 std::string ThreadTitle(std::string_view message);
 
+// A turn between its phases: everything a turn carries from step to step lives here (the adapter
+// with its message, ledger and references, the transcript before the turn, the tools ToolSearch
+// attached, the report), none of it in a Harness, so each phase may run on any Harness of a pool
+// that shares the store.
+struct TurnRun {
+  std::string thread_id;
+  bool continuation = false;
+  model::CancelToken cancel;
+  // The provider that streams this turn's steps (and runs its chooser sub-steps).
+  model::Provider* provider = nullptr;
+  std::unique_ptr<class Adapter> adapter;
+  std::vector<TranscriptTurn> before;  // the thread up to this turn's assistant message
+  std::set<std::string> attached;      // deferred tools attached by ToolSearch this turn
+  TurnReport report;
+  int step = 0;
+  std::optional<TurnStatus> status;  // set once the turn has ended
+
+  TurnRun();
+  ~TurnRun();
+  // One part of the current step's stream (Provider::Stream's sink).
+  void OnPart(const formats::StreamPart& part);
+};
+
 // Whether ContinueTurn may run on the thread now: its last message is an assistant turn that
 // ended awaiting approval and at least one of that turn's approvals is decided and not yet
 // reported to the model. Returns that message. Errors: "store.not_found",
@@ -110,6 +140,24 @@ class Harness {
   Result<TurnReport> ContinueTurn(const std::string& thread_id, const EventSink& sink,
                                   const model::CancelToken& cancel);
 
+  // The loop's phases, for a driver other than RunTurn (the turn service).
+  // Begin: the user message (user_text; nullptr for a continuation, checked with ContinuableTurn)
+  // persisted with this turn's reality, decided effects resolved, the assistant message added
+  // (with `message_id` when given: a driver that announced it already) and `start` emitted unless
+  // `started`. Errors as RunTurn's (nothing half-written).
+  Result<std::unique_ptr<TurnRun>> Begin(const std::string& thread_id, const std::string* user_text,
+                                         EventSink sink, model::CancelToken cancel,
+                                         model::Provider& provider,
+                                         const std::string& message_id = "", bool started = false);
+  // The next step's request, rendered now; nullopt once the turn has ended (run.status is set:
+  // by the stop predicates, a cancellation, or a frame that could not render).
+  std::optional<model::StepRequest> NextStep(TurnRun& run);
+  // After the step's terminal part reached run.OnPart: runs its calls, finishes the step and asks
+  // the stop predicates whether the turn goes on.
+  void AfterStep(TurnRun& run);
+  // Ends the turn: the finalizer's report, the message completed, the last events emitted.
+  TurnReport Finish(TurnRun& run);
+
   ToolRegistry& registry() { return registry_; }
   // Grants, staging and execution of the thread's effects (docs/AUTHORITY.md).
   authority::Authority& authority() { return *authority_; }
@@ -129,10 +177,13 @@ class Harness {
  private:
   Result<model::StepRequest> Request(int step, const std::vector<TranscriptTurn>& transcript,
                                      PromptAudit& audit);
-  void ExecuteCalls(class Adapter& adapter, const model::CancelToken& cancel);
-  // RunTurn (user_text set) and ContinueTurn (nullptr) share this body.
+  void ExecuteCalls(TurnRun& run);
+  // RunTurn (user_text set) and ContinueTurn (nullptr) share this driver.
   Result<TurnReport> Turn(const std::string& thread_id, const std::string* user_text,
                           const EventSink& sink, const model::CancelToken& cancel);
+  // The registry's attached tools become the run's, and back.
+  void Restore(const TurnRun& run);
+  void Keep(TurnRun& run);
   // Between turns: runs the thread's approved effects (once; authority::Execute) and writes the
   // outcome of every decided effect the model has not been told yet into its staging call's
   // result (an earlier message's tool part). Returns the data-approval chunks to emit.

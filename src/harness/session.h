@@ -7,9 +7,10 @@
 //   auto session = factory.NewSession();      // its own provider, road, frame and harness
 //   session->RunTurn(thread_id, "What is on today?", sink, cancel);
 //
-// A session runs one turn at a time (its Frame holds a QuickJS runtime, a provider is
-// single-threaded); a door that runs turns in parallel (the server's turn hub) makes one session
-// per worker. All of them write the factory's store.
+// A session runs one turn, or one phase of a turn, at a time (its Frame holds a QuickJS runtime);
+// a door that runs turns in parallel (the server) hands its sessions to a TurnService
+// (harness/turn_service.h) as the runtimes that phases borrow. All of them write the factory's
+// store and stream with the factory's one provider (or a per-turn one, below).
 #pragma once
 
 #include "base/result.h"
@@ -38,6 +39,8 @@ struct SessionRecipe {
   std::function<Result<std::unique_ptr<connect::ConnectorRoad>>()> road;
 };
 
+class SessionFactory;
+
 class Session {
  public:
   ~Session();
@@ -56,13 +59,13 @@ class Session {
 
  private:
   friend class SessionFactory;
-  Session(store::Store& store, const SessionRecipe& recipe) : store_(store), recipe_(recipe) {}
+  explicit Session(SessionFactory& factory);
   Result<TurnReport> Fresh(const std::string& thread_id, const std::string* user_text,
                            const EventSink& sink, const model::CancelToken& cancel);
 
   store::Store& store_;
-  const SessionRecipe& recipe_;
-  std::unique_ptr<model::Provider> provider_;
+  SessionFactory& factory_;
+  model::Provider* provider_ = nullptr;  // the factory's
   std::unique_ptr<connect::ConnectorRoad> road_;
   std::unique_ptr<Frame> frame_;
   std::unique_ptr<Harness> harness_;
@@ -78,10 +81,18 @@ class SessionFactory {
 
   store::Store& store() { return *store_; }
   const SessionRecipe& recipe() const { return recipe_; }
+  // The provider every session streams with, made by the recipe with the first session (null
+  // until then).
+  model::Provider* provider() { return provider_.get(); }
+  // With provider_per_turn: a fresh provider for a turn of `thread_id`; a continuation's goes on
+  // from the steps its response's earlier turns played. Without: nullptr (use provider()).
+  Result<std::unique_ptr<model::Provider>> TurnProvider(const std::string& thread_id,
+                                                        bool continuation);
 
  private:
   std::unique_ptr<store::Store> store_;
   SessionRecipe recipe_;
+  std::unique_ptr<model::Provider> provider_;
 };
 
 }  // namespace affordance::harness

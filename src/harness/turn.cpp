@@ -124,7 +124,9 @@ Result<model::StepRequest> Harness::Request(int step, const std::vector<Transcri
   return request;
 }
 
-void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
+void Harness::ExecuteCalls(TurnRun& run) {
+  Adapter& adapter = *run.adapter;
+  const model::CancelToken& cancel = run.cancel;
   const size_t n = adapter.step().calls.size();
   bool ended = false;
   std::string ended_by;
@@ -192,6 +194,7 @@ void Harness::ExecuteCalls(Adapter& adapter, const model::CancelToken& cancel) {
         ctx.registry = &registry_;
         if (chooser_) {
           chooser_->SetCancel(cancel);
+          chooser_->SetProvider(*run.provider);
           ctx.chooser = chooser_.get();
         }
         try {
@@ -277,8 +280,36 @@ Result<TurnReport> Harness::ContinueTurn(const std::string& thread_id, const Eve
   return Turn(thread_id, nullptr, sink, cancel);
 }
 
+TurnRun::TurnRun() = default;
+TurnRun::~TurnRun() = default;
+
+void TurnRun::OnPart(const formats::StreamPart& part) { adapter->OnPart(part); }
+
 Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string* user_text,
                                  const EventSink& sink, const model::CancelToken& cancel) {
+  auto run = Begin(thread_id, user_text, sink, cancel, provider_);
+  if (!run) return run.error();
+  while (auto request = NextStep(**run)) {
+    Status streamed = provider_.Stream(
+        *request, [&](const formats::StreamPart& part) { (*run)->OnPart(part); }, cancel);
+    (void)streamed;  // the terminal part already told the adapter how the step ended
+    AfterStep(**run);
+  }
+  return Finish(**run);
+}
+
+void Harness::Restore(const TurnRun& run) {
+  registry_.ClearAttached();
+  for (const auto& name : run.attached) (void)registry_.Attach(name);
+}
+
+void Harness::Keep(TurnRun& run) { run.attached = registry_.attached(); }
+
+Result<std::unique_ptr<TurnRun>> Harness::Begin(const std::string& thread_id,
+                                                const std::string* user_text, EventSink sink,
+                                                model::CancelToken cancel,
+                                                model::Provider& provider,
+                                                const std::string& message_id, bool started) {
   auto info = store_.GetThread(thread_id);
   if (!info) return info.error();
   RescanSkills();  // the reality block and ToolSearch "skill:" see the skill folders as they are
@@ -313,13 +344,18 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
     return store_.RenameThread(thread_id, ThreadTitle(*user_text));
   });
   if (!written) return written.error();
-  auto assistant = store_.AddMessage(thread_id, "assistant", "running", {{"owner", TurnOwner()}});
+  auto assistant =
+      store_.AddMessage(thread_id, "assistant", "running", {{"owner", TurnOwner()}}, message_id);
   if (!assistant) return assistant.error();
 
-  TurnReport report;
-  report.thread_id = thread_id;
-  report.user_message_id = user.id;
-  report.message_id = assistant->id;
+  auto run = std::make_unique<TurnRun>();
+  run->thread_id = thread_id;
+  run->continuation = user_text == nullptr;
+  run->cancel = std::move(cancel);
+  run->provider = &provider;
+  run->report.thread_id = thread_id;
+  run->report.user_message_id = user.id;
+  run->report.message_id = assistant->id;
 
   // A continuation's parts join the UI message of the response it continues (the first
   // assistant message since the last user message), as the AI SDK client appends them.
@@ -330,11 +366,12 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
   }
   std::vector<store::MessageRecord> history = std::move(*thread);
   if (user_text) history.push_back(user);
-  const std::vector<TranscriptTurn> before = Transcript(history);
+  run->before = Transcript(history);
 
-  Adapter adapter(store_, *assistant, sink);
+  run->adapter = std::make_unique<Adapter>(store_, *assistant, std::move(sink));
+  Adapter& adapter = *run->adapter;
   adapter.SetReferences(ReferencesOf(history));
-  adapter.Start(ui_message_id);
+  if (!started) adapter.Start(ui_message_id);
   for (auto& chunk : resolved) {
     const std::string id = chunk["approvalId"].get<std::string>();
     if (!user_text && chunk.contains("toolCallId")) {
@@ -343,44 +380,57 @@ Result<TurnReport> Harness::Turn(const std::string& thread_id, const std::string
     }
     adapter.EmitApproval(id, std::move(chunk));
   }
-  registry_.ClearAttached();
-  std::optional<TurnStatus> status;
-  for (int step = 0; !status; ++step) {
-    if (cancel.cancelled() && step > 0) {
-      status = TurnStatus::kCancelled;
-      break;
-    }
-    std::vector<TranscriptTurn> transcript = before;
-    for (auto& t : Transcript({adapter.message()})) transcript.push_back(std::move(t));
-    PromptAudit audit;
-    adapter.BeginStep(step);
-    auto request = Request(step, transcript, audit);
-    if (request) request->affinity_key = thread_id;
-    if (!request) {
-      adapter.OnPart(formats::StreamPart::Of(formats::PartType::kStartStep));
-      formats::StreamPart error = formats::StreamPart::Of(formats::PartType::kError);
-      error.error_code = request.error().code;
-      error.error_text = request.error().ToString();
-      adapter.OnPart(error);
-      status = TurnStatus::kHarnessError;
-      break;
-    }
-    report.audits.push_back(audit);
-    adapter.SetStepDetail("audit", audit.ToJson());
-    Status streamed = provider_.Stream(
-        *request, [&](const formats::StreamPart& part) { adapter.OnPart(part); }, cancel);
-    (void)streamed;  // the terminal part already told the adapter how the step ended
-    if (adapter.step().end == StepEntry::End::kFinished) {
-      ExecuteCalls(adapter, cancel);
-      adapter.FinishStep();
-    }
-    if (adapter.store_error()) {
-      status = TurnStatus::kHarnessError;
-      break;
-    }
-    status = StopStatus(adapter.ledger(), options_.stop);
+  return run;
+}
+
+std::optional<model::StepRequest> Harness::NextStep(TurnRun& run) {
+  if (run.status) return std::nullopt;
+  if (run.cancel.cancelled() && run.step > 0) {
+    run.status = TurnStatus::kCancelled;
+    return std::nullopt;
   }
-  report.status = *status;
+  Adapter& adapter = *run.adapter;
+  Restore(run);
+  std::vector<TranscriptTurn> transcript = run.before;
+  for (auto& t : Transcript({adapter.message()})) transcript.push_back(std::move(t));
+  PromptAudit audit;
+  adapter.BeginStep(run.step);
+  auto request = Request(run.step, transcript, audit);
+  if (!request) {
+    adapter.OnPart(formats::StreamPart::Of(formats::PartType::kStartStep));
+    formats::StreamPart error = formats::StreamPart::Of(formats::PartType::kError);
+    error.error_code = request.error().code;
+    error.error_text = request.error().ToString();
+    adapter.OnPart(error);
+    run.status = TurnStatus::kHarnessError;
+    return std::nullopt;
+  }
+  request->affinity_key = run.thread_id;
+  run.report.audits.push_back(audit);
+  adapter.SetStepDetail("audit", audit.ToJson());
+  return std::move(*request);
+}
+
+void Harness::AfterStep(TurnRun& run) {
+  Adapter& adapter = *run.adapter;
+  Restore(run);
+  if (adapter.step().end == StepEntry::End::kFinished) {
+    ExecuteCalls(run);
+    adapter.FinishStep();
+  }
+  Keep(run);
+  ++run.step;
+  if (adapter.store_error()) {
+    run.status = TurnStatus::kHarnessError;
+    return;
+  }
+  run.status = StopStatus(adapter.ledger(), options_.stop);
+}
+
+TurnReport Harness::Finish(TurnRun& run) {
+  Adapter& adapter = *run.adapter;
+  TurnReport& report = run.report;
+  report.status = run.status.value_or(TurnStatus::kHarnessError);
   report.ledger = adapter.ledger();
   for (const auto& p : adapter.message().parts) {
     if (p.kind != "text") continue;
