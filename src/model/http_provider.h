@@ -23,6 +23,13 @@
 // prompt_tokens_details.cached_tokens, or llama-server's timings.cache_n); cache hits need
 // vLLM's --enable-prompt-tokens-details or SGLang's --enable-cache-report (docs/HARNESS.md).
 //
+// Concurrency: every step runs on the provider's one I/O thread (Boost.Beast over Asio), so any
+// number of steps stream at once and a step waiting for tokens holds no thread. Connections are
+// HTTP/1.1 keep-alive, pooled per replica: a finished stream's connection serves the next step
+// (idle ones are closed after `idle_timeout`, and one the engine closed is never reused). Parts
+// and `done` run on that I/O thread; Stream() is StreamAsync() plus a wait, so it may be called
+// from many threads at once.
+//
 // Delivery semantics (no duplicate generation):
 //   * A request that could not be sent at all (connection refused, connect timeout) is retried up
 //     to `connect_attempts` times with `retry_backoff` between attempts.
@@ -38,6 +45,7 @@
 
 #include "model/provider.h"
 
+#include <atomic>
 #include <chrono>
 
 namespace affordance::model {
@@ -63,6 +71,8 @@ struct HttpProviderOptions {
   // kCompletions: the parser of the streamed text. kChat: how delta.content is read (plain/qwen3).
   formats::ChatFormat format = formats::ChatFormat::kQwen3;
   std::chrono::milliseconds connect_timeout{5000};
+  // How long a kept-alive connection may wait in the pool for its next step.
+  std::chrono::milliseconds idle_timeout{2000};
   // Longest silence allowed between two received bytes once the request was sent.
   std::chrono::milliseconds read_timeout{60000};
   int connect_attempts = 3;
@@ -78,22 +88,33 @@ class HttpProvider final : public Provider {
  public:
   // Errors: "model.bad_url" when base_url is not http(s)://host[:port][/prefix].
   static Result<std::unique_ptr<HttpProvider>> Create(HttpProviderOptions options);
+  ~HttpProvider() override;  // steps still open are dropped: let them end first
 
   Status Stream(const StepRequest& request, const PartSink& sink,
                 const CancelToken& cancel) override;
+  void StreamAsync(StepRequest request, PartSink sink, CancelToken cancel, StepDone done) override;
+  bool concurrent() const override { return true; }
   std::string_view kind() const override { return "http"; }
 
-  // Counters for tests and diagnostics: attempts whose connection failed, requests dispatched.
+  // Counters for tests and diagnostics: attempts whose connection failed, requests dispatched,
+  // connections opened, steps served on a kept-alive connection.
   int connect_failures() const { return connect_failures_; }
   int dispatched() const { return dispatched_; }
+  int connections_opened() const { return connections_opened_; }
+  int connections_reused() const { return connections_reused_; }
 
   struct Replica {
     std::string origin;  // scheme://host:port
     std::string prefix;  // path prefix, "" or "/api"
+    std::string host;    // for the socket, SNI and certificate checks
+    std::string port;
+    bool tls = false;
     std::chrono::steady_clock::time_point down_until{};
   };
 
  private:
+  struct Io;
+  class Call;
   explicit HttpProvider(HttpProviderOptions options, std::vector<Replica> replicas);
   nlohmann::json Body(const StepRequest& request) const;
   // The replicas in the order this request tries them: the one its key hashes to first, those
@@ -101,10 +122,12 @@ class HttpProvider final : public Provider {
   std::vector<size_t> Order(const std::string& key) const;
 
   HttpProviderOptions options_;
-  std::vector<Replica> replicas_;
-  std::mutex mu_;
-  int connect_failures_ = 0;
-  int dispatched_ = 0;
+  std::vector<Replica> replicas_;  // down_until: touched on the I/O thread only
+  std::unique_ptr<Io> io_;
+  std::atomic<int> connect_failures_{0};
+  std::atomic<int> dispatched_{0};
+  std::atomic<int> connections_opened_{0};
+  std::atomic<int> connections_reused_{0};
 };
 
 }  // namespace affordance::model

@@ -3,6 +3,7 @@
 #include "model/internal/step_writer.h"
 
 #include <map>
+#include <thread>
 
 namespace affordance::model {
 
@@ -48,6 +49,13 @@ void CancelToken::Remove(int id) const {
     state_->callbacks.erase(id);
   }
   std::lock_guard<std::mutex> running(state_->run_mu);  // wait out a callback in flight
+}
+
+void Provider::StreamAsync(StepRequest request, PartSink sink, CancelToken cancel, StepDone done) {
+  std::thread([this, request = std::move(request), sink = std::move(sink),
+               cancel = std::move(cancel), done = std::move(done)] {
+    done(Stream(request, sink, cancel));
+  }).detach();
 }
 
 CollectedStep Collect(Provider& provider, const StepRequest& request, const CancelToken& cancel) {

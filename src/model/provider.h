@@ -16,8 +16,13 @@
 // provider closes its socket; llama.cpp stops between tokens; replay stops between tokens) with an
 // abort part. A cancelled step is never retried.
 //
-// Providers are not re-entrant: one Stream() at a time per provider object (a second concurrent
-// call waits for the first).
+// StreamAsync() starts a step and returns at once; the same parts reach the sink, then `done` gets
+// the status Stream() would have returned. A provider whose concurrent() is true (HTTP) serves any
+// number of steps at once from its own I/O thread and holds no thread while it waits for the
+// engine; the others run Stream() on a thread of their own for the step.
+//
+// Stream() is re-entrant only for concurrent() providers; the others serve one Stream() at a time
+// per provider object (a second concurrent call waits for the first).
 #pragma once
 
 #include "base/result.h"
@@ -78,12 +83,22 @@ class CancelToken {
 
 using PartSink = std::function<void(const formats::StreamPart&)>;
 
+// Called exactly once when an asynchronous step has ended, after its terminal part.
+using StepDone = std::function<void(Status)>;
+
 class Provider {
  public:
   virtual ~Provider() = default;
   // Runs one step (see the header comment for the contract).
   virtual Status Stream(const StepRequest& request, const PartSink& sink,
                         const CancelToken& cancel) = 0;
+  // Starts one step and returns at once (see the header comment). Parts reach `sink` in order and
+  // never concurrently for one step, on a thread of the provider's; then `done` runs on the same
+  // kind of thread. The provider must outlive the step (until `done` returned). The default runs
+  // Stream() on a new thread.
+  virtual void StreamAsync(StepRequest request, PartSink sink, CancelToken cancel, StepDone done);
+  // Whether steps run at once without a thread each (StreamAsync holds no thread while waiting).
+  virtual bool concurrent() const { return false; }
   // "replay", "http", "llama" (for logs and metadata).
   virtual std::string_view kind() const = 0;
 };

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdlib>
 #include <map>
 
@@ -580,10 +581,94 @@ TEST(HttpProviderCancel, CancelFromAnotherThreadEndsASilentStreamPromptly) {
   server.Stop();
 }
 
+TEST(HttpProviderPool, SequentialStepsReuseOneKeptAliveConnection) {
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    ScriptedServer::StreamEvents(res, {Chunk("Hi", 1), Chunk("", 2, "stop"), "[DONE]"});
+  });
+  auto provider = Make(server.url());
+  for (int i = 0; i < 3; ++i) {
+    auto step = Collect(*provider, Prompt());
+    ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+    EXPECT_EQ(Joined(step.parts, PartType::kTextDelta), "Hi");
+  }
+  EXPECT_EQ(server.request_count(), 3u);
+  EXPECT_EQ(provider->connections_opened(), 1);
+  EXPECT_EQ(provider->connections_reused(), 2);
+}
+
+TEST(HttpProviderPool, AConnectionTheEngineClosedIsNeverReused) {
+  // The engine answers and then closes (no keep-alive): the next step opens a new connection.
+  ScriptedServer server([](const httplib::Request&, httplib::Response& res, const auto&) {
+    res.set_header("Connection", "close");
+    ScriptedServer::StreamEvents(res, {Chunk("Hi", 1), Chunk("", 2, "stop"), "[DONE]"});
+  });
+  auto provider = Make(server.url());
+  for (int i = 0; i < 2; ++i) {
+    auto step = Collect(*provider, Prompt());
+    ASSERT_TRUE(step.status.ok()) << step.status.error().ToString();
+  }
+  EXPECT_EQ(provider->connections_opened(), 2);
+  EXPECT_EQ(provider->connections_reused(), 0);
+  EXPECT_EQ(server.request_count(), 2u);
+}
+
+TEST(HttpProviderPool, ManyStepsStreamAtOnceAndEachGetsOnlyItsOwnParts) {
+  // Each request's reply names its affinity key, so a part delivered to the wrong step shows.
+  ScriptedServer server([](const httplib::Request& req, httplib::Response& res, const auto&) {
+    const std::string key = req.get_header_value("x-session-token");
+    std::vector<std::string> events;
+    for (int i = 0; i < 5; ++i) events.push_back(Chunk(key + ";", i));
+    events.push_back(Chunk("", 9, "stop"));
+    events.push_back("[DONE]");
+    ScriptedServer::StreamEvents(res, events, false, 5ms);
+  });
+  HttpProviderOptions o;
+  o.affinity_header = "x-session-token";
+  auto provider = Make(server.url(), o);
+  constexpr int kSteps = 6;  // within the scripted server's own thread pool
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::string, std::string> text;
+  std::map<std::string, Status> ended;
+  for (int i = 0; i < kSteps; ++i) {
+    StepRequest r = Prompt();
+    r.affinity_key = "k" + std::to_string(i);
+    r.step_id = r.affinity_key + "-";
+    const std::string key = r.affinity_key;
+    provider->StreamAsync(
+        r,
+        [&, key](const formats::StreamPart& p) {
+          std::lock_guard l(mu);
+          if (p.type == PartType::kTextDelta) text[key] += p.delta;
+        },
+        CancelToken(),
+        [&, key](Status s) {
+          std::lock_guard l(mu);
+          ended.emplace(key, std::move(s));
+          cv.notify_all();
+        });
+  }
+  std::unique_lock l(mu);
+  ASSERT_TRUE(cv.wait_for(l, 20s, [&] { return ended.size() == kSteps; }));
+  for (int i = 0; i < kSteps; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    EXPECT_TRUE(ended.at(key).ok());
+    std::string want;
+    for (int j = 0; j < 5; ++j) want += key + ";";
+    EXPECT_EQ(text[key], want);
+  }
+}
+
 TEST(HttpProviderConfig, MissingKeyAndBadUrlAreErrors) {
   auto bad = HttpProvider::Create({.base_url = "ftp://x"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, "model.bad_url");
+  for (const char* url : {"http://127.0.0.1:99999", "http://127.0.0.1:80x", "http://[::1",
+                          "http://user:pw@127.0.0.1:8080", "http://:8080"}) {
+    auto r = HttpProvider::Create({.base_url = url});
+    ASSERT_FALSE(r.ok()) << url;
+    EXPECT_EQ(r.error().code, "model.bad_url") << url;
+  }
   ::unsetenv("AFFORDANCE_TEST_MISSING_KEY");
   HttpProviderOptions o;
   o.api_key_env = "AFFORDANCE_TEST_MISSING_KEY";
