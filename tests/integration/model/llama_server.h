@@ -27,9 +27,15 @@ using namespace std::chrono_literals;
 // One llama-server process for the whole test program.
 class LlamaServer {
  public:
-  static LlamaServer& Get() {
-    static LlamaServer server;
-    return server;
+  // `parallel`: llama-server's slots (sequences it batches continuously), each with a context of
+  // 4096 tokens; one process per value, started on first use.
+  static LlamaServer& Get(int parallel = 1) {
+    if (parallel == 1) {
+      static LlamaServer one(1);
+      return one;
+    }
+    static LlamaServer many(parallel);
+    return many;
   }
   bool ready() const { return ready_; }
   const std::string& failure() const { return failure_; }
@@ -48,7 +54,7 @@ class LlamaServer {
   }
 
  private:
-  LlamaServer() {
+  explicit LlamaServer(int parallel) {
     auto model = RandomQwen3Gguf();
     if (!model.ok()) {
       failure_ = model.error().ToString();
@@ -63,9 +69,10 @@ class LlamaServer {
                                      "--port",
                                      std::to_string(port_),
                                      "-c",
-                                     "4096",
+                                     std::to_string(4096 * parallel),
                                      "--parallel",
-                                     "1",
+                                     std::to_string(parallel),
+                                     "--metrics",
                                      "-t",
                                      "2",
                                      "--no-webui",
