@@ -99,7 +99,7 @@ int Run(const McpOptions& o) {
                                  "--max-message must be at least 1024 bytes"),
                        false, kExitUsage);
   }
-  auto service = OpenTurnService(o.session, std::max(1, o.workers));
+  auto service = OpenServedTurns(o.session, std::max(1, o.workers));
   if (!service) return ReportError(service.error(), false);
   auto road = OpenRoad(o.session);
   if (!road) return ReportError(road.error(), false);
@@ -182,7 +182,7 @@ const bool registered = RegisterCommand(
                     "grant)");
        sub.add_option("--max-message", o->max_message, "Largest message in bytes")
            ->capture_default_str();
-       sub.add_option("--workers", o->workers, "Harness workers (asks run at once)")
+       sub.add_option("--workers", o->workers, "Runtimes that asks borrow to render and dispatch")
            ->capture_default_str();
        return [o] { return Run(*o); };
      }});

@@ -137,10 +137,10 @@ int Serve(ServeOptions& o) {
   if (auto s = ResolveAccessToken(o); !s) return ReportError(s.error(), json, kExitUsage);
   if (auto s = server::CheckBind(o.server); !s) return ReportError(s.error(), json, kExitUsage);
   // The shared store, opened (and recovered) once before any worker runs a turn, and the hub.
-  auto service = OpenTurnService(o.session, o.workers);
+  auto service = OpenServedTurns(o.session, o.workers);
   if (!service) return ReportError(service.error(), json);
   store::Store* store = &service->store();
-  auto hub = std::move(service->hub);  // destroyed before the service's sessions
+  auto hub = std::move(service->hub);  // destroyed first: its turns end on the service
 
   // The MCP door on /mcp (docs/MCP.md): the same store and hub, its own connector road.
   auto road = OpenRoad(o.session);
@@ -187,7 +187,7 @@ int Serve(ServeOptions& o) {
   } else {
     std::cout << "affordance serve: listening on " << url << "/ ("
               << (ao.web_root.empty() ? "API only: the web UI is not built" : "web UI and API")
-              << ", " << o.workers << " workers)" << std::endl;
+              << ", " << o.workers << " runtimes)" << std::endl;
   }
   (*srv)->Wait();
   (*srv)->Stop();
@@ -223,7 +223,9 @@ const bool registered = RegisterCommand(
        sub.add_option("--allow-origin", o->server.allowed_origins,
                       "An origin (https://app.example) whose pages may call this server with "
                       "CORS, as a client (never as the person); repeatable");
-       sub.add_option("--workers", o->workers, "Harness workers (turns run at once)")
+       sub.add_option("--workers", o->workers,
+                      "Runtimes that turns borrow to render and dispatch (turns in flight are "
+                      "bounded by the engine, not by this)")
            ->capture_default_str();
        sub.add_option("--io-threads", o->server.io_threads, "HTTP I/O threads")
            ->capture_default_str();

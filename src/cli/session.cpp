@@ -43,6 +43,11 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--gguf", o.gguf, "GGUF model file for --provider llama");
   app.add_option("--context", o.context, "Context size for --provider llama")
       ->capture_default_str();
+  app.add_option("--parallel", o.parallel,
+                 "Steps --provider llama runs at once, as sequences of one context (each gets "
+                 "--context / N tokens; llama.cpp batches them continuously)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   app.add_option("--base-url", o.base_urls,
                  "OpenAI-compatible server for --provider openai; repeat it for replicas of one "
                  "model (a thread keeps to one, failing over when it is down)")
@@ -51,6 +56,10 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--affinity-header", o.affinity_header,
                  "Header that carries the thread id to the engine or its router (\"\": none)")
       ->capture_default_str();
+  app.add_option("--model-read-timeout-ms", o.model_read_timeout_ms,
+                 "Longest silence from the engine once a step was sent (then model.read_timeout)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600000));
   app.add_option("--api", o.api, "completions (token IDs) | chat (messages + tools)")
       ->capture_default_str();
   app.add_option("--api-key-env", o.api_key_env, "Name of the variable that holds the API key");
@@ -149,6 +158,7 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& opti
     lo.model_path = o.gguf;
     lo.format = format;
     lo.context_tokens = o.context;
+    lo.parallel = o.parallel;
     auto p = model::LlamaProvider::Open(tok, lo);
     if (!p) return p.error();
     return std::unique_ptr<model::Provider>(std::move(*p));
@@ -161,6 +171,7 @@ Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& opti
     ho.base_url = o.base_urls.front();
     ho.replicas.assign(o.base_urls.begin() + 1, o.base_urls.end());
     ho.affinity_header = o.affinity_header;
+    ho.read_timeout = std::chrono::milliseconds(o.model_read_timeout_ms);
     if (o.api == "chat") {
       ho.api = model::HttpProviderOptions::Api::kChat;
     } else if (o.api != "completions") {

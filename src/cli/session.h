@@ -31,10 +31,12 @@ struct SessionOptions {
   std::string provider;
   std::string script;                               // replay
   std::string gguf;                                 // llama
-  int context = 8192;                               // llama
+  int context = 8192;                               // llama: the whole context
+  int parallel = 1;                                 // llama: sequences served at once
   std::vector<std::string> base_urls;               // openai: one engine, or replicas of one model
   std::string affinity_header = "x-session-token";  // openai: "" sends none
   std::string api = "completions";
+  int model_read_timeout_ms = 60000;  // openai: silence allowed once a step was sent
   std::string api_key_env;
   std::string server_model;  // the request's "model" field
   std::string extra_body;    // JSON merged into every request

@@ -2,16 +2,18 @@
 
 namespace affordance::cli {
 
-Result<TurnService> OpenTurnService(const SessionOptions& o, int workers) {
+Result<ServedTurns> OpenServedTurns(const SessionOptions& o, int runtimes) {
   auto sessions = OpenSessionFactory(o, /*provider_per_turn=*/true);
   if (!sessions) return sessions.error();
-  TurnService service;
-  service.sessions = std::move(*sessions);
-  auto hub =
-      server::TurnHub::Create(server::SessionRunners(*service.sessions), {.workers = workers});
+  ServedTurns served;
+  served.sessions = std::move(*sessions);
+  auto service = harness::TurnService::Create(*served.sessions, {.runtimes = runtimes});
+  if (!service) return service.error();
+  served.service = std::move(*service);
+  auto hub = server::TurnHub::Create(server::ServiceRunner(*served.service));
   if (!hub) return hub.error();
-  service.hub = std::move(*hub);
-  return service;
+  served.hub = std::move(*hub);
+  return served;
 }
 
 }  // namespace affordance::cli

@@ -1,10 +1,12 @@
 // What `affordance serve` and `affordance mcp` share: one session factory (the store opened and
-// recovered once) and the turn hub whose workers each run a session of it.
+// recovered once), the turn service whose runtimes are sessions of it, and the turn hub that
+// starts turns on that service and fans their events out.
 #pragma once
 
 #include "base/result.h"
 #include "cli/session.h"
 #include "harness/session.h"
+#include "harness/turn_service.h"
 #include "server/turn_hub.h"
 #include "store/store.h"
 
@@ -12,17 +14,20 @@
 
 namespace affordance::cli {
 
-struct TurnService {
-  std::unique_ptr<harness::SessionFactory> sessions;  // owns the store every worker writes
-  std::unique_ptr<server::TurnHub> hub;               // destroy before `sessions`
+struct ServedTurns {
+  // Destroyed in reverse: the hub (its turns end), the service (its threads), then the sessions.
+  std::unique_ptr<harness::SessionFactory> sessions;  // owns the store every runtime writes
+  std::unique_ptr<harness::TurnService> service;
+  std::unique_ptr<server::TurnHub> hub;
 
   store::Store& store() { return sessions->store(); }
 };
 
-// Opens the session factory, then `workers` sessions feeding one hub (server::SessionRunners).
+// Opens the session factory, then `runtimes` sessions for one turn service and the hub over it.
+// Turns in flight are not bounded by `runtimes` (a turn borrows one only to render and dispatch).
 // With --provider replay every turn gets a fresh provider, so each turn plays the script from its
 // first step (a continuation after an approval decision goes on where its response stopped).
 // Errors: OpenSessionFactory's and the sessions'.
-Result<TurnService> OpenTurnService(const SessionOptions& o, int workers);
+Result<ServedTurns> OpenServedTurns(const SessionOptions& o, int runtimes);
 
 }  // namespace affordance::cli

@@ -398,7 +398,7 @@ HttpResponse Api::DeployTruth(const HttpRequest&) {
                     {"failed", s.failed},
                     {"queued", s.queued},
                     {"active", s.active}};
-  truth["workers"] = hub_.workers();
+  truth["runtimes"] = hub_.runtimes();
   // The engine's own word on its prefix cache (0 cached where it reports none: HARNESS.md says
   // which engine flag turns the report on).
   truth["engine"] = {{"steps", s.steps},

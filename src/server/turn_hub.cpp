@@ -11,34 +11,30 @@ harness::Event ErrorEvent(std::string text) {
   return e;
 }
 
-// A worker's runner: its own harness session.
-class SessionRunner final : public TurnRunner {
+// harness::TurnService as the hub's runner.
+class ServiceTurnRunner final : public TurnRunner {
  public:
-  explicit SessionRunner(std::unique_ptr<harness::Session> session)
-      : session_(std::move(session)) {}
-  Result<harness::TurnReport> RunTurn(const std::string& thread_id, const std::string& user_text,
-                                      const harness::EventSink& sink,
-                                      const model::CancelToken& cancel) override {
-    return session_->RunTurn(thread_id, user_text, sink, cancel);
+  explicit ServiceTurnRunner(harness::TurnService& service) : service_(service) {}
+  void Start(const ActiveTurn& turn, harness::EventSink sink, Done done) override {
+    harness::TurnStart start;
+    start.thread_id = turn.thread_id();
+    if (!turn.continuation()) {
+      start.user_text = turn.user_text();
+      start.message_id = turn.message_id();  // announced by the hub's `start`
+    }
+    service_.Start(std::move(start), std::move(sink), turn.cancel_token(), std::move(done));
   }
-  Result<harness::TurnReport> ContinueTurn(const std::string& thread_id,
-                                           const harness::EventSink& sink,
-                                           const model::CancelToken& cancel) override {
-    return session_->ContinueTurn(thread_id, sink, cancel);
-  }
+  int runtimes() const override { return service_.runtimes(); }
+  int64_t waiting() const override { return static_cast<int64_t>(service_.waiting()); }
 
  private:
-  std::unique_ptr<harness::Session> session_;
+  harness::TurnService& service_;
 };
 
 }  // namespace
 
-RunnerFactory SessionRunners(harness::SessionFactory& sessions) {
-  return [&sessions](int) -> Result<std::unique_ptr<TurnRunner>> {
-    auto session = sessions.NewSession();
-    if (!session) return session.error();
-    return std::unique_ptr<TurnRunner>(std::make_unique<SessionRunner>(std::move(*session)));
-  };
+std::unique_ptr<TurnRunner> ServiceRunner(harness::TurnService& service) {
+  return std::make_unique<ServiceTurnRunner>(service);
 }
 
 ActiveTurn::ActiveTurn(std::string thread_id, std::string user_text, bool continuation)
@@ -94,68 +90,84 @@ void ActiveTurn::End() {
   subscribers_.clear();
 }
 
-Result<std::unique_ptr<TurnHub>> TurnHub::Create(RunnerFactory factory, TurnHubOptions options) {
-  if (options.workers < 1) {
-    return MakeError("server.bad_option", "the server needs at least one worker");
-  }
+Result<std::unique_ptr<TurnHub>> TurnHub::Create(std::unique_ptr<TurnRunner> runner,
+                                                 TurnHubOptions options) {
+  if (!runner) return MakeError("server.bad_option", "the server needs a turn runner");
   std::unique_ptr<TurnHub> hub(new TurnHub());
+  hub->runner_ = std::move(runner);
   hub->options_ = options;
-  for (int i = 0; i < options.workers; ++i) {
-    auto runner = factory(i);
-    if (!runner) return runner.error();
-    hub->runners_.push_back(std::move(*runner));
-  }
-  for (auto& runner : hub->runners_) {
-    hub->threads_.emplace_back([h = hub.get(), r = runner.get()] { h->Work(*r); });
-  }
   return hub;
 }
 
 TurnHub::~TurnHub() {
-  std::deque<std::shared_ptr<ActiveTurn>> dropped;
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-    dropped.swap(queue_);
-    for (auto& [id, turn] : active_) turn->Cancel();
-  }
-  cv_.notify_all();
-  for (auto& t : threads_) t.join();
-  for (auto& turn : dropped) {
-    turn->Publish(ErrorEvent("server.stopping: the server shut down"));
-    turn->End();
-  }
+  std::unique_lock lock(mu_);
+  stopping_ = true;
+  for (auto& [id, turn] : active_) turn->Cancel();
+  idle_.wait(lock, [&] { return active_.empty() && ending_ == 0; });
 }
 
 Result<std::shared_ptr<ActiveTurn>> TurnHub::Submit(const std::string& thread_id,
                                                     const std::string& user_text) {
-  return Queue(std::make_shared<ActiveTurn>(thread_id, user_text));
+  return Launch(std::make_shared<ActiveTurn>(thread_id, user_text));
 }
 
 Result<std::shared_ptr<ActiveTurn>> TurnHub::SubmitContinuation(const std::string& thread_id) {
-  return Queue(std::make_shared<ActiveTurn>(thread_id, "", true));
+  return Launch(std::make_shared<ActiveTurn>(thread_id, "", true));
 }
 
-Result<std::shared_ptr<ActiveTurn>> TurnHub::Queue(std::shared_ptr<ActiveTurn> turn) {
+Result<std::shared_ptr<ActiveTurn>> TurnHub::Launch(std::shared_ptr<ActiveTurn> turn) {
   const std::string& thread_id = turn->thread_id();
-  std::lock_guard lock(mu_);
-  if (stopping_)
-    return MakeError(ErrorKind::kUnavailable, "server.stopping", "the server is shutting down");
-  if (active_.count(thread_id)) {
-    return MakeError(ErrorKind::kConflict, "server.turn_active",
-                     "this thread already has a turn running; cancel it or wait for it to end",
-                     thread_id);
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_)
+      return MakeError(ErrorKind::kUnavailable, "server.stopping", "the server is shutting down");
+    if (active_.count(thread_id)) {
+      return MakeError(ErrorKind::kConflict, "server.turn_active",
+                       "this thread already has a turn running; cancel it or wait for it to end",
+                       thread_id);
+    }
+    if (active_.size() >= options_.max_active) {
+      return MakeError(ErrorKind::kUnavailable, "server.busy",
+                       "too many turns are in flight; try again shortly",
+                       std::to_string(active_.size()) + " in flight");
+    }
+    active_[thread_id] = turn;
+    ++stats_.started;
   }
-  if (queue_.size() >= options_.max_queued) {
-    return MakeError(ErrorKind::kUnavailable, "server.busy",
-                     "too many turns are waiting; try again shortly",
-                     std::to_string(queue_.size()) + " queued");
-  }
-  active_[thread_id] = turn;
-  queue_.push_back(turn);
-  ++stats_.queued;
-  cv_.notify_one();
+  // A new message's turn is announced at once, with the id its assistant message will have, so
+  // a client hears `start` even while the turn waits for a runtime. A continuation's parts join
+  // an earlier UI message, which only the turn itself reads from the store.
+  if (!turn->continuation()) turn->Publish(harness::StartEvent(store::NewId("m_"), thread_id));
+  runner_->Start(
+      *turn, [turn](const harness::Event& e) { turn->Publish(e); },
+      [this, turn](Result<harness::TurnReport> report) { Ended(turn, report); });
   return turn;
+}
+
+void TurnHub::Ended(const std::shared_ptr<ActiveTurn>& turn,
+                    const Result<harness::TurnReport>& report) {
+  if (!report) {
+    // The turn could not start (nothing half-written, harness.h): the client still hears why.
+    turn->Publish(ErrorEvent(report.error().code + ": " + report.error().ToString()));
+  }
+  {
+    std::lock_guard lock(mu_);
+    active_.erase(turn->thread_id());
+    ++ending_;
+    ++(report ? stats_.finished : stats_.failed);
+    if (report) {
+      for (const auto& step : report->ledger) {
+        ++stats_.steps;
+        stats_.prompt_tokens += step.prompt_tokens;
+        stats_.cached_prompt_tokens += step.cached_prompt_tokens;
+        if (step.token_source == "reencoded") ++stats_.reencoded_steps;
+      }
+    }
+  }
+  turn->End();
+  std::lock_guard lock(mu_);
+  --ending_;
+  idle_.notify_all();
 }
 
 std::shared_ptr<ActiveTurn> TurnHub::Active(const std::string& thread_id) const {
@@ -168,45 +180,8 @@ TurnHubStats TurnHub::stats() const {
   std::lock_guard lock(mu_);
   TurnHubStats s = stats_;
   s.active = static_cast<int64_t>(active_.size());
+  s.queued = runner_->waiting();
   return s;
-}
-
-void TurnHub::Work(TurnRunner& runner) {
-  for (;;) {
-    std::shared_ptr<ActiveTurn> turn;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      turn = queue_.front();
-      queue_.pop_front();
-      --stats_.queued;
-      ++stats_.started;
-    }
-    const harness::EventSink sink = [&](const harness::Event& e) { turn->Publish(e); };
-    auto report =
-        turn->continuation()
-            ? runner.ContinueTurn(turn->thread_id(), sink, turn->cancel_token())
-            : runner.RunTurn(turn->thread_id(), turn->user_text(), sink, turn->cancel_token());
-    if (!report) {
-      // The turn could not start (nothing half-written, harness.h): the client still hears why.
-      turn->Publish(ErrorEvent(report.error().code + ": " + report.error().ToString()));
-    }
-    {
-      std::lock_guard lock(mu_);
-      active_.erase(turn->thread_id());
-      ++(report ? stats_.finished : stats_.failed);
-      if (report) {
-        for (const auto& step : report->ledger) {
-          ++stats_.steps;
-          stats_.prompt_tokens += step.prompt_tokens;
-          stats_.cached_prompt_tokens += step.cached_prompt_tokens;
-          if (step.token_source == "reencoded") ++stats_.reencoded_steps;
-        }
-      }
-    }
-    turn->End();
-  }
 }
 
 }  // namespace affordance::server

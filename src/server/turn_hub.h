@@ -1,67 +1,62 @@
-// TurnHub: runs harness turns for the server on a bounded pool of workers and fans each turn's
-// events out to the clients that watch it.
+// TurnHub: starts the server's harness turns and fans each turn's events out to the clients that
+// watch it.
 //
-// A harness runs one turn at a time (its Frame holds a QuickJS runtime, a provider is
-// single-threaded), so the hub owns N workers, each with its own TurnRunner, fed by one queue.
-// Submit() queues a turn and returns its ActiveTurn at once; clients Subscribe() to it. An
-// ActiveTurn buffers every event of the turn (typed harness::Event; each door writes its own form
-// of it: the SSE route through protocol.h UiChunk, MCP ask from the turn's TurnReport), so a
-// subscriber that arrives late (a page reload: `GET /api/chat/{id}/stream`) first receives the
-// chunks so far, then follows live. A subscriber that goes away (a dropped connection) does not
-// stop the turn: it runs to its end and the harness persists it. Only Cancel() (the client's
-// explicit abort) stops the running step.
+// Turns run on a TurnRunner (harness::TurnService in `affordance serve` and `affordance mcp`:
+// runtimes are borrowed only for rendering and dispatch, and a turn waiting for the engine holds
+// none, so the turns in flight are bounded by the engine and by `max_active`, not by a worker
+// count). Submit() announces the turn at once (its `start` event, with the id its assistant
+// message will have, even while the turn waits for a runtime) and returns its ActiveTurn; clients
+// Subscribe() to it. An ActiveTurn buffers every event of the turn (typed harness::Event; each door
+// writes its own form of it: the SSE route through protocol.h UiChunk, MCP ask from the turn's
+// TurnReport), so a subscriber that arrives late (a page reload: `GET /api/chat/{id}/stream`)
+// first receives the chunks so far, then follows live. A subscriber that goes away (a dropped
+// connection) does not stop the turn: it runs to its end and the harness persists it. Only
+// Cancel() (the client's explicit abort) stops the running step.
 //
 // The hub never writes messages or derives state: the harness is the one writer; the hub only
 // moves its events.
 //
-// Thread safety: every method may be called from any thread. Subscribers are called on a worker
-// thread, in chunk order, never concurrently for one turn; they must return quickly (queue the
-// bytes, write elsewhere).
+// Thread safety: every method may be called from any thread. Subscribers are called on the
+// runner's threads, in chunk order, never concurrently for one turn; they must return quickly
+// (queue the bytes, write elsewhere).
 #pragma once
 
 #include "base/result.h"
 #include "harness/harness.h"
 #include "harness/session.h"
+#include "harness/turn_service.h"
 #include "model/provider.h"
 
 #include <nlohmann/json.hpp>
 
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace affordance::server {
 
-// What one worker owns: everything a turn needs that must not be shared between threads.
+class ActiveTurn;
+
+// What runs the hub's turns.
 class TurnRunner {
  public:
+  using Done = std::function<void(Result<harness::TurnReport>)>;
   virtual ~TurnRunner() = default;
-  virtual Result<harness::TurnReport> RunTurn(const std::string& thread_id,
-                                              const std::string& user_text,
-                                              const harness::EventSink& sink,
-                                              const model::CancelToken& cancel) = 0;
-  // A continuation after a person's approval decision (harness::Harness::ContinueTurn).
-  virtual Result<harness::TurnReport> ContinueTurn(const std::string& thread_id,
-                                                   const harness::EventSink& sink,
-                                                   const model::CancelToken& cancel) {
-    (void)sink, (void)cancel;
-    return MakeError("server.cannot_continue", "this server's turns cannot be continued",
-                     thread_id);
-  }
+  // Starts `turn` (a new user message, or a continuation after an approval decision) and returns
+  // at once: its events go to `sink`, then `done` runs once, with the report or the error that
+  // kept the turn from starting (nothing half-written).
+  virtual void Start(const ActiveTurn& turn, harness::EventSink sink, Done done) = 0;
+  // Runtimes that rendering and dispatch borrow, and phases waiting for one now.
+  virtual int runtimes() const = 0;
+  virtual int64_t waiting() const { return 0; }
 };
 
-// Makes the runner of worker `index` (called once per worker, on the thread that creates the hub).
-using RunnerFactory = std::function<Result<std::unique_ptr<TurnRunner>>(int index)>;
-
-// One harness::Session per worker, all from `sessions` (one shared store); `sessions` must outlive
-// the hub. This is how `affordance serve` and `affordance mcp` run turns.
-RunnerFactory SessionRunners(harness::SessionFactory& sessions);
+// The runner of `affordance serve` and `affordance mcp`: `service` (which must outlive it).
+std::unique_ptr<TurnRunner> ServiceRunner(harness::TurnService& service);
 
 class TurnSubscriber {
  public:
@@ -79,7 +74,7 @@ class ActiveTurn {
   const std::string& user_text() const { return user_text_; }
   // A continuation after an approval decision (no user text; TurnRunner::ContinueTurn).
   bool continuation() const { return continuation_; }
-  // The assistant message id (from the turn's kStart event); empty until it started.
+  // The UI message id (from the turn's `start` event); empty until it was announced.
   std::string message_id() const;
   bool done() const;
   size_t events() const;
@@ -108,11 +103,11 @@ class ActiveTurn {
 };
 
 struct TurnHubOptions {
-  int workers = 2;
-  size_t max_queued = 4096;  // turns waiting for a worker; more -> "server.busy"
+  size_t max_active = 4096;  // turns in flight at once; more -> "server.busy"
 };
 
 struct TurnHubStats {
+  // `queued`: turn phases waiting for a runtime now; `active`: turns in flight.
   int64_t started = 0, finished = 0, failed = 0, queued = 0, active = 0;
   // Over the finished turns' steps: prompt tokens sent, those the engine reported served from its
   // prefix cache, and steps whose history tokens were re-encoded (no sampled IDs came back).
@@ -121,34 +116,34 @@ struct TurnHubStats {
 
 class TurnHub {
  public:
-  // Creates the workers (each calls `factory` once). Errors: the factory's.
-  static Result<std::unique_ptr<TurnHub>> Create(RunnerFactory factory, TurnHubOptions options);
-  ~TurnHub();  // cancels running turns, drops queued ones, joins the workers
+  // Errors: "server.bad_option" (no runner).
+  static Result<std::unique_ptr<TurnHub>> Create(std::unique_ptr<TurnRunner> runner,
+                                                 TurnHubOptions options = {});
+  ~TurnHub();  // cancels the turns in flight and waits until each has ended (persisted)
 
-  // Queues a turn. Errors: "server.turn_active" (the thread already has a turn queued or
-  // running), "server.busy" (the queue is full), "server.stopping".
+  // Starts a turn. Errors: "server.turn_active" (the thread already has a turn in flight),
+  // "server.busy" (max_active turns are in flight), "server.stopping".
   Result<std::shared_ptr<ActiveTurn>> Submit(const std::string& thread_id,
                                              const std::string& user_text);
-  // Queues a continuation of the thread (same errors as Submit).
+  // Starts a continuation of the thread (same errors as Submit).
   Result<std::shared_ptr<ActiveTurn>> SubmitContinuation(const std::string& thread_id);
-  // The thread's queued or running turn; nullptr when none.
+  // The thread's turn in flight; nullptr when none.
   std::shared_ptr<ActiveTurn> Active(const std::string& thread_id) const;
   TurnHubStats stats() const;
-  int workers() const { return static_cast<int>(threads_.size()); }
+  int runtimes() const { return runner_->runtimes(); }
 
  private:
   TurnHub() = default;
-  Result<std::shared_ptr<ActiveTurn>> Queue(std::shared_ptr<ActiveTurn> turn);
-  void Work(TurnRunner& runner);
+  Result<std::shared_ptr<ActiveTurn>> Launch(std::shared_ptr<ActiveTurn> turn);
+  void Ended(const std::shared_ptr<ActiveTurn>& turn, const Result<harness::TurnReport>& report);
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::shared_ptr<ActiveTurn>> queue_;
+  std::condition_variable idle_;
   std::map<std::string, std::shared_ptr<ActiveTurn>> active_;
-  std::vector<std::unique_ptr<TurnRunner>> runners_;
-  std::vector<std::thread> threads_;
+  std::unique_ptr<TurnRunner> runner_;
   TurnHubOptions options_;
   TurnHubStats stats_;
+  int ending_ = 0;  // turns out of active_ whose subscribers are being told they ended
   bool stopping_ = false;
 };
 

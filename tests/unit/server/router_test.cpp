@@ -77,11 +77,10 @@ TEST(ServerRouter, MatchesExactlyWithParameters) {
 
 class NoTurns : public TurnRunner {
  public:
-  Result<harness::TurnReport> RunTurn(const std::string&, const std::string&,
-                                      const harness::EventSink&,
-                                      const model::CancelToken&) override {
-    return MakeError("test.none", "no turns here");
+  void Start(const ActiveTurn&, harness::EventSink, Done done) override {
+    done(MakeError("test.none", "no turns here"));
   }
+  int runtimes() const override { return 1; }
 };
 
 // The real server: every handler the Api has is declared in the global registry (door "http"),
@@ -91,11 +90,7 @@ TEST(ServerRouter, EveryRealRouteIsDeclaredAndEveryDeclarationIsServed) {
       std::filesystem::temp_directory_path() / ("affordance-router-" + std::to_string(getpid()));
   auto store = store::OpenSqlite(dir + "/a.db");
   ASSERT_TRUE(store.ok());
-  auto hub = TurnHub::Create(
-      [](int) -> Result<std::unique_ptr<TurnRunner>> {
-        return std::unique_ptr<TurnRunner>(std::make_unique<NoTurns>());
-      },
-      {.workers = 1});
+  auto hub = TurnHub::Create(std::make_unique<NoTurns>());
   ASSERT_TRUE(hub.ok());
   Api api(**store, **hub, {});
   auto handlers = api.Handlers();

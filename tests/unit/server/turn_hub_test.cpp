@@ -20,29 +20,35 @@ Event Ev(EventKind kind, std::string id = "", std::string text = "") {
   return e;
 }
 
-// Emits start, n deltas (waiting for a go signal after the first), then finish; honours cancel.
+// A runner with a thread per turn: n deltas (waiting for a go signal after the first), then
+// finish; honours cancel. The hub announced `start` already.
 class GatedRunner : public TurnRunner {
  public:
   explicit GatedRunner(std::atomic<bool>& go) : go_(go) {}
-  Result<harness::TurnReport> RunTurn(const std::string& thread, const std::string&,
-                                      const harness::EventSink& sink,
-                                      const model::CancelToken& cancel) override {
-    sink(Ev(EventKind::kStart, "m_" + thread));
-    for (int i = 0; i < 5; ++i) {
-      sink(Ev(EventKind::kTextDelta, "t", std::to_string(i)));
-      while (i == 0 && !go_ && !cancel.cancelled())
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      if (cancel.cancelled()) {
-        sink(Ev(EventKind::kAbort, "", "cancelled"));
-        return harness::TurnReport{};
-      }
-    }
-    sink(Ev(EventKind::kFinish));
-    return harness::TurnReport{};
+  ~GatedRunner() override {
+    for (auto& t : threads_) t.join();
   }
+  void Start(const ActiveTurn& turn, harness::EventSink sink, Done done) override {
+    model::CancelToken cancel = turn.cancel_token();
+    threads_.emplace_back([this, sink, done, cancel] {
+      for (int i = 0; i < 5; ++i) {
+        sink(Ev(EventKind::kTextDelta, "t", std::to_string(i)));
+        while (i == 0 && !go_ && !cancel.cancelled())
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        if (cancel.cancelled()) {
+          sink(Ev(EventKind::kAbort, "", "cancelled"));
+          return done(harness::TurnReport{});
+        }
+      }
+      sink(Ev(EventKind::kFinish));
+      done(harness::TurnReport{});
+    });
+  }
+  int runtimes() const override { return 1; }
 
  private:
   std::atomic<bool>& go_;
+  std::vector<std::thread> threads_;
 };
 
 struct Collector : TurnSubscriber {
@@ -68,11 +74,7 @@ struct Collector : TurnSubscriber {
 
 TEST(ServerTurnHub, LateSubscribersGetTheWholeTurnInOrderAndDroppedOnesDoNotStopIt) {
   std::atomic<bool> go{false};
-  auto hub = TurnHub::Create(
-      [&](int) -> Result<std::unique_ptr<TurnRunner>> {
-        return std::unique_ptr<TurnRunner>(std::make_unique<GatedRunner>(go));
-      },
-      {.workers = 2});
+  auto hub = TurnHub::Create(std::make_unique<GatedRunner>(go));
   ASSERT_TRUE(hub.ok());
   auto turn = (*hub)->Submit("t1", "hi");
   ASSERT_TRUE(turn.ok());
@@ -83,7 +85,8 @@ TEST(ServerTurnHub, LateSubscribersGetTheWholeTurnInOrderAndDroppedOnesDoNotStop
   auto early = std::make_shared<Collector>();
   (*turn)->Subscribe(early);
   while ((*turn)->events() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  EXPECT_EQ((*turn)->message_id(), "m_t1");
+  // Announced at once, with the id the turn's assistant message will have.
+  EXPECT_EQ((*turn)->message_id().rfind("m_", 0), 0u);
   (*turn)->Unsubscribe(early.get());  // a dropped connection
   auto late = std::make_shared<Collector>();
   (*turn)->Subscribe(late);  // a reload: buffered chunks first, then live
@@ -100,19 +103,16 @@ TEST(ServerTurnHub, LateSubscribersGetTheWholeTurnInOrderAndDroppedOnesDoNotStop
   EXPECT_EQ((*hub)->stats().finished, 1);
 }
 
-TEST(ServerTurnHub, CancelStopsTheRunningTurnAndTheQueueIsBounded) {
+TEST(ServerTurnHub, CancelStopsARunningTurnAndTurnsInFlightAreBounded) {
   std::atomic<bool> go{false};
-  auto hub = TurnHub::Create(
-      [&](int) -> Result<std::unique_ptr<TurnRunner>> {
-        return std::unique_ptr<TurnRunner>(std::make_unique<GatedRunner>(go));
-      },
-      {.workers = 1, .max_queued = 1});
+  auto hub = TurnHub::Create(std::make_unique<GatedRunner>(go), {.max_active = 2});
   ASSERT_TRUE(hub.ok());
   auto a = (*hub)->Submit("a", "x");
   ASSERT_TRUE(a.ok());
   while ((*a)->events() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  auto b = (*hub)->Submit("b", "x");  // waits for the one worker
+  auto b = (*hub)->Submit("b", "x");  // in flight beside a: no worker bounds it
   ASSERT_TRUE(b.ok());
+  while ((*b)->events() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   auto c = (*hub)->Submit("c", "x");
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().code, "server.busy");
@@ -130,25 +130,21 @@ TEST(ServerTurnHub, CancelStopsTheRunningTurnAndTheQueueIsBounded) {
 
 TEST(ServerTurnHub, ARunnerErrorReachesTheClientAsAnErrorChunk) {
   struct Failing : TurnRunner {
-    Result<harness::TurnReport> RunTurn(const std::string&, const std::string&,
-                                        const harness::EventSink&,
-                                        const model::CancelToken&) override {
-      return MakeError("store.not_found", "no thread", "t_x");
+    void Start(const ActiveTurn&, harness::EventSink, Done done) override {
+      done(MakeError("store.not_found", "no thread", "t_x"));
     }
+    int runtimes() const override { return 1; }
   };
-  auto hub = TurnHub::Create(
-      [](int) -> Result<std::unique_ptr<TurnRunner>> {
-        return std::unique_ptr<TurnRunner>(std::make_unique<Failing>());
-      },
-      {.workers = 1});
+  auto hub = TurnHub::Create(std::make_unique<Failing>());
   ASSERT_TRUE(hub.ok());
   auto t = (*hub)->Submit("t_x", "x");
   ASSERT_TRUE(t.ok());
   auto seen = std::make_shared<Collector>();
   (*t)->Subscribe(seen);
   seen->Wait();
-  ASSERT_EQ(seen->types.size(), 1u);
-  EXPECT_EQ(seen->types[0], "error");
+  ASSERT_EQ(seen->types.size(), 2u);
+  EXPECT_EQ(seen->types[0], "start");
+  EXPECT_EQ(seen->types[1], "error");
   EXPECT_EQ((*hub)->stats().failed, 1);
 }
 
