@@ -1,6 +1,8 @@
 // Whose socket is on the other end of a loopback connection. On a loopback connection both ends
-// are sockets of this machine, and the kernel's socket table (/proc/net/tcp, /proc/net/tcp6) names
-// the user that owns each one, as `ss -e` and identd read it. The server uses it to tell the person
+// are sockets of this machine, and the kernel names the user that owns each one: asked for one
+// socket by its two ends through socket diagnostics (NETLINK_SOCK_DIAG, as `ss -e` asks), or, where
+// that is not available, found in its socket table (/proc/net/tcp, /proc/net/tcp6, as identd
+// reads it). The server uses it to tell the person
 // (whose browser runs as the user who started the server) from another OS user's process, which
 // reaches the same port (docs/SECURITY.md).
 //
