@@ -3,6 +3,7 @@
 // at once at a fixed token rate, no token IDs), N chats at once:
 //   node bench/server/engine_scale.mjs [--turns 1000] [--rate 20] [--tokens 64] [--workers 2]
 //        [--binary build/affordance] [--model-read-timeout-ms MS] [--timeout-s 600] [--json]
+//        [--probes 50]
 // Opens N chat streams at once (one new thread each, one POST /api/chat per thread) and reports
 // the wall time from the first POST to the last stream end against the engine-bound ideal (one
 // turn's time at the engine: tokens / rate), time to first chunk (p50/p99/max), the turns in
@@ -14,6 +15,9 @@
 // has its own reply and a chunk of another turn shows); a chunk naming another turn's message or
 // thread, or a text part this stream never opened; a turn not persisted as user + assistant with
 // data-turn status "answered" and the same text. --json prints only the JSON result.
+// --probes P: once all N turns are in flight at the engine, P more chats are posted one at a time,
+// 20 ms apart, while the N stream; their time to first chunk is what a new user sees on a server
+// holding N open turns (probe_ttfc_ms; the burst's own ttfc_ms is queueing behind N arrivals).
 // Loopback only; it starts and stops its own engine and server.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +40,7 @@ const workers = Number(arg('workers', 2));
 const readTimeout = arg('model-read-timeout-ms', null);
 const timeoutS = Number(arg('timeout-s', 600));
 const jsonOnly = process.argv.includes('--json');
+const probes = Number(arg('probes', 0));
 const enginePath = join(root, 'tests/fixtures/engine/paced_engine.mjs');
 
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
@@ -207,8 +212,9 @@ try {
   const port = (await s.ready).port;
 
   // Threads first (not measured), then one warm-up turn so the baseline holds loaded frames.
-  const made = await pool(Array.from({ length: turns + 1 }, (_, i) => i), 16,
+  const made = await pool(Array.from({ length: turns + 1 + probes }, (_, i) => i), 16,
     async (i) => (await request(port, 'POST', '/api/threads', { title: `engine ${i}` })).body.thread.id);
+  const probeThreads = made.splice(turns + 1);
   const warmThread = made.pop();
   const warm = await stream(port, warmThread, { open: 0, maxOpen: 0, chunks: 0 });
   if (!warm.finish || !warm.done) throw new Error(`the warm-up turn did not complete: ${JSON.stringify({ ...warm, text: warm.text.slice(0, 80) })}`);
@@ -220,7 +226,24 @@ try {
   let peakRss = baseline;
   const sampler = setInterval(() => { peakRss = Math.max(peakRss, rss(server.pid)); }, 20);
   const t0 = performance.now();
-  const results = await Promise.all(made.map((t) => stream(port, t, state)));
+  const running = Promise.all(made.map((t) => stream(port, t, state)));
+  // Probes: new chats while the N turns are in flight at the engine.
+  const probeResults = [];
+  const openAtProbe = [];
+  if (probes > 0) {
+    const until = performance.now() + 60000;
+    while ((await request(enginePort, 'GET', '/stats')).body.open < turns && performance.now() < until) {
+      await new Promise((ok) => setTimeout(ok, 10));
+    }
+    const pending = [];
+    for (const t of probeThreads) {
+      openAtProbe.push((await request(enginePort, 'GET', '/stats')).body.open);
+      pending.push(stream(port, t, { open: 0, maxOpen: 0, chunks: 0 }));
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+    probeResults.push(...(await Promise.all(pending)));
+  }
+  const results = await running;
   const wall = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   peakRss = Math.max(peakRss, rss(server.pid));
@@ -260,7 +283,7 @@ try {
     return ok;
   });
   const list = (await request(port, 'GET', '/api/threads')).body.threads;
-  const listed = list.filter((t) => t.title.startsWith('engine ') && t.messages === 2).length - 1;  // minus warm-up
+  const listed = list.filter((t) => t.title.startsWith('engine ') && t.messages === 2).length - 1 - probes;  // minus warm-up and probes
 
   const firsts = results.filter((r) => r.first !== null).map((r) => r.first);
   const firstTexts = results.filter((r) => r.firstText !== null).map((r) => r.firstText);
@@ -281,6 +304,15 @@ try {
     persisted_answered: stored.filter(Boolean).length, listed_with_two_messages: listed,
     failures: failures.length,
   };
+  if (probes > 0) {
+    const probeFirsts = probeResults.filter((r) => r.first !== null).map((r) => r.first);
+    report.probes = probes;
+    report.probe_ttfc_ms = stat(probeFirsts);
+    report.engine_open_at_probes = { min: Math.min(...openAtProbe), max: Math.max(...openAtProbe) };
+    report.probes_complete = probeResults.filter((r) => r.finish && r.done && !r.error).length;
+    if (report.probes_complete !== probes) failures.push(`${probes - report.probes_complete} probe chats did not complete`);
+    report.failures = failures.length;
+  }
   if (!jsonOnly) {
     const rows = [
       ['turns at once', turns], ['workers', workers], ['engine rate', `${rate} tok/s, ${tokens} tokens`],
@@ -295,6 +327,10 @@ try {
       ['server CPU', `${report.server_cpu_s} s, ${report.server_cpu_ms_per_turn} ms per turn (${report.cores} cores here)`],
       ['complete / exact text / persisted', `${report.complete} / ${report.exact_text} / ${report.persisted_answered}`],
     ];
+    if (probes > 0) {
+      rows.push(['probe chats (while N in flight)', `${report.probes_complete} / ${probes} complete, engine open ${report.engine_open_at_probes.min}..${report.engine_open_at_probes.max}`]);
+      rows.push(['probe time to first chunk p50/p99/max', report.probe_ttfc_ms && `${report.probe_ttfc_ms.p50} / ${report.probe_ttfc_ms.p99} / ${report.probe_ttfc_ms.max} ms`]);
+    }
     const w = Math.max(...rows.map(([k]) => k.length));
     for (const [k, v] of rows) console.log(`${k.padEnd(w)}  ${v}`);
     if (report.engine_max_open < turns) console.log(`note: at most ${report.engine_max_open} of ${turns} turns were at the engine at once`);

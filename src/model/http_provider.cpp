@@ -388,9 +388,17 @@ class HttpProvider::Call : public std::enable_shared_from_this<HttpProvider::Cal
     Replica& r = replica();
     if (auto c = io_.Take(r.origin, p_.options_.idle_timeout)) {
       conn_ = std::move(c);
+      reused_ = true;
       ++p_.connections_reused_;
       return Send();
     }
+    Connect();
+  }
+
+  // A new connection to the current replica.
+  void Connect() {
+    Replica& r = replica();
+    reused_ = false;
     conn_ = std::make_unique<Connection>();
     conn_->origin = r.origin;
     if (r.tls) {
@@ -488,7 +496,7 @@ class HttpProvider::Call : public std::enable_shared_from_this<HttpProvider::Cal
     if (!o.affinity_header.empty() && !request_.affinity_key.empty()) {
       req_.set(o.affinity_header, request_.affinity_key);
     }
-    req_.body() = std::move(body_);
+    req_.body() = body_;  // body_ is kept until the engine answers (a stale connection, below)
     req_.prepare_payload();
     ++p_.dispatched_;
     conn_->lowest().expires_after(o.read_timeout);
@@ -512,8 +520,12 @@ class HttpProvider::Call : public std::enable_shared_from_this<HttpProvider::Cal
       http::async_read_header(stream, conn_->buffer, *parser_,
                               [self = shared_from_this()](beast::error_code ec, size_t) {
                                 if (self->Stopped()) return;
-                                if (ec) return self->Broken(ec, false);
+                                if (ec) {
+                                  self->heard_ = self->conn_->buffer.size() > 0;
+                                  return self->Broken(ec, false);
+                                }
                                 self->status_ = self->parser_->get().result_int();
+                                self->body_ = {};  // answered: never sent again
                                 self->ReadBody();
                               });
     });
@@ -637,6 +649,16 @@ class HttpProvider::Call : public std::enable_shared_from_this<HttpProvider::Cal
   // The connection failed after the request was (or was being) sent: reported, never re-sent.
   void Broken(beast::error_code ec, bool writing) {
     conn_.reset();
+    // A kept-alive connection the engine closed while it sat in the pool (its idle timeout raced
+    // our reuse): the engine answered nothing, not even a status line, so it never took the
+    // request up. It goes once more on a new connection; any other failure is never re-sent.
+    const bool closed = ec == http::error::end_of_stream || ec == asio::error::eof ||
+                        ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+    if (reused_ && !stale_retried_ && status_ == 0 && !heard_ && closed) {
+      stale_retried_ = true;
+      ++p_.stale_retries_;
+      return Connect();
+    }
     if (status_ != 0 && status_ != 200 && !writing) return HttpStatus();
     CloseContent();
     if (st_.failure) return Done(writer_.Fail(*st_.failure));
@@ -758,7 +780,7 @@ class HttpProvider::Call : public std::enable_shared_from_this<HttpProvider::Cal
   std::vector<size_t> order_;
   int attempts_ = 0, attempt_ = 0, cancel_id_ = -1, status_ = 0;
   int64_t prompt_tokens_ = 0;
-  bool finished_ = false;
+  bool finished_ = false, reused_ = false, stale_retried_ = false, heard_ = false;
   std::unique_ptr<Connection> conn_;
   http::request<http::string_body> req_;
   std::optional<http::response_parser<http::buffer_body>> parser_;

@@ -38,6 +38,10 @@
 //     already be generating. Error codes: model.connect (never sent), model.http_status,
 //     model.read_timeout, model.stream_interrupted, model.stream_malformed, model.write (the
 //     request may have partly reached the server).
+//   * One exception, as HTTP clients make it (RFC 9112 §9.3.1): a request that went out on a
+//     kept-alive connection which the engine had closed while it sat idle, and got nothing back
+//     (not a byte of a status line), was never taken up; it is sent once more on a new
+//     connection (stale_retries()).
 //   * Cancellation closes the socket at once; the step ends with abort.
 // The API key is read from the environment variable named by `api_key_env` at each step (so it is
 // never stored in configuration) and sent as "Authorization: Bearer <key>".
@@ -102,6 +106,9 @@ class HttpProvider final : public Provider {
   int dispatched() const { return dispatched_; }
   int connections_opened() const { return connections_opened_; }
   int connections_reused() const { return connections_reused_; }
+  // Requests sent again because the kept-alive connection they went out on had been closed by the
+  // engine (it answered nothing): see "Delivery semantics".
+  int stale_retries() const { return stale_retries_; }
 
   struct Replica {
     std::string origin;  // scheme://host:port
@@ -128,6 +135,7 @@ class HttpProvider final : public Provider {
   std::atomic<int> dispatched_{0};
   std::atomic<int> connections_opened_{0};
   std::atomic<int> connections_reused_{0};
+  std::atomic<int> stale_retries_{0};
 };
 
 }  // namespace affordance::model

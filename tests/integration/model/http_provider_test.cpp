@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <map>
@@ -610,6 +611,66 @@ TEST(HttpProviderPool, AConnectionTheEngineClosedIsNeverReused) {
   EXPECT_EQ(provider->connections_opened(), 2);
   EXPECT_EQ(provider->connections_reused(), 0);
   EXPECT_EQ(server.request_count(), 2u);
+}
+
+// An engine that closes a kept-alive connection as the next request arrives on it (its idle
+// timeout racing our reuse) answered nothing: the request goes once more on a new connection.
+// Any other failure after sending is never re-sent (the tests above).
+TEST(HttpProviderPool, ARequestOnAConnectionTheEngineClosedUnansweredGoesOnceOnANewOne) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::atomic<int> requests{0};
+  const std::string body =
+      "data: " + Chunk("Hi", 1) + "\n\ndata: " + Chunk("", 2, "stop") + "\n\ndata: [DONE]\n\n";
+  const std::string answer =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+      "Connection: keep-alive\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  // Connection 1: answers one request, then closes as the second arrives. Connection 2: answers.
+  std::thread engine([&] {
+    auto read_request = [&](int fd) {
+      std::string got;
+      char buf[4096];
+      while (got.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return false;
+        got.append(buf, static_cast<size_t>(n));
+      }
+      const size_t at = got.find("Content-Length: ");
+      const size_t want = std::stoul(got.substr(at + 16)) + got.find("\r\n\r\n") + 4;
+      while (got.size() < want) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return false;
+        got.append(buf, static_cast<size_t>(n));
+      }
+      ++requests;
+      return true;
+    };
+    int first = ::accept(listener, nullptr, nullptr);
+    if (read_request(first)) (void)::send(first, answer.data(), answer.size(), MSG_NOSIGNAL);
+    if (read_request(first)) ::close(first);  // took the request, answers nothing
+    int second = ::accept(listener, nullptr, nullptr);
+    if (read_request(second)) (void)::send(second, answer.data(), answer.size(), MSG_NOSIGNAL);
+    ::close(second);
+  });
+  auto provider = Make("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)));
+  for (int i = 0; i < 2; ++i) {
+    auto step = Collect(*provider, Prompt());
+    ASSERT_TRUE(step.status.ok()) << i << ": " << step.status.error().ToString();
+    EXPECT_EQ(Joined(step.parts, PartType::kTextDelta), "Hi");
+    ExpectWellFormedStep(step.parts);
+  }
+  engine.join();
+  ::close(listener);
+  EXPECT_EQ(requests, 3);
+  EXPECT_EQ(provider->stale_retries(), 1);
+  EXPECT_EQ(provider->connections_opened(), 2);
 }
 
 TEST(HttpProviderPool, ManyStepsStreamAtOnceAndEachGetsOnlyItsOwnParts) {
