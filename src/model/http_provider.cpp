@@ -5,6 +5,8 @@
 #include "model/internal/sse.h"
 #include "model/internal/step_writer.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -440,6 +442,10 @@ class HttpProvider::Call : public std::enable_shared_from_this<HttpProvider::Cal
 
   void Connected() {
     ++p_.connections_opened_;
+    // A request is written whole and waits for its answer: Nagle's algorithm would only hold a
+    // kept-alive connection's next request back until the engine's delayed ACK.
+    beast::error_code ignored;
+    conn_->lowest().socket().set_option(tcp::no_delay(true), ignored);
     Send();
   }
 
@@ -510,7 +516,20 @@ class HttpProvider::Call : public std::enable_shared_from_this<HttpProvider::Cal
     });
   }
 
+  // Engines write a stream as many small segments, and most (llama-server's cpp-httplib, for
+  // one) leave Nagle's algorithm on: each segment then waits for our ACK of the one before, and a
+  // delayed ACK holds the stream back by up to 40 ms a token on a kept-alive connection. So every
+  // segment is acknowledged at once (Linux resets the flag, so it is set before each read).
+  void QuickAck() {
+#ifdef TCP_QUICKACK
+    const int on = 1;
+    ::setsockopt(conn_->lowest().socket().native_handle(), IPPROTO_TCP, TCP_QUICKACK, &on,
+                 sizeof on);
+#endif
+  }
+
   void ReadHeader() {
+    QuickAck();
     parser_.emplace();
     // The SSE reader bounds each event, so the body has no limit of its own (a number, not
     // boost::none: Boost 1.74's parser compares a Content-Length against an empty limit as over).
@@ -532,6 +551,7 @@ class HttpProvider::Call : public std::enable_shared_from_this<HttpProvider::Cal
   }
 
   void ReadBody() {
+    QuickAck();
     parser_->get().body().data = chunk_;
     parser_->get().body().size = sizeof chunk_;
     conn_->lowest().expires_after(p_.options_.read_timeout);
