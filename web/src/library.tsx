@@ -195,19 +195,32 @@ const HtmlMount = defineComponent({
   component: ({ props, renderNode }) => <div className="ou-mount">{renderNode(props.child)}</div>,
 });
 
+// A short, stable name for a document (FNV-1a), to key its frame.
+function docKey(doc: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < doc.length; i++) h = Math.imul(h ^ doc.charCodeAt(i), 0x01000193) >>> 0;
+  return `${doc.length}-${h.toString(36)}`;
+}
+
 // Html runs no script: it is shown in a sandboxed frame with scripts disabled, its {{placeholders}}
 // filled from its data (escaped: data never becomes markup). The frame cannot host native
-// components, so its mounts follow it.
+// components, so its mounts follow it. A new document gets a new frame (keyed by its content):
+// Chromium can keep showing an earlier srcdoc when the attribute changes again while that one
+// is still loading (the surface painted, then hydrated with its rows a moment later), and the
+// person would see an empty canvas.
 const Html = defineComponent({
   name: 'Html',
   description: 'A free-form composition (sandboxed)',
   props: z.object({ html: z.string(), data: unknown.optional(), mounts: z.array(unknown).optional() }),
-  component: ({ props, renderNode }) => (
-    <div className="ou-html">
-      <iframe sandbox="" srcDoc={fillTemplate(props.html, props.data)} title="composition" />
-      {props.mounts && renderNode(props.mounts)}
-    </div>
-  ),
+  component: ({ props, renderNode }) => {
+    const doc = fillTemplate(props.html, props.data);
+    return (
+      <div className="ou-html">
+        <iframe key={docKey(doc)} sandbox="" srcDoc={doc} title="composition" />
+        {props.mounts && renderNode(props.mounts)}
+      </div>
+    );
+  },
 });
 
 export const library = createLibrary({
