@@ -182,11 +182,40 @@ ALTER TABLE approvals ADD COLUMN digest TEXT NOT NULL DEFAULT '';
 ALTER TABLE approvals ADD COLUMN expires_ms INTEGER NOT NULL DEFAULT 0;
 )sql";
 
-constexpr std::array<Migration, 4> kMigrations = {{
+// Version 5: turns across nodes (store.h TurnRecord). A turn row names the node running it and
+// its lease; at most one running turn per thread (the partial unique index is the cross-node
+// "a turn is already running" check). No foreign key to messages: the row is written before the
+// turn's message. The log holds the turn's UI chunks by (turn, seq), clustered so a replay is one
+// range scan; deleting a turn deletes its log.
+constexpr const char* kV5 = R"sql(
+CREATE TABLE turns(
+  id             TEXT PRIMARY KEY,
+  thread_id      TEXT NOT NULL,
+  node           TEXT NOT NULL,
+  status         TEXT NOT NULL,
+  lease_until_ms INTEGER NOT NULL,
+  stop_requested INTEGER NOT NULL DEFAULT 0,
+  started_ms     INTEGER NOT NULL,
+  updated_ms     INTEGER NOT NULL,
+  chunks         INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX turns_running ON turns(thread_id) WHERE status = 'running';
+CREATE INDEX turns_lease ON turns(lease_until_ms) WHERE status = 'running';
+
+CREATE TABLE turn_chunks(
+  turn_id TEXT NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+  seq     INTEGER NOT NULL,
+  chunk   TEXT NOT NULL,
+  PRIMARY KEY (turn_id, seq)
+) WITHOUT ROWID;
+)sql";
+
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "threads, messages, parts, steps", kV1},
     {2, "grants, approvals, receipts, activity", kV2},
     {3, "artifacts, artifact versions", kV3},
     {4, "approval effects, digests, expiry", kV4},
+    {5, "turns, leases, stream log", kV5},
 }};
 
 }  // namespace

@@ -8,32 +8,26 @@
 
 namespace affordance::store::internal {
 
-Result<int64_t> SqliteStore::RecoverInterrupted(const AbandonedFn& abandoned) {
-  return Transact(true, [&]() -> Result<int64_t> {
-    sqlite3* db = conn_->db();
-    int64_t now = NowMs();
-    std::set<std::string> touched_messages;
-
-    // The running messages, and of those the ones whose writer is gone.
-    auto running = conn_->Prepare("SELECT id, meta FROM messages WHERE status = 'running'");
-    if (!running) return running.error();
-    std::vector<std::string> messages;
-    {
-      Statement stmt(*running);
-      int rc;
-      while ((rc = stmt.Step()) == SQLITE_ROW) {
-        std::string id(stmt.Text(0));
-        if (abandoned) {
-          auto meta = DecodeJson(stmt.Text(1), "the meta of message " + id);
-          if (!meta) return meta.error();
-          if (!abandoned(*meta)) continue;
-        }
-        messages.push_back(std::move(id));
-      }
-      if (rc != SQLITE_DONE) return IoError(db, "cannot read the running messages");
+Status SqliteStore::InterruptMessages(const std::vector<std::string>& candidates, int64_t now,
+                                      std::set<std::string>& touched) {
+  sqlite3* db = conn_->db();
+  // Only messages still running: a finished one keeps its open parts (a call waiting for the
+  // person's decision is open in a complete message).
+  std::vector<std::string> messages;
+  {
+    auto status = conn_->Prepare("SELECT 1 FROM messages WHERE id = ?1 AND status = 'running'");
+    if (!status) return status.error();
+    for (const std::string& id : candidates) {
+      Statement stmt(*status);
+      stmt.Bind(1, id);
+      const int rc = stmt.Step();
+      if (rc == SQLITE_ROW) messages.push_back(id);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) return IoError(db, "cannot read message " + id);
     }
+  }
     auto mark =
-        conn_->Prepare("UPDATE messages SET status = 'interrupted', updated_ms = ?2 WHERE id = ?1");
+        conn_->Prepare(
+          "UPDATE messages SET status = 'interrupted', updated_ms = ?2 WHERE id = ?1 AND status = 'running'");
     if (!mark) return mark.error();
     for (const std::string& id : messages) {
       Statement stmt(*mark);
@@ -50,7 +44,7 @@ Result<int64_t> SqliteStore::RecoverInterrupted(const AbandonedFn& abandoned) {
     if (!open_parts) return open_parts.error();
     if (!close_part) return close_part.error();
     for (const std::string& id : messages) {
-      touched_messages.insert(id);
+      touched.insert(id);
       std::vector<std::pair<int64_t, std::string>> closed;  // seq, new data
       {
         Statement stmt(*open_parts);
@@ -83,8 +77,36 @@ Result<int64_t> SqliteStore::RecoverInterrupted(const AbandonedFn& abandoned) {
       stmt.Bind(1, id);
       if (stmt.Step() != SQLITE_DONE)
         return IoError(db, "cannot mark the steps of " + id + " interrupted");
-      touched_messages.insert(id);
+      touched.insert(id);
     }
+  return {};
+}
+
+Result<int64_t> SqliteStore::RecoverInterrupted(const AbandonedFn& abandoned) {
+  return Transact(true, [&]() -> Result<int64_t> {
+    sqlite3* db = conn_->db();
+    int64_t now = NowMs();
+    std::set<std::string> touched_messages;
+
+    // The running messages, and of those the ones whose writer is gone.
+    auto running = conn_->Prepare("SELECT id, meta FROM messages WHERE status = 'running'");
+    if (!running) return running.error();
+    std::vector<std::string> messages;
+    {
+      Statement stmt(*running);
+      int rc;
+      while ((rc = stmt.Step()) == SQLITE_ROW) {
+        std::string id(stmt.Text(0));
+        if (abandoned) {
+          auto meta = DecodeJson(stmt.Text(1), "the meta of message " + id);
+          if (!meta) return meta.error();
+          if (!abandoned(*meta)) continue;
+        }
+        messages.push_back(std::move(id));
+      }
+      if (rc != SQLITE_DONE) return IoError(db, "cannot read the running messages");
+    }
+    if (auto s = InterruptMessages(messages, now, touched_messages); !s) return s.error();
     // A step left running in a message that is no longer running has no writer either.
     auto stray = conn_->Prepare(
         "UPDATE steps SET status = 'interrupted' WHERE status = 'running' AND message_id IN "

@@ -26,7 +26,8 @@
 //
 // Backend: SQLite in WAL mode (synchronous=NORMAL: a committed write survives a process kill;
 // a power loss may lose the last transactions but never corrupts the file), versioned migrations
-// in PRAGMA user_version, foreign keys on. A PostgreSQL backend will implement the same interface.
+// in PRAGMA user_version, foreign keys on. PostgreSQL (OpenPostgres) implements the same interface
+// for several nodes on one database: same schema versions, same errors, same recovery.
 //
 // Errors (codes): "store.open" (cannot open or create the file), "store.migrate" (a migration
 // failed, or the file's schema is newer than this binary), "store.not_found" (unknown thread or
@@ -214,6 +215,36 @@ struct ArtifactVersionRecord {
   nlohmann::json ToJson() const;
 };
 
+// ---- turns and their stream log (several `serve` nodes on one database; docs/SCALE.md) --------
+//
+// src/server (turn_log.h) is their one writer. A turn is the assistant message it writes (same
+// id). Its row names the node running it and a lease that node renews; a node that dies stops
+// renewing, and once the lease has expired another node takes the turn over and ends it
+// `interrupted`. Its log holds every UI message stream chunk the turn produced, under (turn, seq),
+// appended before any client sees the chunk, so a client can replay it and follow it on any node.
+
+struct TurnRecord {
+  std::string id;         // the assistant message id ("m_...")
+  std::string thread_id;  // at most one running turn per thread, across every node
+  std::string node;       // the node that runs it (or took it over)
+  std::string status = "running";  // running | finished | aborted | failed | interrupted
+  int64_t lease_until_ms = 0;      // the node must renew before this
+  bool stop_requested = false;     // a stop was posted (on any node)
+  int64_t started_ms = 0, updated_ms = 0;
+  int64_t chunks = 0;  // how many chunks its log holds (seq 0 .. chunks - 1)
+};
+
+struct LoggedChunk {
+  std::string turn_id;
+  int64_t seq = 0;    // 0, 1, 2 ... within the turn, with no gaps
+  std::string chunk;  // the JSON text of one chunk (server/protocol.h UiChunk form)
+};
+
+struct TurnLog {
+  TurnRecord turn;                  // read in the same snapshot as the chunks
+  std::vector<LoggedChunk> chunks;  // seq > after, in order
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -294,6 +325,49 @@ class Store {
   virtual Result<ArtifactVersionRecord> GetArtifactVersion(const std::string& artifact_id,
                                                            int64_t version) = 0;
 
+  // Turns (see TurnRecord). BeginTurn inserts a running turn; "store.conflict" when its thread
+  // already has a running turn (on any node; an expired lease still counts until a node took it
+  // over) or the id is taken. GetRunningTurn: the thread's running turn, "store.not_found" when
+  // none. RenewLeases moves the lease of every running turn `node` holds to `until_ms` and returns
+  // them (a turn of the node that is missing was taken over: the node must stop writing it).
+  // TakeExpiredTurns is the compare-and-set of a takeover: every running turn whose lease ended
+  // before `now_ms` passes to `node` with a lease until `until_ms`, and its message (same id) is
+  // recovered as RecoverInterrupted does (status interrupted, open parts closed); it returns the
+  // turns taken. RequestStop marks the thread's running turn stop_requested ("store.not_found"
+  // when none) and returns it. EndTurn sets a running turn's final status while `node` holds it
+  // ("store.conflict" when it is not running or another node holds it); its message, if still
+  // running (its writer stopped after a store failure), is recovered as by RecoverInterrupted.
+  virtual Status BeginTurn(const TurnRecord& turn) = 0;
+  virtual Result<TurnRecord> GetRunningTurn(const std::string& thread_id) = 0;
+  virtual Result<std::vector<TurnRecord>> RenewLeases(const std::string& node,
+                                                      int64_t until_ms) = 0;
+  virtual Result<std::vector<TurnRecord>> TakeExpiredTurns(const std::string& node, int64_t now_ms,
+                                                           int64_t until_ms) = 0;
+  virtual Result<TurnRecord> RequestStop(const std::string& thread_id) = 0;
+  virtual Status EndTurn(const std::string& turn_id, const std::string& node,
+                         const std::string& status) = 0;
+
+  // The stream log. AppendChunks writes chunks of any turns in one transaction (all or none);
+  // each chunk's seq must be its turn's next ("store.conflict" otherwise: a chunk is never
+  // written twice or out of order) and the turn must exist ("store.not_found"). ReadLog returns
+  // the turn and its chunks with seq > `after` (at most `limit`). PruneLogs deletes the logs of
+  // turns that ended before `ended_before_ms` and returns how many chunks it deleted.
+  virtual Status AppendChunks(const std::vector<LoggedChunk>& chunks) = 0;
+  virtual Result<TurnLog> ReadLog(const std::string& turn_id, int64_t after,
+                                  int64_t limit = 4096) = 0;
+  virtual Result<int64_t> PruneLogs(int64_t ended_before_ms) = 0;
+
+  // Wake-ups for readers that follow a turn. A topic is a turn id (chunks appended, the turn
+  // ended, a stop was requested) or "stops" (any stop requested). Changes() is the topic's
+  // counter now; WaitChanges() returns it once it differs from `seen`, or after `timeout_ms`.
+  // PostgreSQL delivers other nodes' changes by LISTEN/NOTIFY (ids only); SQLite sees only this
+  // process's, so a reader must re-read after every return (a timeout is the polling fallback).
+  virtual uint64_t Changes(const std::string& topic) = 0;
+  virtual uint64_t WaitChanges(const std::string& topic, uint64_t seen, int timeout_ms) = 0;
+
+  // The backend: "sqlite" or "postgresql".
+  virtual std::string_view Backend() const = 0;
+
   // The schema version the file is at (PRAGMA user_version).
   virtual int SchemaVersion() = 0;
 };
@@ -303,5 +377,12 @@ class Store {
 // left open to others by an older version is tightened, with one line on stderr
 // (base/private_files.h).
 Result<std::unique_ptr<Store>> OpenSqlite(const std::string& path);
+
+// Connects to PostgreSQL (a libpq connection URI, "postgresql://..." or "postgres://...") and
+// migrates its schema. Errors as above; "store.open" when the server cannot be reached.
+Result<std::unique_ptr<Store>> OpenPostgres(const std::string& uri);
+
+// The store `spec` names: a PostgreSQL URI (OpenPostgres), else the path of a SQLite file.
+Result<std::unique_ptr<Store>> Open(const std::string& spec);
 
 }  // namespace affordance::store

@@ -14,11 +14,14 @@
 #pragma once
 
 #include "store/internal/sqlite.h"
+#include "store/internal/wakeups.h"
 #include "store/store.h"
 
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <vector>
 #include <string>
 
 namespace affordance::store::internal {
@@ -71,6 +74,23 @@ class SqliteStore final : public Store {
   Result<ArtifactVersionRecord> GetArtifactVersion(const std::string& artifact_id,
                                                    int64_t version) override;
   Status Batch(const std::function<Status()>& writes) override;
+
+  Status BeginTurn(const TurnRecord& turn) override;
+  Result<TurnRecord> GetRunningTurn(const std::string& thread_id) override;
+  Result<std::vector<TurnRecord>> RenewLeases(const std::string& node, int64_t until_ms) override;
+  Result<std::vector<TurnRecord>> TakeExpiredTurns(const std::string& node, int64_t now_ms,
+                                                   int64_t until_ms) override;
+  Result<TurnRecord> RequestStop(const std::string& thread_id) override;
+  Status EndTurn(const std::string& turn_id, const std::string& node,
+                 const std::string& status) override;
+  Status AppendChunks(const std::vector<LoggedChunk>& chunks) override;
+  Result<TurnLog> ReadLog(const std::string& turn_id, int64_t after, int64_t limit) override;
+  Result<int64_t> PruneLogs(int64_t ended_before_ms) override;
+  uint64_t Changes(const std::string& topic) override { return wakeups_.Changes(topic); }
+  uint64_t WaitChanges(const std::string& topic, uint64_t seen, int timeout_ms) override {
+    return wakeups_.Wait(topic, seen, timeout_ms);
+  }
+  std::string_view Backend() const override { return "sqlite"; }
   int SchemaVersion() override;
 
  private:
@@ -97,6 +117,14 @@ class SqliteStore final : public Store {
   Result<std::string> ThreadOf(const std::string& message_id);
 
   Result<ThreadInfo> ReadThread(const std::string& id);
+  // Marks those of `messages` still running interrupted with their running steps, and closes their
+  // open parts (RecoverInterrupted, a turn taken over after its lease expired, a turn ended with
+  // its message still running); adds each it marked to `touched`.
+  Status InterruptMessages(const std::vector<std::string>& messages, int64_t now,
+                           std::set<std::string>& touched);
+  // The turn rows `sql` selects (its columns: kTurnColumns in turn_store.cpp), bound to `key`.
+  Result<std::vector<TurnRecord>> ReadTurns(std::string_view sql, const std::string& key,
+                                            int64_t a = 0, int64_t b = 0);
   // The parts and steps of `messages` (rows of one thread, or one message, in seq order).
   Status FillParts(std::vector<MessageRecord>& messages, std::string_view sql,
                    const std::string& key);
@@ -107,6 +135,7 @@ class SqliteStore final : public Store {
   std::unique_ptr<Connection> conn_;
   int depth_ = 0;      // open scopes on this connection (guarded by mu_)
   int64_t touch_ = 0;  // the last threads.touch this store wrote or saw at open
+  Wakeups wakeups_;    // this process's changes (other processes' are seen by polling)
 };
 
 template <class Body>

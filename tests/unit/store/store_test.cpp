@@ -25,12 +25,12 @@ class StoreOpen : public StoreFixture {};
 
 TEST_F(StoreOpen, CreatesFolderAndMigratesToCurrentSchema) {
   EXPECT_TRUE(std::filesystem::is_regular_file(path_));
-  EXPECT_EQ(store_->SchemaVersion(), 4);
+  EXPECT_EQ(store_->SchemaVersion(), 5);
   EXPECT_EQ(Raw("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(Raw("SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
                 "WHERE type = 'table' ORDER BY name)"),
             "activity,approvals,artifact_versions,artifacts,grants,messages,parts,receipts,"
-            "sqlite_sequence,steps,threads");
+            "sqlite_sequence,steps,threads,turn_chunks,turns");
 }
 
 TEST_F(StoreOpen, ReopenKeepsEverything) {
@@ -45,7 +45,7 @@ TEST_F(StoreOpen, ReopenKeepsEverything) {
   ASSERT_TRUE(before.ok());
   Reopen();
   ASSERT_TRUE(store_);
-  EXPECT_EQ(store_->SchemaVersion(), 4);
+  EXPECT_EQ(store_->SchemaVersion(), 5);
   auto info = store_->GetThread(t.id);
   ASSERT_TRUE(info.ok());
   EXPECT_EQ(info->title, "kept");
@@ -196,7 +196,7 @@ TEST(StoreOpenConcurrent, FourOpenersOfANewFileMigrateItOnce) {
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(errors[i], "");
     ASSERT_TRUE(stores[i]);
-    EXPECT_EQ(stores[i]->SchemaVersion(), 4);
+    EXPECT_EQ(stores[i]->SchemaVersion(), 5);
   }
   auto t = stores[0]->CreateThread("shared");
   ASSERT_TRUE(t.ok());
@@ -207,7 +207,7 @@ TEST(StoreOpenMemory, InMemoryStoreWorks) {
   auto opened = OpenSqlite(":memory:");
   ASSERT_TRUE(opened.ok()) << opened.error().ToString();
   auto& store = *opened;
-  EXPECT_EQ(store->SchemaVersion(), 4);
+  EXPECT_EQ(store->SchemaVersion(), 5);
   auto t = store->CreateThread("ephemeral");
   ASSERT_TRUE(t.ok());
   auto m = store->AddMessage(t->id, "user", "complete", {{"k", 1}});
