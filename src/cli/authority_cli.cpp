@@ -12,6 +12,9 @@ namespace affordance::cli {
 
 void AddGovernOptions(CLI::App& app, GovernOptions& o) {
   app.add_option("--data", o.data, "Data folder (default $AFFORDANCE_DATA)");
+  app.add_option("--store", o.store,
+                 "The store: a PostgreSQL URI or a SQLite file (default $AFFORDANCE_STORE, else "
+                 "<data>/affordance.db)");
   app.add_option("--connectors", o.connectors,
                  "Connector manifest folder (default $AFFORDANCE_CONNECTORS)");
   app.add_flag("--json", o.json, "Print JSON");
@@ -28,9 +31,10 @@ CLI::App* AddGovernVerb(CLI::App& parent, const char* name, const char* what, Go
 Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o) {
   SessionOptions so;
   so.data = o.data;
+  so.store = o.store;
   const std::string data = DataDir(so);
   auto g = std::make_unique<Governance>();
-  auto store = store::OpenSqlite(data + "/affordance.db");
+  auto store = store::Open(StoreSpec(so));
   if (!store) return store.error();
   g->store = std::move(*store);
   std::string manifests = o.connectors;

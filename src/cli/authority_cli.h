@@ -18,6 +18,7 @@ namespace affordance::cli {
 
 struct GovernOptions {
   std::string data;        // as `affordance chat --data`
+  std::string store;       // as `affordance chat --store`
   std::string connectors;  // as `affordance chat --connectors` (default $AFFORDANCE_CONNECTORS)
   bool json = false;
 };

@@ -16,6 +16,7 @@ namespace {
 
 struct AuditOptions {
   std::string data;
+  std::string store;
   std::string thread;
   bool json = false;
 };
@@ -23,7 +24,8 @@ struct AuditOptions {
 int Audit(const AuditOptions& o) {
   SessionOptions so;
   so.data = o.data;
-  auto store = store::OpenSqlite(DataDir(so) + "/affordance.db");
+  so.store = o.store;
+  auto store = store::Open(StoreSpec(so));
   if (!store) return ReportError(store.error(), o.json);
   std::string thread = o.thread;
   if (thread.empty()) {
@@ -109,6 +111,7 @@ const bool registered = RegisterCommand(
        CLI::App* audit =
            sub.add_subcommand("audit", "Tokens per owner for each step of the last turn");
        audit->add_option("--data", o->data, "Data folder");
+       audit->add_option("--store", o->store, "The store (default $AFFORDANCE_STORE, else <data>/affordance.db)");
        audit->add_option("--thread", o->thread, "Thread id (default: the most recent)");
        audit->add_flag("--json", o->json, "Print JSON");
        return [o] { return Audit(*o); };

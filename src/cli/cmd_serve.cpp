@@ -2,6 +2,7 @@
 // `chat` and `run`.
 //
 //   affordance serve [--host 127.0.0.1] [--port 3147] [--data DIR] [--workers N] [provider flags]
+//                    [--store postgresql://...] [--node NAME] [--lease-ms MS]
 //                    [--allow-remote --access-token-file FILE] [--public-host NAME[:PORT]]...
 //                    [--allow-origin ORIGIN]...
 //
@@ -45,6 +46,8 @@ struct ServeOptions {
   SessionOptions session;
   server::ServerOptions server;
   int workers = 2;
+  std::string node;       // --node ("" = <hostname>:<data folder>)
+  int64_t lease_ms = 10000;
   std::string web;
   std::string access_token_file;
   bool access_token_in_argv = false;
@@ -132,12 +135,27 @@ nlohmann::ordered_json DeployTruth(const ServeOptions& o) {
           {"provider", provider}};
 }
 
+// --node, else `<hostname>:<data folder>`: stable across restarts of the same server, so a
+// restarted node ends its previous run's turns at once (TurnLog::Create).
+std::string NodeName(const ServeOptions& o) {
+  if (!o.node.empty()) return o.node;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  std::error_code ec;
+  return std::string(host) + ":" + fs::absolute(DataDir(o.session), ec).lexically_normal().string();
+}
+
 int Serve(ServeOptions& o) {
   const bool json = o.session.json;
   if (auto s = ResolveAccessToken(o); !s) return ReportError(s.error(), json, kExitUsage);
   if (auto s = server::CheckBind(o.server); !s) return ReportError(s.error(), json, kExitUsage);
-  // The shared store, opened (and recovered) once before any worker runs a turn, and the hub.
-  auto service = OpenServedTurns(o.session, o.workers);
+  // The shared store, opened (and recovered) once before any worker runs a turn, the node's turn
+  // log (durable streams, leases, stops from any node) and the hub.
+  server::TurnLogOptions log;
+  log.node = NodeName(o);
+  log.lease_ms = o.lease_ms;
+  o.server.node = log.node;
+  auto service = OpenServedTurns(o.session, o.workers, &log);
   if (!service) return ReportError(service.error(), json);
   store::Store* store = &service->store();
   auto hub = std::move(service->hub);  // destroyed first: its turns end on the service
@@ -167,6 +185,9 @@ int Serve(ServeOptions& o) {
   server::ApiOptions ao;
   ao.web_root = WebRoot(o.web);
   ao.deploy_truth = DeployTruth(o);
+  ao.deploy_truth["node"] = {{"name", log.node},
+                             {"store", std::string(store->Backend())},
+                             {"leaseMs", log.lease_ms}};
   ao.road = api_road->get();
   ao.sessions = &sessions;
   ao.refusals = &refusals;
@@ -223,6 +244,14 @@ const bool registered = RegisterCommand(
        sub.add_option("--allow-origin", o->server.allowed_origins,
                       "An origin (https://app.example) whose pages may call this server with "
                       "CORS, as a client (never as the person); repeatable");
+       sub.add_option("--node", o->node,
+                      "This node's name among nodes sharing a --store (default "
+                      "<hostname>:<data folder>)");
+       sub.add_option("--lease-ms", o->lease_ms,
+                      "A running turn's lease: renewed every third of it; once it has expired "
+                      "another node ends the turn interrupted")
+           ->check(CLI::Range(int64_t{300}, int64_t{3600000}))
+           ->capture_default_str();
        sub.add_option("--workers", o->workers,
                       "Runtimes that turns borrow to render and dispatch (turns in flight are "
                       "bounded by the engine, not by this)")

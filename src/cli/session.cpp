@@ -34,6 +34,9 @@ std::string ProviderOf(const SessionOptions& o) {
 
 void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--data", o.data, "Data folder (default $AFFORDANCE_DATA, else XDG data home)");
+  app.add_option("--store", o.store,
+                 "The store: a PostgreSQL URI (postgresql://...) shared by several nodes, or a "
+                 "SQLite file (default $AFFORDANCE_STORE, else <data>/affordance.db)");
   app.add_option("--model", o.model, "Model binding: a registered tokenizer name")
       ->capture_default_str();
   app.add_option("--provider", o.provider,
@@ -80,6 +83,12 @@ void AddSessionOptions(CLI::App& app, SessionOptions& o) {
   app.add_option("--max-tokens", o.max_tokens, "Token limit per step")->capture_default_str();
   app.add_option("--temperature", o.temperature, "0 = greedy")->capture_default_str();
   app.add_option("--seed", o.seed, "Sampling seed");
+}
+
+std::string StoreSpec(const SessionOptions& o) {
+  if (!o.store.empty()) return o.store;
+  if (const char* s = std::getenv("AFFORDANCE_STORE"); s && *s) return s;
+  return DataDir(o) + "/affordance.db";
 }
 
 std::string DataDir(const SessionOptions& o) {
@@ -254,7 +263,7 @@ Result<std::unique_ptr<harness::SessionFactory>> OpenSessionFactory(const Sessio
                                                                     bool provider_per_turn,
                                                                     int64_t* recovered) {
   const std::string data = DataDir(o);
-  auto store = store::OpenSqlite(data + "/affordance.db");
+  auto store = store::Open(StoreSpec(o));
   if (!store) return store.error();
   auto found = (*store)->RecoverInterrupted(harness::Abandoned);
   if (!found) return found.error();

@@ -26,6 +26,7 @@ namespace affordance::cli {
 
 struct SessionOptions {
   std::string data;
+  std::string store;  // --store: a PostgreSQL URI or a SQLite file ("" = StoreSpec's default)
   std::string model = "Qwen__Qwen3-4B-Instruct-2507";
   // "" until parsed: ProviderOf names the one the other options ask for, or "none".
   std::string provider;
@@ -58,6 +59,10 @@ std::string ProviderOf(const SessionOptions& o);
 
 // Adds the options above to a subcommand.
 void AddSessionOptions(CLI::App& app, SessionOptions& o);
+
+// The store these options select: --store, else $AFFORDANCE_STORE, else <data>/affordance.db. A
+// PostgreSQL URI ("postgresql://...") is shared by several nodes (docs/SCALE.md).
+std::string StoreSpec(const SessionOptions& o);
 
 // The data folder these options select (created on demand by Open).
 std::string DataDir(const SessionOptions& o);

@@ -2,7 +2,8 @@
 
 namespace affordance::cli {
 
-Result<ServedTurns> OpenServedTurns(const SessionOptions& o, int runtimes) {
+Result<ServedTurns> OpenServedTurns(const SessionOptions& o, int runtimes,
+                                    const server::TurnLogOptions* log) {
   auto sessions = OpenSessionFactory(o, /*provider_per_turn=*/true);
   if (!sessions) return sessions.error();
   ServedTurns served;
@@ -10,7 +11,14 @@ Result<ServedTurns> OpenServedTurns(const SessionOptions& o, int runtimes) {
   auto service = harness::TurnService::Create(*served.sessions, {.runtimes = runtimes});
   if (!service) return service.error();
   served.service = std::move(*service);
-  auto hub = server::TurnHub::Create(server::ServiceRunner(*served.service));
+  server::TurnHubOptions hub_options;
+  if (log != nullptr) {
+    auto opened = server::TurnLog::Create(served.store(), *log);
+    if (!opened) return opened.error();
+    served.log = std::move(*opened);
+    hub_options.log = served.log.get();
+  }
+  auto hub = server::TurnHub::Create(server::ServiceRunner(*served.service), hub_options);
   if (!hub) return hub.error();
   served.hub = std::move(*hub);
   return served;

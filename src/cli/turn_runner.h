@@ -18,6 +18,7 @@ struct ServedTurns {
   // Destroyed in reverse: the hub (its turns end), the service (its threads), then the sessions.
   std::unique_ptr<harness::SessionFactory> sessions;  // owns the store every runtime writes
   std::unique_ptr<harness::TurnService> service;
+  std::unique_ptr<server::TurnLog> log;  // serve only: durable streams, leases, stops
   std::unique_ptr<server::TurnHub> hub;
 
   store::Store& store() { return sessions->store(); }
@@ -27,7 +28,10 @@ struct ServedTurns {
 // Turns in flight are not bounded by `runtimes` (a turn borrows one only to render and dispatch).
 // With --provider replay every turn gets a fresh provider, so each turn plays the script from its
 // first step (a continuation after an approval decision goes on where its response stopped).
-// Errors: OpenSessionFactory's and the sessions'.
-Result<ServedTurns> OpenServedTurns(const SessionOptions& o, int runtimes);
+// With `log` the hub's turns go through a TurnLog on the store (`affordance serve`: streams that
+// resume on any node, leases, stops from any node). Errors: OpenSessionFactory's, the sessions',
+// TurnLog::Create's.
+Result<ServedTurns> OpenServedTurns(const SessionOptions& o, int runtimes,
+                                    const server::TurnLogOptions* log = nullptr);
 
 }  // namespace affordance::cli

@@ -1,5 +1,6 @@
 // Which process writes a running turn. A running assistant message carries meta.owner = {pid,
-// start} (the process id and its start time, so a reused pid is not mistaken for the writer);
+// start, host} (the process id and its start time, so a reused pid is not mistaken for the
+// writer, and the machine: a writer on another machine is left to its turn's lease);
 // recovery treats a running message as abandoned only when that process is gone, so a second
 // process opening the same data folder (a chat beside a server) never interrupts a live turn.
 #pragma once
@@ -8,7 +9,7 @@
 
 namespace affordance::harness {
 
-// {"pid": ..., "start": ...} of this process.
+// {"pid": ..., "start": ..., "host": ...} of this process.
 nlohmann::json TurnOwner();
 
 // For store::Store::RecoverInterrupted: true when meta names no owner, or its process is gone

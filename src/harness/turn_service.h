@@ -45,8 +45,9 @@ struct TurnServiceOptions {
 struct TurnStart {
   std::string thread_id;
   std::optional<std::string> user_text;  // nullopt: a continuation (Harness::ContinueTurn)
-  // The assistant message id a door announced already with its own `start` event (a
-  // store::NewId("m_")); "" lets the turn make one and emit `start` itself.
+  // The assistant message id the door chose (a store::NewId("m_"); "" lets the turn make one). A
+  // new message's turn was announced with it already (the door emitted `start`); a continuation
+  // still emits its own `start` naming the earlier UI message its parts join.
   std::string message_id;
 };
 

@@ -147,7 +147,7 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
   }
   const std::string thread = ThreadFor(chat_id);
   if (thread.empty()) return ErrorResponse(UnknownThread(chat_id));
-  if (hub_.Active(thread)) {
+  if (hub_.Running(thread)) {
     return ErrorResponse(MakeError(
         ErrorKind::kConflict, "server.turn_active",
         "this thread already has a turn running; cancel it or wait for it to end", thread));
@@ -253,7 +253,10 @@ HttpResponse Api::PostChat(const HttpRequest& r) {
 
 HttpResponse Api::ResumeStream(const HttpRequest& r) {
   const std::string thread = ThreadFor(r.params.at("id"));
-  auto turn = thread.empty() ? nullptr : hub_.Active(thread);
+  // On any node: a turn running elsewhere is followed through its durable log.
+  auto watched = thread.empty() ? Result<std::shared_ptr<ActiveTurn>>(nullptr) : hub_.Watch(thread);
+  if (!watched) return ErrorResponse(watched.error());
+  auto turn = *watched;
   if (!turn) {
     HttpResponse none;
     none.status = 204;
@@ -268,12 +271,12 @@ HttpResponse Api::ResumeStream(const HttpRequest& r) {
 
 HttpResponse Api::CancelTurn(const HttpRequest& r) {
   const std::string thread = ThreadFor(r.params.at("id"));
-  auto turn = thread.empty() ? nullptr : hub_.Active(thread);
-  if (!turn) {
+  // Wherever the turn runs: another node hears the stop through the store.
+  if (thread.empty()) {
     return ErrorResponse(MakeError(ErrorKind::kNotFound, "server.no_active_turn",
                                    "the thread has no running turn", r.params.at("id")));
   }
-  turn->Cancel();
+  if (Status stopped = hub_.Stop(thread); !stopped) return ErrorResponse(stopped.error());
   return Json(202, {{"cancelled", true}, {"threadId", thread}});
 }
 
@@ -281,7 +284,7 @@ HttpResponse Api::ListThreads(const HttpRequest&) {
   auto threads = store_.ListThreads();
   if (!threads) return ErrorResponse(threads.error());
   ojson list = ojson::array();
-  for (const auto& t : *threads) list.push_back(ThreadJson(t, hub_.Active(t.id) != nullptr));
+  for (const auto& t : *threads) list.push_back(ThreadJson(t, hub_.Running(t.id)));
   return Json(200, {{"threads", std::move(list)}});
 }
 
@@ -309,12 +312,13 @@ HttpResponse Api::ReadThread(const HttpRequest& r) {
   auto messages = store_.LoadThread(thread);
   if (!messages) return ErrorResponse(messages.error());
   auto turn = hub_.Active(thread);
+  const bool running = turn != nullptr || hub_.Running(thread);
   // The running turn's assistant message reaches a resuming client through the stream. It is
   // the thread's one "running" message (recovery closes older ones), found by status because
   // the store may hold it a moment before its `start` chunk names it.
   std::string streaming;
-  if (turn) {
-    streaming = turn->message_id();
+  if (running) {
+    if (turn) streaming = turn->message_id();
     for (const auto& m : *messages) {
       if (m.role == "assistant" && m.status == "running") streaming = m.id;
     }
@@ -323,7 +327,7 @@ HttpResponse Api::ReadThread(const HttpRequest& r) {
   if (!listed) return ErrorResponse(listed.error());
   Approvals approvals;
   for (auto& a : *listed) approvals.emplace(a.id, std::move(a));
-  return Json(200, {{"thread", ThreadJson(*info, turn != nullptr)},
+  return Json(200, {{"thread", ThreadJson(*info, running)},
                     {"messages", ToUiMessages(*messages, streaming, &approvals)}});
 }
 
@@ -341,13 +345,13 @@ HttpResponse Api::RenameThread(const HttpRequest& r) {
   if (auto s = store_.RenameThread(thread, *t); !s) return ErrorResponse(s.error());
   auto info = store_.GetThread(thread);
   if (!info) return ErrorResponse(info.error());
-  return Json(200, {{"thread", ThreadJson(*info, hub_.Active(thread) != nullptr)}});
+  return Json(200, {{"thread", ThreadJson(*info, hub_.Running(thread))}});
 }
 
 HttpResponse Api::DeleteThread(const HttpRequest& r) {
   const std::string thread = ThreadFor(r.params.at("id"));
   if (thread.empty()) return ErrorResponse(UnknownThread(r.params.at("id")));
-  if (hub_.Active(thread)) {
+  if (hub_.Running(thread)) {
     return ErrorResponse(MakeError(ErrorKind::kConflict, "server.turn_active",
                                    "the thread has a running turn; cancel it first", thread));
   }

@@ -260,6 +260,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res.set("x-content-type-options", "nosniff");
     res.set("referrer-policy", "no-referrer");
     res.set("cross-origin-resource-policy", "same-origin");
+    // Which node answered (behind a load balancer, the one thing a client cannot see otherwise).
+    if (!opt().node.empty()) res.set("x-affordance-node", opt().node);
     if (!cors_.empty()) {
       for (const auto& [k, v] : config_->gate->CorsHeaders(cors_, /*preflight=*/false)) {
         res.set(k, v);

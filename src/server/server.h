@@ -43,6 +43,7 @@ struct ServerOptions {
   int read_timeout_ms = 15000;
   int write_timeout_ms = 30000;
   size_t stream_backlog = 8 << 20;
+  std::string node;  // this node's name, sent as `x-affordance-node` on every response ("" none)
 };
 
 // Checks the bind rules above and the gate's names. Errors: "server.bad_host" (not an IP

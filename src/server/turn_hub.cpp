@@ -18,10 +18,8 @@ class ServiceTurnRunner final : public TurnRunner {
   void Start(const ActiveTurn& turn, harness::EventSink sink, Done done) override {
     harness::TurnStart start;
     start.thread_id = turn.thread_id();
-    if (!turn.continuation()) {
-      start.user_text = turn.user_text();
-      start.message_id = turn.message_id();  // announced by the hub's `start`
-    }
+    if (!turn.continuation()) start.user_text = turn.user_text();
+    start.message_id = turn.id();  // a new message's was announced by the hub's `start`
     service_.Start(std::move(start), std::move(sink), turn.cancel_token(), std::move(done));
   }
   int runtimes() const override { return service_.runtimes(); }
@@ -37,8 +35,10 @@ std::unique_ptr<TurnRunner> ServiceRunner(harness::TurnService& service) {
   return std::make_unique<ServiceTurnRunner>(service);
 }
 
-ActiveTurn::ActiveTurn(std::string thread_id, std::string user_text, bool continuation)
-    : thread_id_(std::move(thread_id)),
+ActiveTurn::ActiveTurn(std::string thread_id, std::string user_text, bool continuation,
+                       std::string id)
+    : id_(id.empty() ? store::NewId("m_") : std::move(id)),
+      thread_id_(std::move(thread_id)),
       user_text_(std::move(user_text)),
       continuation_(continuation) {}
 
@@ -75,6 +75,16 @@ void ActiveTurn::Unsubscribe(const TurnSubscriber* subscriber) {
 }
 
 void ActiveTurn::Publish(harness::Event event) {
+  if (log_ != nullptr) return log_->Publish(shared_from_this(), std::move(event));
+  Deliver(std::move(event));
+}
+
+void ActiveTurn::End() {
+  if (log_ != nullptr) return log_->End(shared_from_this());
+  Finish();
+}
+
+void ActiveTurn::Deliver(harness::Event event) {
   std::lock_guard lock(mu_);
   if (done_) return;
   if (message_id_.empty() && event.kind == harness::EventKind::kStart) message_id_ = event.id;
@@ -82,7 +92,7 @@ void ActiveTurn::Publish(harness::Event event) {
   for (const auto& s : subscribers_) s->OnEvent(events_.back());
 }
 
-void ActiveTurn::End() {
+void ActiveTurn::Finish() {
   std::lock_guard lock(mu_);
   if (done_) return;
   done_ = true;
@@ -132,12 +142,24 @@ Result<std::shared_ptr<ActiveTurn>> TurnHub::Launch(std::shared_ptr<ActiveTurn> 
                        std::to_string(active_.size()) + " in flight");
     }
     active_[thread_id] = turn;
+  }
+  if (options_.log != nullptr) {
+    // The thread's one running turn across every node sharing the store.
+    turn->SetLog(options_.log);
+    if (Status begun = options_.log->Begin(turn); !begun) {
+      std::lock_guard lock(mu_);
+      active_.erase(thread_id);
+      return begun.error();
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
     ++stats_.started;
   }
   // A new message's turn is announced at once, with the id its assistant message will have, so
   // a client hears `start` even while the turn waits for a runtime. A continuation's parts join
   // an earlier UI message, which only the turn itself reads from the store.
-  if (!turn->continuation()) turn->Publish(harness::StartEvent(store::NewId("m_"), thread_id));
+  if (!turn->continuation()) turn->Publish(harness::StartEvent(turn->id(), thread_id));
   runner_->Start(
       *turn, [turn](const harness::Event& e) { turn->Publish(e); },
       [this, turn](Result<harness::TurnReport> report) { Ended(turn, report); });
@@ -174,6 +196,35 @@ std::shared_ptr<ActiveTurn> TurnHub::Active(const std::string& thread_id) const 
   std::lock_guard lock(mu_);
   auto it = active_.find(thread_id);
   return it == active_.end() ? nullptr : it->second;
+}
+
+Result<std::shared_ptr<ActiveTurn>> TurnHub::Watch(const std::string& thread_id) {
+  if (auto local = Active(thread_id)) return local;
+  if (options_.log == nullptr) return std::shared_ptr<ActiveTurn>();
+  auto running = options_.log->Running(thread_id);
+  if (!running) {
+    if (running.error().code == "store.not_found") return std::shared_ptr<ActiveTurn>();
+    return running.error();
+  }
+  return options_.log->Follow(*running);
+}
+
+bool TurnHub::Running(const std::string& thread_id) const {
+  if (Active(thread_id)) return true;
+  return options_.log != nullptr && options_.log->Running(thread_id).ok();
+}
+
+Status TurnHub::Stop(const std::string& thread_id) {
+  if (auto local = Active(thread_id)) {
+    local->Cancel();
+    return {};
+  }
+  if (options_.log != nullptr) {
+    Status stopped = options_.log->RequestStop(thread_id);
+    if (stopped || stopped.error().code != "store.not_found") return stopped;
+  }
+  return MakeError(ErrorKind::kNotFound, "server.no_active_turn", "the thread has no running turn",
+                   thread_id);
 }
 
 TurnHubStats TurnHub::stats() const {

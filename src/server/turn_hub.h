@@ -26,6 +26,7 @@
 #include "harness/session.h"
 #include "harness/turn_service.h"
 #include "model/provider.h"
+#include "server/turn_log.h"
 
 #include <nlohmann/json.hpp>
 
@@ -66,10 +67,13 @@ class TurnSubscriber {
   virtual void OnEnd() = 0;
 };
 
-class ActiveTurn {
+class ActiveTurn : public std::enable_shared_from_this<ActiveTurn> {
  public:
-  ActiveTurn(std::string thread_id, std::string user_text, bool continuation = false);
+  // `id`: the turn's id, which its assistant message gets ("" makes a fresh store::NewId("m_")).
+  ActiveTurn(std::string thread_id, std::string user_text, bool continuation = false,
+             std::string id = "");
 
+  const std::string& id() const { return id_; }
   const std::string& thread_id() const { return thread_id_; }
   const std::string& user_text() const { return user_text_; }
   // A continuation after an approval decision (no user text; TurnRunner::ContinueTurn).
@@ -86,11 +90,19 @@ class ActiveTurn {
   void Cancel() { cancel_.Cancel(); }
   const model::CancelToken& cancel_token() const { return cancel_; }
 
-  // Used by the hub's worker.
+  // The producer's (the hub's runner): with a TurnLog the event is appended to the turn's durable
+  // log first and delivered by the log's writer; without one it is delivered at once.
   void Publish(harness::Event event);
   void End();
+  void SetLog(TurnLog* log) { log_ = log; }
+
+  // Hands an event to the subscribers (and the buffer) / ends the turn for them: what Publish and
+  // End come to once logged, and what a follower of another node's turn calls.
+  void Deliver(harness::Event event);
+  void Finish();
 
  private:
+  const std::string id_;
   const std::string thread_id_;
   const std::string user_text_;
   const bool continuation_;
@@ -100,10 +112,14 @@ class ActiveTurn {
   std::vector<harness::Event> events_;
   std::vector<std::shared_ptr<TurnSubscriber>> subscribers_;
   bool done_ = false;
+  TurnLog* log_ = nullptr;
 };
 
 struct TurnHubOptions {
   size_t max_active = 4096;  // turns in flight at once; more -> "server.busy"
+  // The node's durable log and leases (`affordance serve`; must outlive the hub). Without one the
+  // turns live in this process only (`affordance mcp`).
+  TurnLog* log = nullptr;
 };
 
 struct TurnHubStats {
@@ -127,8 +143,16 @@ class TurnHub {
                                              const std::string& user_text);
   // Starts a continuation of the thread (same errors as Submit).
   Result<std::shared_ptr<ActiveTurn>> SubmitContinuation(const std::string& thread_id);
-  // The thread's turn in flight; nullptr when none.
+  // The thread's turn in flight on this node; nullptr when none.
   std::shared_ptr<ActiveTurn> Active(const std::string& thread_id) const;
+  // The thread's turn in flight on this node, or one followed from the node running it (with a
+  // log); nullptr when none. Errors: "server.busy" (too many followed streams), the store's.
+  Result<std::shared_ptr<ActiveTurn>> Watch(const std::string& thread_id);
+  // Whether the thread has a turn in flight on any node.
+  bool Running(const std::string& thread_id) const;
+  // Stops the thread's turn wherever it runs. Errors: "server.no_active_turn".
+  Status Stop(const std::string& thread_id);
+  TurnLog* log() const { return options_.log; }
   TurnHubStats stats() const;
   int runtimes() const { return runner_->runtimes(); }
 
