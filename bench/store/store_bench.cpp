@@ -4,9 +4,15 @@
 // cached prepared INSERT ... ON CONFLICT DO UPDATE into a table of the same shape, autocommit, same
 // pragmas. The ratio says what the store's bookkeeping (existence check, message and thread
 // updated_ms, an explicit IMMEDIATE transaction) costs on top.
+//
+// BM_StepWrites/{sqlite,postgresql}: what one agent-loop step writes, on each backend (the
+// PostgreSQL server is a real one this binary starts: tests/unit/store/pg_cluster.h, fsync on).
+#include "pg_cluster.h"
 #include "store/store.h"
 
 #include <benchmark/benchmark.h>
+
+#include <chrono>
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -216,6 +222,85 @@ void BM_LoadThread50Messages(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadThread50Messages)->Unit(benchmark::kMicrosecond);
 
+// One step of a turn as the loop and the server write it: the step row opened, a text part and a
+// tool part each written when they open and when they close, the step closed with its 200 sampled
+// token IDs, and the step's 48 UI chunks appended to the turn's stream log in 4 group commits.
+// Wall time: PostgreSQL's work happens in its own processes, so thread CPU time would hide it.
+std::map<std::string, double> g_step_wall;  // backend -> wall seconds per step
+
+void BM_StepWrites(benchmark::State& state, const char* backend) {
+  std::unique_ptr<Store> store;
+  if (std::string(backend).rfind("postgresql", 0) == 0) {
+    auto& pg = testing::PgCluster::Shared();
+    if (!pg.ok()) {
+      state.SkipWithError(pg.error().c_str());
+      return;
+    }
+    std::string error;
+    const std::string uri = pg.NewDatabase(&error);
+    // The test cluster runs with fsync off; a step's cost is measured with commits made durable,
+    // as a deployment runs it.
+    if (testing::PgRawSql(uri, "ALTER SYSTEM SET fsync = on").rfind("ERROR", 0) == 0 ||
+        testing::PgRawSql(uri, "SELECT pg_reload_conf()").rfind("ERROR", 0) == 0) {
+      state.SkipWithError("cannot turn fsync on");
+      return;
+    }
+    // postgresql_async: synchronous_commit off for this connection, SQLite's WAL + NORMAL
+    // promise (a crash may lose the last commits, never corrupts).
+    auto opened = OpenPostgres(std::string(backend) == "postgresql"
+                                   ? uri
+                                   : uri + "?options=-c%20synchronous_commit%3Doff");
+    if (!opened) {
+      state.SkipWithError(opened.error().ToString().c_str());
+      return;
+    }
+    store = std::move(*opened);
+  } else {
+    store = Fresh("step_writes");
+  }
+  auto t = store->CreateThread("bench");
+  const std::string id = NewId("m_");
+  Check(store->BeginTurn({.id = id, .thread_id = t->id, .node = "bench",
+                          .lease_until_ms = NowMs() + 600000}));
+  auto m = store->AddMessage(t->id, "assistant", "running", {}, id);
+  int index = 0;
+  int64_t seq = 0, chunk = 0;
+  const std::string delta = R"({"type":"text-delta","id":"s0-text-0","delta":" meeting"})";
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    StepRecord step = Step200(index);
+    step.status = "running";
+    Check(store->PutStep(id, step));
+    PartRecord text = TextPart(seq++);
+    text.open = true;
+    PartRecord tool = TextPart(seq++);
+    tool.kind = "tool";
+    tool.open = true;
+    for (PartRecord* p : {&text, &tool}) Check(store->PutPart(id, *p));
+    for (int batch = 0; batch < 4; ++batch) {
+      std::vector<LoggedChunk> chunks;
+      for (int i = 0; i < 12; ++i) chunks.push_back({id, chunk++, delta});
+      Check(store->AppendChunks(chunks));
+    }
+    text.open = tool.open = false;
+    for (PartRecord* p : {&text, &tool}) Check(store->PutPart(id, *p));
+    step.status = "finished";
+    Check(store->PutStep(id, step));
+    ++index;
+  }
+  g_step_wall[backend] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+      static_cast<double>(state.iterations());
+  (void)m;
+}
+BENCHMARK_CAPTURE(BM_StepWrites, sqlite, "sqlite")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_StepWrites, postgresql, "postgresql")
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_StepWrites, postgresql_async, "postgresql_async")
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -230,6 +315,14 @@ int main(int argc, char** argv) {
   if (g_seconds.count("put_part") && g_seconds.count("batch10")) {
     std::printf("  %-58s %8.2fx\n", "10 x PutPart / Batch of 10 PutPart",
                 10 * g_seconds["put_part"] / g_seconds["batch10"]);
+  }
+  if (g_step_wall.count("sqlite") && g_step_wall.count("postgresql")) {
+    std::printf("  %-58s %8.2fx\n", "a step's writes: PostgreSQL / SQLite (wall time)",
+                g_step_wall["postgresql"] / g_step_wall["sqlite"]);
+  }
+  if (g_step_wall.count("sqlite") && g_step_wall.count("postgresql_async")) {
+    std::printf("  %-58s %8.2fx\n", "... with synchronous_commit off: PostgreSQL / SQLite",
+                g_step_wall["postgresql_async"] / g_step_wall["sqlite"]);
   }
   std::error_code ec;
   std::filesystem::remove_all(Dir(), ec);

@@ -9,6 +9,29 @@ import { createInterface } from 'node:readline';
 export const root = resolve(new URL('../../..', import.meta.url).pathname);
 export const script = (name) => join(root, 'tests/integration/server/scripts', name);
 
+// A client of the server at `base`, as a process of this machine's OS user is one.
+//   json(method, path, body?, headers?) -> {status, body, headers}: a JSON request (the gate wants
+//     a JSON content type on every POST, body or not); `headers` adds to it (the person's session).
+//   person() -> the person's web session header, as the web UI starts it (POST /api/session from
+//     this machine's own OS user): what a decision needs.
+export function client(base) {
+  const json = async (method, path, body, headers = {}) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...(method === 'GET' ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+  };
+  const person = async () => {
+    const r = await json('POST', '/api/session', {});
+    if (r.status !== 201) throw new Error(`no person session: ${JSON.stringify(r.body)}`);
+    return { 'x-affordance-session': r.body.session.token };
+  };
+  return { json, person };
+}
+
 // `writable`: the calendar is a copy in the data folder (the examples stay untouched) and the
 // person has granted writes to it too, so a staged write can be approved and run.
 // `prepare(data, connectors)`: runs before the server starts, on its data folder (threads made by
@@ -44,24 +67,7 @@ export async function startServer(binary, scriptName, extra = [], { writable = f
     pid: child.pid,
     info,
     calendar: () => readFileSync(join(connectors, 'calendar.ics'), 'utf8'),
-    // A JSON request as a client of this machine sends it (the gate wants a JSON content type on
-    // every POST, body or not). `headers` adds to it (e.g. the person's session).
-    async json(method, path, body, headers = {}) {
-      const res = await fetch(base + path, {
-        method,
-        headers: { ...(method === 'GET' ? {} : { 'content-type': 'application/json' }), ...headers },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : null };
-    },
-    // The person's web session header, as the web UI starts it (POST /api/session from this
-    // machine's own OS user): what a decision needs.
-    async person() {
-      const r = await this.json('POST', '/api/session', {});
-      if (r.status !== 201) throw new Error(`no person session: ${JSON.stringify(r.body)}`);
-      return { 'x-affordance-session': r.body.session.token };
-    },
+    ...client(base),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((ok) => child.once('exit', ok));
