@@ -26,7 +26,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { replyText } from '../../tests/fixtures/engine/paced_engine.mjs';
-import { chatBody, freePort, readStream, startEngine, startHaproxy, startNode, startPostgres } from
+import { auth, chatBody, freePort, readStream, startEngine, startHaproxy, startNode, startPostgres } from
   '../../tests/integration/server/cluster.mjs';
 import { root } from '../../tests/integration/server/serve.mjs';
 
@@ -122,7 +122,7 @@ async function checkStored(base, label, results) {
   const lane = async () => {
     while (next < results.length) {
       const r = results[next++];
-      const res = await fetch(`${base}/api/threads/${r.thread}`);
+      const res = await fetch(`${base}/api/threads/${r.thread}`, { headers: auth });
       const body = await res.json();
       const msgs = body.messages ?? [];
       const a = msgs[1];

@@ -197,6 +197,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     Respond(std::move(response));
   }
 
+  static bool Forwarded(const HttpRequest& r) {
+    for (const auto& [name, value] : r.headers) {
+      if (beast::iequals(name, "forwarded") || beast::iequals(name, "x-forwarded-for") ||
+          beast::iequals(name, "x-real-ip")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // The peer's address, and for a loopback peer the OS user owning its socket (looked up once
   // per connection: the kernel's table does not change owners).
   void Peer(HttpRequest& r) {
@@ -208,6 +218,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     r.peer_loopback =
         a.is_loopback() || (a.is_v6() && a.to_v6().is_v4_mapped() &&
                             net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).is_loopback());
+    // A request a proxy says it forwards (a load balancer in front of several nodes, on this
+    // machine and maybe as this user) comes from a client elsewhere: it gets nothing for the
+    // proxy's socket (no same-user trust, no person session without a sign-in code), only what
+    // its own credentials give.
+    if (r.peer_loopback && Forwarded(r)) r.peer_loopback = false;
     if (!r.peer_loopback) return;
     if (!peer_uid_checked_) {
       peer_uid_checked_ = true;

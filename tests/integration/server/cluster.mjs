@@ -19,7 +19,23 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { randomBytes } from 'node:crypto';
 import { client, root, script } from './serve.mjs';
+
+// Nodes behind a proxy run with an access token (docs/SCALE.md: a proxied request gets nothing
+// for the proxy's socket, so every client of the cluster proves itself). One token for the run,
+// in a file only its owner may read (what --access-token-file wants).
+export const accessToken = randomBytes(24).toString('hex');
+export const auth = { authorization: `Bearer ${accessToken}` };
+let tokenFile = null;
+function accessTokenFile() {
+  if (tokenFile) return tokenFile;
+  const dir = mkdtempSync(join(tmpdir(), 'affordance-token-'));
+  tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, accessToken + '\n', { mode: 0o600 });
+  atExit(() => rmSync(dir, { recursive: true, force: true }));
+  return tokenFile;
+}
 
 const SETUP = 'run ./scripts/setup (it installs postgresql-15 and haproxy), or apt-get install postgresql-15 haproxy';
 const isRoot = process.getuid?.() === 0;
@@ -265,6 +281,7 @@ defaults
     mode http
     log global
     option dontlognull
+    option forwardfor             # the nodes see a forwarded request: no same-user trust
     option http-no-delay          # SSE: forward each small chunk at once
     timeout connect 2s
     timeout client 10m            # SSE streams idle while the model thinks
@@ -284,7 +301,7 @@ frontend affordance
 backend nodes
     balance roundrobin
     option httpchk
-    http-check send meth GET uri ${checkPath} ver HTTP/1.1 hdr host ${checkHost}
+    http-check send meth GET uri ${checkPath} ver HTTP/1.1 hdr host ${checkHost} hdr authorization "Bearer ${accessToken}"
     http-check expect status 200
     default-server inter 300ms fall 2 rise 1
 ${backends.map((b, i) => `    server ${b.name ?? `node${i + 1}`} ${b.host ?? '127.0.0.1'}:${b.port} check`).join('\n')}
@@ -411,7 +428,8 @@ export async function startNode(binary, { store, node, leaseMs, data, port = 0, 
     : scriptName ? ['--provider', 'replay', '--script', scriptName.includes('/') ? scriptName : script(scriptName)] : [];
   const args = ['serve', '--port', String(port), '--json', '--data', data, ...(store ? ['--store', store] : []), '--node', node,
     ...(leaseMs === undefined ? [] : ['--lease-ms', String(leaseMs)]), '--connectors', connectors,
-    ...[publicHost].flat().flatMap((h) => ['--public-host', h]), ...provider, ...extra];
+    ...[publicHost].flat().flatMap((h) => ['--public-host', h]), '--access-token-file', accessTokenFile(),
+    ...provider, ...extra];
   const child = spawnTied(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   createInterface({ input: child.stderr }).on('line', (line) => {
@@ -450,7 +468,7 @@ export async function startNode(binary, { store, node, leaseMs, data, port = 0, 
     exited,
     args,
     stderr: () => stderr,
-    ...client(base),
+    ...client(base, auth),
     alive,
     // Sends `signal` (SIGKILL: the node dies mid-work, as a crash) and resolves when it is gone.
     async kill(signal = 'SIGKILL') {
@@ -541,7 +559,7 @@ export function readStream(base, path, { method = 'POST', body, headers = {}, on
       ok(r);
     };
     const req = http.request({ host: url.hostname, port: url.port, method, path: url.pathname, agent,
-      headers: { ...(body ? { 'content-type': 'application/json' } : {}), 'x-ai-sdk-version': '7.0.173', ...headers } }, (res) => {
+      headers: { ...(body ? { 'content-type': 'application/json' } : {}), 'x-ai-sdk-version': '7.0.173', ...auth, ...headers } }, (res) => {
       r.status = res.statusCode;
       r.node = res.headers['x-affordance-node'] ?? null;
       const sse = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');

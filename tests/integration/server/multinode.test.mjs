@@ -32,7 +32,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { replyText } from '../../fixtures/engine/paced_engine.mjs';
-import { chatBody, freePort, grant, readStream, sharedConnectors, sleep, startEngine, startHaproxy, startNode,
+import { auth, chatBody, freePort, grant, readStream, sharedConnectors, sleep, startEngine, startHaproxy, startNode,
   startPostgres } from './cluster.mjs';
 import { root } from './serve.mjs';
 
@@ -78,7 +78,7 @@ const byName = (name) => nodes.find((n) => n.name === name);
 
 // The stored messages of a thread, read through `base`: [{id, role, status, text, turn}].
 async function stored(base, thread) {
-  const res = await fetch(`${base}/api/threads/${thread}`);
+  const res = await fetch(`${base}/api/threads/${thread}`, { headers: auth });
   const body = await res.json();
   if (res.status !== 200) return { httpStatus: res.status, body };
   return body.messages.map((m) => ({ id: m.id, role: m.role, status: m.metadata?.status,
@@ -179,8 +179,18 @@ test('a. chats through the proxy spread over the nodes; each names itself; any n
       `${threads[i]} (served by ${results[i].node}) read on ${other.name}: ${JSON.stringify(messages)}`);
     ended.push(threads[i]);
   }
-  const list = await (await fetch(`${proxy.base}/api/threads`)).json();
+  const list = await (await fetch(`${proxy.base}/api/threads`, { headers: auth })).json();
   for (const t of threads) assert.ok(list.threads.some((x) => x.id === t), `${t} listed through the proxy`);
+
+  // The proxy runs on this machine as this user, but a request it forwards is someone else's:
+  // without the token it is refused, and the person's authority is never minted through it.
+  const anonymous = await fetch(`${proxy.base}/api/threads`);
+  assert.equal(anonymous.status, 401, 'a proxied request without the token');
+  assert.equal((await anonymous.json()).error.code, 'server.unauthorized');
+  const minted = await fetch(`${proxy.base}/api/session`, {
+    method: 'POST', headers: { ...auth, 'content-type': 'application/json', origin: proxy.base }, body: '{}' });
+  assert.equal(minted.status, 403, 'a person session minted through the proxy');
+  assert.equal((await minted.json()).error.code, 'server.no_person_proof');
 });
 
 test('b. kill -9 of the node producing a stream: a resume through the proxy replays it and ends interrupted', async () => {

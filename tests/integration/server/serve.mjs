@@ -14,11 +14,12 @@ export const script = (name) => join(root, 'tests/integration/server/scripts', n
 //     a JSON content type on every POST, body or not); `headers` adds to it (the person's session).
 //   person() -> the person's web session header, as the web UI starts it (POST /api/session from
 //     this machine's own OS user): what a decision needs.
-export function client(base) {
+// `auth`: headers every request carries (a node's access token).
+export function client(base, auth = {}) {
   const json = async (method, path, body, headers = {}) => {
     const res = await fetch(base + path, {
       method,
-      headers: { ...(method === 'GET' ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: { ...(method === 'GET' ? {} : { 'content-type': 'application/json' }), ...auth, ...headers },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();

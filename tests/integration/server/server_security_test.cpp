@@ -234,6 +234,12 @@ TEST(ServerSecurity, EveryHttpRouteAgainstEveryCredentialOnALoopbackServer) {
        "server.person_session_expired"},
       {"a bearer token nobody configured", "authorization: Bearer " + kToken + "\r\n", 1,
        "server.person_only"},
+      // A load balancer on this machine, as this user, forwarding someone else's request: the
+      // proxy's socket proves nothing about them (docs/SCALE.md).
+      {"a request a proxy forwards (X-Forwarded-For)", "x-forwarded-for: 203.0.113.9\r\n", 0,
+       "server.foreign_user"},
+      {"a request a proxy forwards (Forwarded)", "forwarded: for=203.0.113.9\r\n", 0,
+       "server.foreign_user"},
   };
   CheckHttpMatrix(rig, creds);
   EXPECT_THAT(rig.ApprovalStatus(), HasSubstr("\"pending\"")) << "no client decided";
