@@ -1,5 +1,6 @@
 #include "server/turn_log.h"
 
+#include "base/json_limits.h"
 #include "server/protocol.h"
 #include "server/turn_hub.h"
 
@@ -295,9 +296,10 @@ bool TurnLog::LogEnded(const store::TurnRecord& turn) {
   if (turn.chunks == 0) return false;
   auto last = store_.ReadLog(turn.id, turn.chunks - 2, 1);
   if (!last || last->chunks.empty()) return false;
-  auto chunk = nlohmann::json::parse(last->chunks.back().chunk, nullptr, false);
-  if (!chunk.is_object()) return false;
-  const std::string type = chunk.value("type", "");
+  auto chunk = ParseJson(last->chunks.back().chunk, "server.bad_chunk", "server.bad_chunk",
+                         "a logged chunk", kMaxStoredJsonDepth);
+  if (!chunk || !chunk->is_object()) return false;
+  const std::string type = chunk->value("type", "");
   return type == "finish" || type == "abort";
 }
 
@@ -396,10 +398,10 @@ void TurnLog::Follower(std::shared_ptr<ActiveTurn> mirror, store::TurnRecord tur
     failures = 0;
     for (const auto& c : log->chunks) {
       after = c.seq;
-      auto json = nlohmann::ordered_json::parse(c.chunk, nullptr, false);
-      auto event = json.is_discarded() ? Result<harness::Event>(MakeError(
-                                             "server.bad_chunk", "a logged chunk is not JSON"))
-                                       : ParseUiChunk(json);
+      // The log is another process's writing: parsed as untrusted text (depth first).
+      auto json = ParseJson<nlohmann::ordered_json>(c.chunk, "server.bad_chunk", "server.bad_chunk",
+                                                    "a logged chunk", kMaxStoredJsonDepth);
+      auto event = json ? ParseUiChunk(*json) : Result<harness::Event>(json.error());
       if (!event) {
         harness::Event error = harness::Event::Of(harness::EventKind::kError);
         error.text = "chunk " + std::to_string(c.seq) + " of the turn's log is damaged: " +
