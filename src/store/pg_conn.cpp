@@ -1,5 +1,6 @@
 #include "store/internal/pg_conn.h"
 
+#include <optional>
 #include <vector>
 
 namespace affordance::store::internal {
@@ -164,8 +165,11 @@ Status PgConn::Exec(const std::string& sql, const std::string& what) {
   return {};
 }
 
-Result<PgRows> PgConn::Run(std::string_view sql, std::span<const std::string> params,
-                           const std::string& what) {
+namespace {
+
+// The parameters as libpq takes them; "store.bad_input" when one holds a NUL byte (see the header).
+Result<std::vector<const char*>> ParamValues(std::span<const std::string> params,
+                                             const std::string& what) {
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const std::string& p : params) {
@@ -175,21 +179,120 @@ Result<PgRows> PgConn::Run(std::string_view sql, std::span<const std::string> pa
     }
     values.push_back(p.c_str());
   }
+  return values;
+}
+
+bool Succeeded(const PGresult* result) {
+  auto status = result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
+  return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+}
+
+}  // namespace
+
+Result<PgRows> PgConn::Run(std::string_view sql, std::span<const std::string> params,
+                           const std::string& what) {
+  auto values = ParamValues(params, what);
+  if (!values) return values.error();
   std::string text(sql);
   auto it = prepared_.find(text);
   if (it == prepared_.end()) {
-    std::string name = "affordance_" + std::to_string(prepared_.size());
+    std::string name = "affordance_" + std::to_string(names_++);
     PgResultPtr made(PQprepare(conn_.get(), name.c_str(), text.c_str(),
-                               static_cast<int>(values.size()), nullptr));
+                               static_cast<int>(values->size()), nullptr));
     if (!made || PQresultStatus(made.get()) != PGRES_COMMAND_OK) return ErrorOf(made.get(), what);
     it = prepared_.emplace(std::move(text), std::move(name)).first;
   }
   PgResultPtr result(PQexecPrepared(conn_.get(), it->second.c_str(),
-                                    static_cast<int>(values.size()), values.data(), nullptr,
+                                    static_cast<int>(values->size()), values->data(), nullptr,
                                     nullptr, /*resultFormat=*/0));
-  auto status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return ErrorOf(result.get(), what);
+  if (!Succeeded(result.get())) return ErrorOf(result.get(), what);
   return PgRows(std::move(result));
+}
+
+std::vector<Result<PgRows>> PgConn::RunAll(std::span<const PgStatement> statements) {
+  std::vector<Result<PgRows>> results;
+  if (statements.empty()) return results;
+  if (PQenterPipelineMode(conn_.get()) != 1) {
+    for (const PgStatement& st : statements) results.push_back(ErrorOf(nullptr, st.what));
+    return results;
+  }
+  // What was sent, in order: a PQsendPrepare (its SQL, to remember the name once it succeeds) or
+  // the execution of statement i.
+  struct Sent {
+    size_t statement;
+    std::string prepared;  // the SQL of a PQsendPrepare; empty for an execution
+    std::string name;
+  };
+  std::vector<Sent> sent;
+  std::unordered_map<std::string, std::string> naming;  // SQL -> name, prepared in this flight
+  const Error skipped = MakeError("store.io", "not run: an earlier statement failed");
+  std::optional<Error> stopped;  // why statement `count` was not sent
+  size_t count = 0;              // statements sent
+  for (; count < statements.size(); ++count) {
+    const PgStatement& st = statements[count];
+    auto values = ParamValues(st.params, st.what);
+    if (!values) {
+      stopped = values.error();
+      break;
+    }
+    std::string text(st.sql);
+    std::string name;
+    if (auto it = prepared_.find(text); it != prepared_.end()) {
+      name = it->second;
+    } else if (auto it = naming.find(text); it != naming.end()) {
+      name = it->second;
+    } else {
+      name = "affordance_" + std::to_string(names_++);
+      if (PQsendPrepare(conn_.get(), name.c_str(), text.c_str(), static_cast<int>(values->size()),
+                        nullptr) != 1) {
+        stopped = ErrorOf(nullptr, st.what);
+        break;
+      }
+      sent.push_back({count, text, name});
+      naming.emplace(text, name);
+    }
+    if (PQsendQueryPrepared(conn_.get(), name.c_str(), static_cast<int>(values->size()),
+                            values->data(), nullptr, nullptr, /*resultFormat=*/0) != 1) {
+      stopped = ErrorOf(nullptr, st.what);
+      break;
+    }
+    sent.push_back({count, "", ""});
+  }
+  // The sync point ends the flight: the server answers everything before it, skipping what
+  // follows a failed statement.
+  const bool synced = PQpipelineSync(conn_.get()) == 1;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    results.push_back(stopped && i == count ? *stopped : skipped);
+  }
+  bool lost = !synced;
+  std::vector<bool> failed(statements.size(), false);
+  for (const Sent& s : sent) {
+    const std::string& what = statements[s.statement].what;
+    PgResultPtr result(lost ? nullptr : PQgetResult(conn_.get()));
+    if (!result) {
+      lost = true;  // the connection broke: no more results come
+      if (!failed[s.statement]) results[s.statement] = ErrorOf(nullptr, what);
+      failed[s.statement] = true;
+      continue;
+    }
+    while (PGresult* extra = PQgetResult(conn_.get())) PQclear(extra);  // to its end (a NULL)
+    if (!Succeeded(result.get())) {
+      // A statement the server skipped keeps `skipped`: the failure before it is its cause.
+      if (!failed[s.statement] && PQresultStatus(result.get()) != PGRES_PIPELINE_ABORTED) {
+        results[s.statement] = ErrorOf(result.get(), what);
+      }
+      failed[s.statement] = true;
+    } else if (!s.prepared.empty()) {
+      prepared_.emplace(s.prepared, s.name);
+    } else if (!failed[s.statement]) {
+      results[s.statement] = PgRows(std::move(result));
+    }
+  }
+  if (!lost) {
+    PgResultPtr sync(PQgetResult(conn_.get()));  // PGRES_PIPELINE_SYNC
+  }
+  (void)PQexitPipelineMode(conn_.get());  // fails only on a broken connection; Reset clears it
+  return results;
 }
 
 }  // namespace affordance::store::internal

@@ -121,8 +121,13 @@ Status PgStore::Batch(const std::function<Status()>& writes) {
   return Transact(true, [&] { return writes(); });
 }
 
+PgStatement PgStore::NotifyStatement(const std::string& topic) {
+  return {"SELECT pg_notify($1, $2)", {kPgChannel, topic}, "cannot notify other nodes"};
+}
+
 Status PgStore::Notify(const std::string& topic) {
-  auto sent = Query("SELECT pg_notify($1, $2)", "cannot notify other nodes", kPgChannel, topic);
+  PgStatement st = NotifyStatement(topic);
+  auto sent = conn_->Run(st.sql, st.params, st.what);
   if (!sent) return sent.error();
   notified_.push_back(topic);
   return {};

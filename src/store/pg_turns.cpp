@@ -165,30 +165,42 @@ Status PgStore::EndTurn(const std::string& turn_id, const std::string& node,
 Status PgStore::AppendChunks(const std::vector<LoggedChunk>& chunks) {
   if (chunks.empty()) return {};
   return Transact(true, [&]() -> Status {
+    // One statement a chunk, all in one flight with the notifications. The turn's counter is the
+    // compare-and-set: seq must be exactly the number of chunks so far, and the row goes in only
+    // when the counter moved. Each statement also reads the counter as it was (NULL: no such
+    // turn), which is what a refusal reports. A refusal is no SQL error, so the chunks after it
+    // still run: the scope rolls them back with the rest.
+    static constexpr std::string_view kAppend =
+        "WITH counted AS (UPDATE turns SET chunks = chunks + 1 WHERE id = $1 AND chunks = $2 "
+        "RETURNING id), "
+        "inserted AS (INSERT INTO turn_chunks(turn_id, seq, chunk) SELECT id, $2, $3 "
+        "FROM counted RETURNING seq) "
+        "SELECT (SELECT count(*) FROM inserted), (SELECT chunks FROM turns WHERE id = $1)";
+    std::vector<PgStatement> statements;
     std::set<std::string> turns;
     for (const LoggedChunk& c : chunks) {
-      // The counter is the compare-and-set: seq must be exactly the number of chunks so far.
-      auto counted = Query("UPDATE turns SET chunks = chunks + 1 WHERE id = $1 AND chunks = $2",
-                           "cannot append to the log of turn " + c.turn_id, c.turn_id, c.seq);
-      if (!counted) return counted.error();
-      if (counted->affected() == 0) {
-        static const std::string sql = TurnSelect("WHERE id = $1");
-        auto rows = Query(sql, "cannot read turns", c.turn_id);
-        if (!rows) return rows.error();
-        if (rows->empty()) return NotFound("turn", c.turn_id);
-        return MakeError(ErrorKind::kConflict, "store.conflict",
-                         "chunk " + std::to_string(c.seq) + " of turn " + c.turn_id +
-                             " is not the next one (the log holds " + rows->Str(0, 8) + ")");
-      }
-      auto inserted =
-          Query("INSERT INTO turn_chunks(turn_id, seq, chunk) VALUES ($1, $2, $3)",
-                "cannot append to the log of turn " + c.turn_id, c.turn_id, c.seq, c.chunk);
-      if (!inserted) return inserted.error();
+      statements.push_back({kAppend,
+                            {c.turn_id, PgParam(c.seq), c.chunk},
+                            "cannot append to the log of turn " + c.turn_id});
       turns.insert(c.turn_id);
     }
-    for (const std::string& turn : turns) {
-      if (auto s = Notify(turn); !s) return s;
+    for (const std::string& turn : turns) statements.push_back(NotifyStatement(turn));
+    auto results = conn_->RunAll(statements);
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      const LoggedChunk& c = chunks[i];
+      if (!results[i]) return results[i].error();
+      const PgRows& rows = *results[i];
+      if (rows.Int(0, 0) == 0) {
+        if (rows.Null(0, 1)) return NotFound("turn", c.turn_id);
+        return MakeError(ErrorKind::kConflict, "store.conflict",
+                         "chunk " + std::to_string(c.seq) + " of turn " + c.turn_id +
+                             " is not the next one (the log holds " + rows.Str(0, 1) + ")");
+      }
     }
+    for (size_t i = chunks.size(); i < results.size(); ++i) {
+      if (!results[i]) return results[i].error();
+    }
+    for (const std::string& turn : turns) notified_.push_back(turn);
     return {};
   });
 }

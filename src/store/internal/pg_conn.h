@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace affordance::store::internal {
 
@@ -50,6 +51,7 @@ class PgRows {
             static_cast<size_t>(PQgetlength(result_.get(), row, col))};
   }
   std::string Str(int row, int col) const { return std::string(Text(row, col)); }
+  bool Null(int row, int col) const { return PQgetisnull(result_.get(), row, col) != 0; }
   int64_t Int(int row, int col) const;
   // A BYTEA column (text format "\x0a1b..."), decoded.
   std::string Bytes(int row, int col) const;
@@ -79,6 +81,14 @@ std::string RedactUri(const std::string& uri);
 
 // The SQLSTATE of a failed result, "" when there is none (the connection broke).
 std::string_view SqlState(const PGresult* result);
+
+// One statement of a flight (PgConn::RunAll): its SQL, its text parameters, and what its error
+// says it was doing.
+struct PgStatement {
+  std::string_view sql;
+  std::vector<std::string> params;
+  std::string what;
+};
 
 // Owns one libpq connection. Not thread-safe: the store serializes every use behind its mutex.
 class PgConn {
@@ -118,6 +128,14 @@ class PgConn {
     return Run(sql, params, what);
   }
 
+  // Runs `statements` in order in one round trip (libpq pipeline mode), each prepared as Run's
+  // are; one result per statement, in order. Every statement is sent before any result is read,
+  // so a later one runs whatever an earlier one returned: use it inside a transaction that the
+  // caller rolls back when a result says the work must not stand. After a failed statement the
+  // server skips the rest (their results are "store.io", not run); a statement with a NUL
+  // parameter fails as Run's does, and nothing from it on is sent.
+  std::vector<Result<PgRows>> RunAll(std::span<const PgStatement> statements);
+
  private:
   // The error for a failed `result` (or none: the connection broke), per the file comment.
   Error ErrorOf(const PGresult* result, const std::string& what) const;
@@ -126,6 +144,7 @@ class PgConn {
   // SQL text -> the name it was prepared under in this session (cleared by Reset: a new session
   // has none). The store's statements are a fixed set, so this stays small.
   std::unordered_map<std::string, std::string> prepared_;
+  int64_t names_ = 0;  // statements named so far in this process (names stay unique across Reset)
 };
 
 }  // namespace affordance::store::internal

@@ -146,6 +146,9 @@ class PgStore final : public Store {
 
   // Sends `topic` to every node at commit, and bumps it here once the outermost scope commits.
   Status Notify(const std::string& topic);
+  // Notify's statement, to send in a flight (PgConn::RunAll); once it ran, the caller adds
+  // `topic` to notified_.
+  static PgStatement NotifyStatement(const std::string& topic);
 
   std::recursive_mutex mu_;
   std::unique_ptr<PgConn> conn_;

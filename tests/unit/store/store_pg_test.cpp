@@ -142,6 +142,21 @@ TEST_P(Postgres, RecoversWhenItsConnectionsAreTerminated) {
   EXPECT_TRUE(Delivered(*store_, *other, t.id, "stops", 15));
 }
 
+// A statement failing inside a flight of chunks (one round trip, PgConn::RunAll): its error is the
+// call's, nothing of the call is kept, and the connection works after.
+TEST_P(Postgres, AFailedChunkInAFlightKeepsNothing) {
+  auto t = NewThread();
+  STORE_ASSERT_OK(store_->BeginTurn(Turn("m_1", t.id, "node-a", NowMs() + 60000)));
+  std::vector<LoggedChunk> chunks = {{"m_1", 0, "{}"}, {"m_1", 1, "\xff"}, {"m_1", 2, "{}"}};
+  auto bad = store_->AppendChunks(chunks);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "store.bad_input") << bad.error().ToString();
+  EXPECT_EQ(store_->ReadLog("m_1", -1)->turn.chunks, 0);
+  chunks[1].chunk = "{}";
+  STORE_ASSERT_OK(store_->AppendChunks(chunks));
+  EXPECT_EQ(store_->ReadLog("m_1", -1)->chunks.size(), 3u);
+}
+
 // A restart: while the server is down calls fail with named errors (store.io, kind unavailable);
 // once it is back the same store works again, without reopening.
 TEST_P(Postgres, ARestartGivesNamedErrorsThenRecovers) {
