@@ -11,6 +11,7 @@
 #include "store/store.h"
 
 #include <memory>
+#include <vector>
 
 namespace affordance::cli {
 
@@ -18,7 +19,9 @@ struct ServedTurns {
   // Destroyed in reverse: the hub (its turns end), the service (its threads), then the sessions.
   std::unique_ptr<harness::SessionFactory> sessions;  // owns the store every runtime writes
   std::unique_ptr<harness::TurnService> service;
-  std::unique_ptr<server::TurnLog> log;  // serve only: durable streams, leases, stops
+  // serve only: durable streams, leases, stops, each on a store connection of its own
+  std::vector<std::unique_ptr<store::Store>> log_stores;
+  std::unique_ptr<server::TurnLog> log;
   std::unique_ptr<server::TurnHub> hub;
 
   store::Store& store() { return sessions->store(); }

@@ -28,16 +28,18 @@ bool IsConflict(const Error& e) { return e.code == "store.conflict"; }
 
 }  // namespace
 
-Result<std::unique_ptr<TurnLog>> TurnLog::Create(store::Store& store, TurnLogOptions options) {
+Result<std::unique_ptr<TurnLog>> TurnLog::Create(store::Store& store, TurnLogOptions options,
+                                                 store::Store* leases) {
   if (options.node.empty()) return MakeError("server.bad_option", "a node needs a name");
   if (options.lease_ms < 300) {
     return MakeError("server.bad_option", "--lease-ms must be at least 300",
                      std::to_string(options.lease_ms));
   }
-  std::unique_ptr<TurnLog> log(new TurnLog(store, std::move(options)));
+  std::unique_ptr<TurnLog> log(
+      new TurnLog(store, leases != nullptr ? *leases : store, std::move(options)));
   // An earlier process with this node's name is gone (this one has its name now): its running
   // turns end at once instead of when their lease expires.
-  if (auto mine = store.RenewLeases(log->node(), 0); mine && !mine->empty()) log->Sweep();
+  if (auto mine = log->leases_.RenewLeases(log->node(), 0); mine && !mine->empty()) log->Sweep();
   log->writer_ = std::thread([l = log.get()] { l->WriterLoop(); });
   log->lease_ = std::thread([l = log.get()] { l->LeaseLoop(); });
   return log;
@@ -209,7 +211,7 @@ void TurnLog::Append(std::vector<store::LoggedChunk>& chunks, std::vector<Item>&
 
 void TurnLog::LeaseLoop() {
   const int interval = static_cast<int>(options_.lease_ms / 3);
-  uint64_t stops = store_.Changes("stops");
+  uint64_t stops = leases_.Changes("stops");
   auto last_prune = Clock::now();
   // Since when renewals succeed again. After a store outage every node's leases may have lapsed:
   // takeovers wait one lease after the store is back, so the nodes still running their turns
@@ -226,7 +228,7 @@ void TurnLog::LeaseLoop() {
     const auto until = Clock::now() + std::chrono::milliseconds(interval);
     const uint64_t seen = stops;
     while (stops == seen && Clock::now() < until) {
-      stops = store_.WaitChanges("stops", seen, 100);
+      stops = leases_.WaitChanges("stops", seen, 100);
       std::lock_guard lock(mu_);
       if (stopping_) return;
     }
@@ -237,7 +239,7 @@ void TurnLog::LeaseLoop() {
       for (const auto& [id, l] : local_) known[id] = l.turn;
     }
     const int64_t now = store::NowMs();
-    auto renewed = store_.RenewLeases(options_.node, now + options_.lease_ms);
+    auto renewed = leases_.RenewLeases(options_.node, now + options_.lease_ms);
     if (!renewed) {
       healthy_since.reset();
     } else if (!healthy_since) {
@@ -262,7 +264,7 @@ void TurnLog::LeaseLoop() {
         auto turn = weak.lock();
         if (!turn || turn->done()) continue;
         // Ended already, or taken over by another node after our lease expired: stop it here.
-        auto row = store_.ReadLog(id, INT64_MAX, 1);
+        auto row = leases_.ReadLog(id, INT64_MAX, 1);
         // Unreadable (an outage, or the row is not written yet): decide on a later pass.
         if (!row || (row->turn.status == "running" && row->turn.node == options_.node)) continue;
         {
@@ -280,21 +282,21 @@ void TurnLog::LeaseLoop() {
     }
     if (Clock::now() - last_prune > std::chrono::seconds(60)) {
       last_prune = Clock::now();
-      (void)store_.PruneLogs(store::NowMs() - options_.retention_ms);
+      (void)leases_.PruneLogs(store::NowMs() - options_.retention_ms);
     }
   }
 }
 
 void TurnLog::Sweep() {
   const int64_t now = store::NowMs();
-  auto taken = store_.TakeExpiredTurns(options_.node, now, now + options_.lease_ms);
+  auto taken = leases_.TakeExpiredTurns(options_.node, now, now + options_.lease_ms);
   if (!taken) return;  // the store is down: the next pass tries again
   for (const auto& t : *taken) TakeOver(t);
 }
 
 bool TurnLog::LogEnded(const store::TurnRecord& turn) {
   if (turn.chunks == 0) return false;
-  auto last = store_.ReadLog(turn.id, turn.chunks - 2, 1);
+  auto last = leases_.ReadLog(turn.id, turn.chunks - 2, 1);
   if (!last || last->chunks.empty()) return false;
   auto chunk = ParseJson(last->chunks.back().chunk, "server.bad_chunk", "server.bad_chunk",
                          "a logged chunk", kMaxStoredJsonDepth);
@@ -326,11 +328,11 @@ void TurnLog::TakeOver(const store::TurnRecord& turn) {
   // Once: a retry (the store failed in between) must not end the log twice, and a log its own
   // node ended (its end did not reach the turn's row) keeps that end.
   if (!logged && LogEnded(turn)) logged = true;
-  if (!logged && store_.AppendChunks(chunks)) {
+  if (!logged && leases_.AppendChunks(chunks)) {
     std::lock_guard lock(mu_);
     taken_[turn.id] = true;
   }
-  Status ended = store_.EndTurn(turn.id, options_.node, "interrupted");
+  Status ended = leases_.EndTurn(turn.id, options_.node, "interrupted");
   if (ended || ended.error().code == "store.conflict") {
     std::lock_guard lock(mu_);
     taken_.erase(turn.id);
@@ -348,7 +350,7 @@ Result<store::TurnRecord> TurnLog::Running(const std::string& thread_id) {
 }
 
 Status TurnLog::RequestStop(const std::string& thread_id) {
-  auto stopped = store_.RequestStop(thread_id);
+  auto stopped = leases_.RequestStop(thread_id);
   if (!stopped) return stopped.error();
   return {};
 }

@@ -60,8 +60,11 @@ struct TurnLogStats {
 class TurnLog {
  public:
   // Takes over at once the running turns of an earlier process with this node's name (a
-  // restarted node). Errors: "server.bad_option" (no node name).
-  static Result<std::unique_ptr<TurnLog>> Create(store::Store& store, TurnLogOptions options);
+  // restarted node). `leases`: a connection of its own for the lease thread (renewals,
+  // takeovers, stops), so a node whose store connection is queued with turns' writes still renews
+  // in time (nullptr: `store`). Errors: "server.bad_option" (no node name).
+  static Result<std::unique_ptr<TurnLog>> Create(store::Store& store, TurnLogOptions options,
+                                                 store::Store* leases = nullptr);
   ~TurnLog();  // delivers what is queued, then stops the threads (followers end their streams)
 
   const std::string& node() const { return options_.node; }
@@ -98,7 +101,8 @@ class TurnLog {
     std::string status = "finished";
   };
 
-  TurnLog(store::Store& store, TurnLogOptions options) : store_(store), options_(std::move(options)) {}
+  TurnLog(store::Store& store, store::Store& leases, TurnLogOptions options)
+      : store_(store), leases_(leases), options_(std::move(options)) {}
   void WriterLoop();
   void LeaseLoop();
   void Follower(std::shared_ptr<ActiveTurn> mirror, store::TurnRecord turn);
@@ -109,7 +113,8 @@ class TurnLog {
   // Whether the turn's log ends with its end already (finish or abort).
   bool LogEnded(const store::TurnRecord& turn);
 
-  store::Store& store_;
+  store::Store& store_;   // the log: appends, ends, reads
+  store::Store& leases_;  // the lease thread's
   const TurnLogOptions options_;
 
   mutable std::mutex mu_;
