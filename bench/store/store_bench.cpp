@@ -12,9 +12,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <chrono>
 
 #include <cstdio>
 #include <ctime>
@@ -260,8 +260,8 @@ void BM_StepWrites(benchmark::State& state, const char* backend) {
   }
   auto t = store->CreateThread("bench");
   const std::string id = NewId("m_");
-  Check(store->BeginTurn({.id = id, .thread_id = t->id, .node = "bench",
-                          .lease_until_ms = NowMs() + 600000}));
+  Check(store->BeginTurn(
+      {.id = id, .thread_id = t->id, .node = "bench", .lease_until_ms = NowMs() + 600000}));
   auto m = store->AddMessage(t->id, "assistant", "running", {}, id);
   int index = 0;
   int64_t seq = 0, chunk = 0;

@@ -111,7 +111,8 @@ const bool registered = RegisterCommand(
        CLI::App* audit =
            sub.add_subcommand("audit", "Tokens per owner for each step of the last turn");
        audit->add_option("--data", o->data, "Data folder");
-       audit->add_option("--store", o->store, "The store (default $AFFORDANCE_STORE, else <data>/affordance.db)");
+       audit->add_option("--store", o->store,
+                         "The store (default $AFFORDANCE_STORE, else <data>/affordance.db)");
        audit->add_option("--thread", o->thread, "Thread id (default: the most recent)");
        audit->add_flag("--json", o->json, "Print JSON");
        return [o] { return Audit(*o); };

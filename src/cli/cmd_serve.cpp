@@ -46,7 +46,7 @@ struct ServeOptions {
   SessionOptions session;
   server::ServerOptions server;
   int workers = 2;
-  std::string node;       // --node ("" = <hostname>:<data folder>)
+  std::string node;  // --node ("" = <hostname>:<data folder>)
   int64_t lease_ms = 10000;
   std::string web;
   std::string access_token_file;
@@ -185,9 +185,8 @@ int Serve(ServeOptions& o) {
   server::ApiOptions ao;
   ao.web_root = WebRoot(o.web);
   ao.deploy_truth = DeployTruth(o);
-  ao.deploy_truth["node"] = {{"name", log.node},
-                             {"store", std::string(store->Backend())},
-                             {"leaseMs", log.lease_ms}};
+  ao.deploy_truth["node"] = {
+      {"name", log.node}, {"store", std::string(store->Backend())}, {"leaseMs", log.lease_ms}};
   ao.road = api_road->get();
   ao.sessions = &sessions;
   ao.refusals = &refusals;

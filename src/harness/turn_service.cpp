@@ -124,10 +124,9 @@ void TurnService::Open(const std::shared_ptr<Turn>& turn, Session& session, int 
     return End(turn,
                MakeError(ErrorKind::kInvalid, "harness.empty_message", "the message is empty"));
   }
-  auto run =
-      harness.Begin(start.thread_id, start.user_text ? &*start.user_text : nullptr, turn->sink,
-                    turn->cancel, provider, start.message_id,
-                    start.user_text && !start.message_id.empty());
+  auto run = harness.Begin(start.thread_id, start.user_text ? &*start.user_text : nullptr,
+                           turn->sink, turn->cancel, provider, start.message_id,
+                           start.user_text && !start.message_id.empty());
   if (!run) return End(turn, run.error());
   turn->run = std::move(*run);
   if (session.frame().has_apps()) turn->pinned = index;

@@ -124,25 +124,25 @@ void TurnLog::WriterLoop() {
         chunks.push_back({item.turn->id(), l.next_seq++, ChunkText(*item.event)});
       }
     }
-    Append(chunks, items);
-    std::vector<std::shared_ptr<ActiveTurn>> ended;
+    Append(chunks);
     for (Item& item : items) {
       if (item.event) {
         item.turn->Deliver(std::move(*item.event));
         continue;
       }
-      std::string status;
-      bool logged = false;
+      std::string status = "finished";
+      bool known = false;
       {
         std::lock_guard lock(mu_);
         auto it = local_.find(item.turn->id());
         if (it != local_.end()) {
           status = it->second.status;
-          logged = it->second.logged;
+          known = true;
         }
       }
-      // A turn taken over by another node is that node's to end.
-      if (logged) {
+      // Ended even when its chunks went unlogged (an outage): the row must not stay running. A
+      // turn another node took over is that node's to end (conflict).
+      if (known) {
         Status s = store_.EndTurn(item.turn->id(), options_.node, status);
         for (int i = 0; !s && !IsConflict(s.error()) && i < 50 && !stopping_; ++i) {
           std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -164,7 +164,7 @@ void TurnLog::WriterLoop() {
   }
 }
 
-void TurnLog::Append(std::vector<store::LoggedChunk>& chunks, std::vector<Item>& items) {
+void TurnLog::Append(std::vector<store::LoggedChunk>& chunks) {
   if (chunks.empty()) return;
   auto unlog = [&](const std::string& turn_id, const std::string& why) {
     std::lock_guard lock(mu_);
@@ -204,7 +204,6 @@ void TurnLog::Append(std::vector<store::LoggedChunk>& chunks, std::vector<Item>&
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50 * (attempt + 1), 500)));
   }
-  (void)items;
 }
 
 // ---- leases: renew ours, take over the expired, hear stops --------------------------------------
@@ -406,8 +405,8 @@ void TurnLog::Follower(std::shared_ptr<ActiveTurn> mirror, store::TurnRecord tur
       auto event = json ? ParseUiChunk(*json) : Result<harness::Event>(json.error());
       if (!event) {
         harness::Event error = harness::Event::Of(harness::EventKind::kError);
-        error.text = "chunk " + std::to_string(c.seq) + " of the turn's log is damaged: " +
-                     event.error().ToString();
+        error.text = "chunk " + std::to_string(c.seq) +
+                     " of the turn's log is damaged: " + event.error().ToString();
         mirror->Deliver(std::move(error));
         continue;
       }

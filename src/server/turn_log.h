@@ -45,12 +45,12 @@ namespace affordance::server {
 class ActiveTurn;
 
 struct TurnLogOptions {
-  std::string node;                // this node's name (required)
-  int64_t lease_ms = 10000;        // a running turn's lease; renewed every lease_ms / 3
-  int64_t retention_ms = 600000;   // logs of turns ended longer ago are pruned
-  int64_t outage_ms = 15000;       // how long appends are retried while the store fails
-  int poll_ms = 500;               // the followers' polling fallback
-  int max_followers = 256;         // streams followed from other nodes at once
+  std::string node;               // this node's name (required)
+  int64_t lease_ms = 10000;       // a running turn's lease; renewed every lease_ms / 3
+  int64_t retention_ms = 600000;  // logs of turns ended longer ago are pruned
+  int64_t outage_ms = 15000;      // how long appends are retried while the store fails
+  int poll_ms = 500;              // the followers' polling fallback
+  int max_followers = 256;        // streams followed from other nodes at once
 };
 
 struct TurnLogStats {
@@ -96,8 +96,8 @@ class TurnLog {
   };
   struct Local {
     std::weak_ptr<ActiveTurn> turn;
-    int64_t next_seq = 0;   // writer thread only
-    bool logged = true;     // false once the log cannot take its chunks (lost or outage)
+    int64_t next_seq = 0;  // writer thread only
+    bool logged = true;    // false once the log cannot take its chunks (lost or outage)
     std::string status = "finished";
   };
 
@@ -106,8 +106,9 @@ class TurnLog {
   void WriterLoop();
   void LeaseLoop();
   void Follower(std::shared_ptr<ActiveTurn> mirror, store::TurnRecord turn);
-  // Appends `chunks` (retrying through an outage); the turns whose chunks could not be logged.
-  void Append(std::vector<store::LoggedChunk>& chunks, std::vector<Item>& items);
+  // Appends `chunks` (retrying through an outage); a turn whose chunks cannot be logged streams
+  // unlogged from then on.
+  void Append(std::vector<store::LoggedChunk>& chunks);
   void Sweep();
   void TakeOver(const store::TurnRecord& turn);
   // Whether the turn's log ends with its end already (finish or abort).

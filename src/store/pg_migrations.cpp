@@ -7,8 +7,8 @@
 // - threads.touch comes from the sequence threads_touch, not from a counter in the process:
 //   several nodes write threads, and "newest first" must hold across them.
 // - activity.seq is an identity column; AppendActivity takes a transaction-level advisory lock
-//   before inserting, so the order of seq is the order of commits across nodes. Append-only is enforced by triggers
-//   refusing UPDATE, DELETE and TRUNCATE, with SQLite's message.
+//   before inserting, so the order of seq is the order of commits across nodes. Append-only is
+//   enforced by triggers refusing UPDATE, DELETE and TRUNCATE, with SQLite's message.
 //
 // A shipped migration is never edited; a new SQLite version gets its translation here.
 #include "store/internal/pg_migrations.h"

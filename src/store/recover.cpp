@@ -25,60 +25,60 @@ Status SqliteStore::InterruptMessages(const std::vector<std::string>& candidates
       if (rc != SQLITE_ROW && rc != SQLITE_DONE) return IoError(db, "cannot read message " + id);
     }
   }
-    auto mark =
-        conn_->Prepare(
-          "UPDATE messages SET status = 'interrupted', updated_ms = ?2 WHERE id = ?1 AND status = 'running'");
-    if (!mark) return mark.error();
-    for (const std::string& id : messages) {
-      Statement stmt(*mark);
-      stmt.Bind(1, id).Bind(2, now);
-      if (stmt.Step() != SQLITE_DONE)
-        return IoError(db, "cannot mark message " + id + " interrupted");
-    }
+  auto mark = conn_->Prepare(
+      "UPDATE messages SET status = 'interrupted', updated_ms = ?2 WHERE id = ?1 AND status = "
+      "'running'");
+  if (!mark) return mark.error();
+  for (const std::string& id : messages) {
+    Statement stmt(*mark);
+    stmt.Bind(1, id).Bind(2, now);
+    if (stmt.Step() != SQLITE_DONE)
+      return IoError(db, "cannot mark message " + id + " interrupted");
+  }
 
-    auto open_parts =
-        conn_->Prepare("SELECT seq, data FROM parts WHERE message_id = ?1 AND open = 1");
-    auto close_part = conn_->Prepare(
-        "UPDATE parts SET open = 0, state = 'interrupted', data = ?3 "
-        "WHERE message_id = ?1 AND seq = ?2");
-    if (!open_parts) return open_parts.error();
-    if (!close_part) return close_part.error();
-    for (const std::string& id : messages) {
-      touched.insert(id);
-      std::vector<std::pair<int64_t, std::string>> closed;  // seq, new data
-      {
-        Statement stmt(*open_parts);
-        stmt.Bind(1, id);
-        int rc;
-        while ((rc = stmt.Step()) == SQLITE_ROW) {
-          int64_t seq = stmt.Int(0);
-          auto data = DecodeJson(stmt.Text(1),
-                                 "the data of part " + std::to_string(seq) + " of message " + id);
-          if (!data) return data.error();
-          (*data)["interrupted"] = true;
-          closed.emplace_back(seq, data->dump());
-        }
-        if (rc != SQLITE_DONE) return IoError(db, "cannot read the open parts of message " + id);
-      }
-      for (const auto& [seq, data] : closed) {
-        Statement stmt(*close_part);
-        stmt.Bind(1, id).Bind(2, seq).Bind(3, data);
-        if (stmt.Step() != SQLITE_DONE) {
-          return IoError(db, "cannot close part " + std::to_string(seq) + " of message " + id);
-        }
-      }
-    }
-
-    auto steps = conn_->Prepare(
-        "UPDATE steps SET status = 'interrupted' WHERE status = 'running' AND message_id = ?1");
-    if (!steps) return steps.error();
-    for (const std::string& id : messages) {
-      Statement stmt(*steps);
+  auto open_parts =
+      conn_->Prepare("SELECT seq, data FROM parts WHERE message_id = ?1 AND open = 1");
+  auto close_part = conn_->Prepare(
+      "UPDATE parts SET open = 0, state = 'interrupted', data = ?3 "
+      "WHERE message_id = ?1 AND seq = ?2");
+  if (!open_parts) return open_parts.error();
+  if (!close_part) return close_part.error();
+  for (const std::string& id : messages) {
+    touched.insert(id);
+    std::vector<std::pair<int64_t, std::string>> closed;  // seq, new data
+    {
+      Statement stmt(*open_parts);
       stmt.Bind(1, id);
-      if (stmt.Step() != SQLITE_DONE)
-        return IoError(db, "cannot mark the steps of " + id + " interrupted");
-      touched.insert(id);
+      int rc;
+      while ((rc = stmt.Step()) == SQLITE_ROW) {
+        int64_t seq = stmt.Int(0);
+        auto data = DecodeJson(stmt.Text(1),
+                               "the data of part " + std::to_string(seq) + " of message " + id);
+        if (!data) return data.error();
+        (*data)["interrupted"] = true;
+        closed.emplace_back(seq, data->dump());
+      }
+      if (rc != SQLITE_DONE) return IoError(db, "cannot read the open parts of message " + id);
     }
+    for (const auto& [seq, data] : closed) {
+      Statement stmt(*close_part);
+      stmt.Bind(1, id).Bind(2, seq).Bind(3, data);
+      if (stmt.Step() != SQLITE_DONE) {
+        return IoError(db, "cannot close part " + std::to_string(seq) + " of message " + id);
+      }
+    }
+  }
+
+  auto steps = conn_->Prepare(
+      "UPDATE steps SET status = 'interrupted' WHERE status = 'running' AND message_id = ?1");
+  if (!steps) return steps.error();
+  for (const std::string& id : messages) {
+    Statement stmt(*steps);
+    stmt.Bind(1, id);
+    if (stmt.Step() != SQLITE_DONE)
+      return IoError(db, "cannot mark the steps of " + id + " interrupted");
+    touched.insert(id);
+  }
   return {};
 }
 

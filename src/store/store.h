@@ -224,9 +224,9 @@ struct ArtifactVersionRecord {
 // appended before any client sees the chunk, so a client can replay it and follow it on any node.
 
 struct TurnRecord {
-  std::string id;         // the assistant message id ("m_...")
-  std::string thread_id;  // at most one running turn per thread, across every node
-  std::string node;       // the node that runs it (or took it over)
+  std::string id;                  // the assistant message id ("m_...")
+  std::string thread_id;           // at most one running turn per thread, across every node
+  std::string node;                // the node that runs it (or took it over)
   std::string status = "running";  // running | finished | aborted | failed | interrupted
   int64_t lease_until_ms = 0;      // the node must renew before this
   bool stop_requested = false;     // a stop was posted (on any node)

@@ -33,10 +33,12 @@ constexpr std::array<const char*, 4> kEndStatuses = {"finished", "aborted", "fai
 
 // Statements below are string literals assembled at compile time: the connection's statement
 // cache keys on the pointer, so each is one static string.
-#define TURN_SELECT "SELECT id, thread_id, node, status, lease_until_ms, stop_requested, " \
-                    "started_ms, updated_ms, chunks FROM turns "
-#define TURN_RETURNING " RETURNING id, thread_id, node, status, lease_until_ms, stop_requested, " \
-                       "started_ms, updated_ms, chunks"
+#define TURN_SELECT                                                      \
+  "SELECT id, thread_id, node, status, lease_until_ms, stop_requested, " \
+  "started_ms, updated_ms, chunks FROM turns "
+#define TURN_RETURNING                                                       \
+  " RETURNING id, thread_id, node, status, lease_until_ms, stop_requested, " \
+  "started_ms, updated_ms, chunks"
 
 Result<std::vector<TurnRecord>> SqliteStore::ReadTurns(std::string_view sql, const std::string& key,
                                                        int64_t a, int64_t b) {
@@ -82,8 +84,7 @@ Status SqliteStore::BeginTurn(const TurnRecord& turn) {
 
 Result<TurnRecord> SqliteStore::GetRunningTurn(const std::string& thread_id) {
   return Transact(false, [&]() -> Result<TurnRecord> {
-    auto rows = ReadTurns(TURN_SELECT "WHERE thread_id = ?1 AND status = 'running'",
-                          thread_id);
+    auto rows = ReadTurns(TURN_SELECT "WHERE thread_id = ?1 AND status = 'running'", thread_id);
     if (!rows) return rows.error();
     if (rows->empty()) return NotFound("running turn of thread", thread_id);
     return std::move(rows->front());
@@ -93,9 +94,10 @@ Result<TurnRecord> SqliteStore::GetRunningTurn(const std::string& thread_id) {
 Result<std::vector<TurnRecord>> SqliteStore::RenewLeases(const std::string& node,
                                                          int64_t until_ms) {
   return Transact(true, [&]() -> Result<std::vector<TurnRecord>> {
-    return ReadTurns("UPDATE turns SET lease_until_ms = ?2, updated_ms = ?3 "
-                     "WHERE node = ?1 AND status = 'running'" TURN_RETURNING,
-                     node, until_ms, NowMs());
+    return ReadTurns(
+        "UPDATE turns SET lease_until_ms = ?2, updated_ms = ?3 "
+        "WHERE node = ?1 AND status = 'running'" TURN_RETURNING,
+        node, until_ms, NowMs());
   });
 }
 
@@ -180,8 +182,8 @@ Status SqliteStore::AppendChunks(const std::vector<LoggedChunk>& chunks) {
   auto appended = Transact(true, [&]() -> Status {
     auto insert =
         conn_->Prepare("INSERT INTO turn_chunks(turn_id, seq, chunk) VALUES (?1, ?2, ?3)");
-    auto count = conn_->Prepare(
-        "UPDATE turns SET chunks = chunks + 1 WHERE id = ?1 AND chunks = ?2");
+    auto count =
+        conn_->Prepare("UPDATE turns SET chunks = chunks + 1 WHERE id = ?1 AND chunks = ?2");
     if (!insert) return insert.error();
     if (!count) return count.error();
     for (const LoggedChunk& c : chunks) {

@@ -21,8 +21,8 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <vector>
 #include <string>
+#include <vector>
 
 namespace affordance::store::internal {
 

@@ -151,7 +151,6 @@ TEST(ServerTurnHub, ARunnerErrorReachesTheClientAsAnErrorChunk) {
   EXPECT_EQ((*hub)->stats().failed, 1);
 }
 
-
 // ---- several nodes on one store (TurnLog): two hubs, each with its own log and store connection,
 // on one real SQLite file. SQLite has no LISTEN/NOTIFY between connections: these also prove the
 // polling fallback. (PostgreSQL runs the same paths in tests/integration/server/multinode.)
@@ -261,10 +260,15 @@ TEST_F(TwoNodes, ATurnWhoseNodeDiedIsTakenOverAfterItsLeaseAndEndsInterrupted) {
   open.open = true;
   open.data = {{"text", "half"}};
   ASSERT_TRUE(store_a_->PutPart("m_dead", open).ok());
-  ASSERT_TRUE(store_a_->BeginTurn({.id = "m_dead", .thread_id = "t1", .node = "dead",
-                                   .lease_until_ms = store::NowMs() + 300}).ok());
-  ASSERT_TRUE(store_a_->AppendChunks({{"m_dead", 0, R"({"type":"start","messageId":"m_dead"})"},
-                                      {"m_dead", 1, R"({"type":"text-start","id":"x"})"}})
+  ASSERT_TRUE(store_a_
+                  ->BeginTurn({.id = "m_dead",
+                               .thread_id = "t1",
+                               .node = "dead",
+                               .lease_until_ms = store::NowMs() + 300})
+                  .ok());
+  ASSERT_TRUE(store_a_
+                  ->AppendChunks({{"m_dead", 0, R"({"type":"start","messageId":"m_dead"})"},
+                                  {"m_dead", 1, R"({"type":"text-start","id":"x"})"}})
                   .ok());
   StartNodes();
   auto mirror = hub_b_->Watch("t1");  // a client resuming before the takeover
@@ -273,8 +277,7 @@ TEST_F(TwoNodes, ATurnWhoseNodeDiedIsTakenOverAfterItsLeaseAndEndsInterrupted) {
   auto seen = std::make_shared<Collector>();
   (*mirror)->Subscribe(seen);
   seen->Wait();
-  EXPECT_EQ(seen->types,
-            (std::vector<std::string>{"start", "text-start", "data-turn", "abort"}));
+  EXPECT_EQ(seen->types, (std::vector<std::string>{"start", "text-start", "data-turn", "abort"}));
   auto row = store_b_->ReadLog("m_dead", 1);
   ASSERT_TRUE(row.ok());
   EXPECT_EQ(row->turn.status, "interrupted");

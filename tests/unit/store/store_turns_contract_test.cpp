@@ -130,8 +130,8 @@ TEST_P(TurnsContract, EndTurnInterruptsAMessageLeftRunningAndLeavesAFinishedOneA
   EXPECT_FALSE(msg->parts[0].open);
   EXPECT_EQ(msg->parts[0].data["text"], "streamed so far");
 
-  auto waiting = NewMessage(t.id, "assistant", "complete", {{"status", "awaiting_approval"}},
-                            "m_waiting");
+  auto waiting =
+      NewMessage(t.id, "assistant", "complete", {{"status", "awaiting_approval"}}, "m_waiting");
   STORE_ASSERT_OK(store_->PutPart(waiting.id, Part(0, "a staged write", /*open=*/true)));
   STORE_ASSERT_OK(store_->BeginTurn(Turn("m_waiting", t.id, "node-a", 10000)));
   STORE_ASSERT_OK(store_->EndTurn("m_waiting", "node-a", "finished"));
