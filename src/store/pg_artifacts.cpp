@@ -150,6 +150,7 @@ Result<std::vector<ArtifactRecord>> PgStore::ListArtifacts() {
     auto rows = Query(sql, "cannot list artifacts");
     if (!rows) return rows.error();
     std::vector<ArtifactRecord> out;
+    out.reserve(static_cast<size_t>(rows->size()));
     for (int r = 0; r < rows->size(); ++r) out.push_back(ArtifactRow(*rows, r));
     return out;
   });

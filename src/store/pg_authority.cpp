@@ -121,6 +121,7 @@ Result<std::vector<GrantRecord>> PgStore::ListGrants() {
         "cannot read grants");
     if (!rows) return rows.error();
     std::vector<GrantRecord> out;
+    out.reserve(static_cast<size_t>(rows->size()));
     for (int r = 0; r < rows->size(); ++r) {
       out.push_back({rows->Str(r, 0), rows->Str(r, 1), rows->Str(r, 2), rows->Str(r, 3),
                      rows->Int(r, 4), rows->Int(r, 5), rows->Int(r, 6), rows->Str(r, 7)});

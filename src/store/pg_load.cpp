@@ -103,6 +103,7 @@ Result<std::vector<ThreadInfo>> PgStore::ListThreads() {
     auto rows = Query(sql, "cannot list threads");
     if (!rows) return rows.error();
     std::vector<ThreadInfo> out;
+    out.reserve(static_cast<size_t>(rows->size()));
     for (int r = 0; r < rows->size(); ++r) out.push_back(ThreadRow(*rows, r));
     return out;
   });

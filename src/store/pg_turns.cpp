@@ -103,6 +103,7 @@ Result<std::vector<TurnRecord>> PgStore::TakeExpiredTurns(const std::string& nod
     if (!rows) return rows.error();
     std::vector<TurnRecord> taken = TurnRows(*rows);
     std::vector<std::string> messages;
+    messages.reserve(taken.size());
     for (const auto& t : taken) messages.push_back(t.id);
     std::set<std::string> touched;
     if (auto s = InterruptMessages(messages, now_ms, touched); !s) return s.error();
