@@ -6,6 +6,7 @@
 
 #include "store/internal/codec.h"
 #include "store/internal/pg_migrations.h"
+#include "store/internal/validate.h"
 
 #include <array>
 
@@ -13,23 +14,6 @@ namespace affordance::store {
 namespace internal {
 
 namespace {
-
-template <size_t N>
-Status OneOf(const std::string& value, const std::array<const char*, N>& allowed,
-             const char* what) {
-  std::string list;
-  for (const char* a : allowed) {
-    if (value == a) return {};
-    list += (list.empty() ? "" : ", ") + std::string(a);
-  }
-  return MakeError("store.bad_input",
-                   std::string(what) + " \"" + value + "\" is not one of " + list);
-}
-
-constexpr std::array<const char*, 2> kRoles = {"user", "assistant"};
-constexpr std::array<const char*, 3> kMessageStatuses = {"running", "complete", "interrupted"};
-constexpr std::array<const char*, 5> kStepStatuses = {"running", "finished", "error", "aborted",
-                                                      "interrupted"};
 
 // The transaction underneath a scope is gone or failed: an error `writes` ignored left it failed
 // (PostgreSQL refuses every later statement), or the connection broke.

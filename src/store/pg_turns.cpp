@@ -4,6 +4,7 @@
 // turn or appending chunk N, exactly one succeeds. Each write that a reader may follow notifies
 // its topic on kPgChannel inside the transaction, so other nodes hear of it at the commit.
 #include "store/internal/pg_store.h"
+#include "store/internal/validate.h"
 
 #include <algorithm>
 #include <array>
@@ -41,9 +42,6 @@ std::vector<TurnRecord> TurnRows(const PgRows& rows) {
   }
   return out;
 }
-
-constexpr std::array<const char*, 4> kEndStatuses = {"finished", "aborted", "failed",
-                                                     "interrupted"};
 
 }  // namespace
 
@@ -137,10 +135,7 @@ Result<TurnRecord> PgStore::RequestStop(const std::string& thread_id) {
 
 Status PgStore::EndTurn(const std::string& turn_id, const std::string& node,
                         const std::string& status) {
-  if (std::find(kEndStatuses.begin(), kEndStatuses.end(), status) == kEndStatuses.end()) {
-    return MakeError("store.bad_input", "a turn ends finished, aborted, failed or interrupted",
-                     status);
-  }
+  if (Status s = CheckTurnEnd(status); !s) return s;
   return Transact(true, [&]() -> Status {
     auto rows = Query(
         "UPDATE turns SET status = $3, updated_ms = $4 "

@@ -5,6 +5,7 @@
 #include "base/private_files.h"
 #include "store/internal/codec.h"
 #include "store/internal/migrations.h"
+#include "store/internal/validate.h"
 
 #include <sys/random.h>
 
@@ -46,27 +47,6 @@ Error NotFound(const char* what, const std::string& id) {
   return MakeError(ErrorKind::kNotFound, "store.not_found",
                    std::string("no ") + what + " \"" + id + "\" in the store");
 }
-
-namespace {
-
-template <size_t N>
-Status OneOf(const std::string& value, const std::array<const char*, N>& allowed,
-             const char* what) {
-  std::string list;
-  for (const char* a : allowed) {
-    if (value == a) return {};
-    list += (list.empty() ? "" : ", ") + std::string(a);
-  }
-  return MakeError("store.bad_input",
-                   std::string(what) + " \"" + value + "\" is not one of " + list);
-}
-
-constexpr std::array<const char*, 2> kRoles = {"user", "assistant"};
-constexpr std::array<const char*, 3> kMessageStatuses = {"running", "complete", "interrupted"};
-constexpr std::array<const char*, 5> kStepStatuses = {"running", "finished", "error", "aborted",
-                                                      "interrupted"};
-
-}  // namespace
 
 SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, int64_t touch)
     : conn_(std::move(conn)), touch_(touch) {}

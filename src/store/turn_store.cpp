@@ -2,6 +2,7 @@
 // One process owns a SQLite file's turns in practice (several nodes need PostgreSQL), but the
 // compare-and-sets are the same, so a `chat` beside a `serve` on one file stays correct.
 #include "store/internal/sqlite_store.h"
+#include "store/internal/validate.h"
 
 #include <algorithm>
 #include <array>
@@ -25,9 +26,6 @@ TurnRecord TurnRow(const Statement& stmt) {
   t.chunks = stmt.Int(8);
   return t;
 }
-
-constexpr std::array<const char*, 4> kEndStatuses = {"finished", "aborted", "failed",
-                                                     "interrupted"};
 
 }  // namespace
 
@@ -146,10 +144,7 @@ Result<TurnRecord> SqliteStore::RequestStop(const std::string& thread_id) {
 
 Status SqliteStore::EndTurn(const std::string& turn_id, const std::string& node,
                             const std::string& status) {
-  if (std::find(kEndStatuses.begin(), kEndStatuses.end(), status) == kEndStatuses.end()) {
-    return MakeError("store.bad_input", "a turn ends finished, aborted, failed or interrupted",
-                     status);
-  }
+  if (Status s = CheckTurnEnd(status); !s) return s;
   auto ended = Transact(true, [&]() -> Status {
     auto prepared = conn_->Prepare(
         "UPDATE turns SET status = ?3, updated_ms = ?4 "
