@@ -4,11 +4,14 @@
 //
 //   affordance mcp [--operator] [--max-message BYTES] [--workers N] [session options as in chat]
 //
-// The tools are the product surface of server/mcp_tools.h over the same store, turn hub and
-// connectors `affordance serve` uses. Without --operator the client gets a normal session (no
-// approve, deny or grant tools). --operator mints the operator session from the local trust root:
-// the process reads (creating if absent) `operator.secret` in the data folder, which only the
-// local user can, so a host configured with --operator is the person's own tool.
+// The tools and resources are the product surface of server/mcp_tools.h over the same store, turn
+// hub and connectors `affordance serve` uses. Both protocol eras are spoken on the one stream,
+// chosen per message (server/mcp.h): 2026-07-28 requests carrying their `_meta` envelope are
+// served statelessly, and `initialize` starts the process's one 2025 session. Without --operator
+// every request is on the normal plane (no approve, deny or grant tools). --operator puts the
+// process on the operator plane, minted from the local trust root: the process reads (creating if
+// absent) `operator.secret` in the data folder, which only the local user can, so a host
+// configured with --operator is the person's own tool.
 //
 // Bad input never stops the loop: a line that is not JSON is a parse error (-32700), a line
 // longer than --max-message is dropped with an invalid-request error (-32600), out-of-order
@@ -104,10 +107,9 @@ int Run(const McpOptions& o) {
   auto road = OpenRoad(o.session);
   if (!road) return ReportError(road.error(), false);
   server::ProductTools tools({&service->store(), service->hub.get(), road->get()});
-  auto table =
-      server::mcp::ToolTable::Build(authority::CapabilityRegistry::Global(), tools.Functions());
-  if (!table) return ReportError(table.error(), false);
-  server::mcp::McpProtocol protocol(std::move(*table), server::ProductInfo());
+  auto door = server::ProductProtocol(tools);
+  if (!door) return ReportError(door.error(), false);
+  const server::mcp::McpProtocol& protocol = **door;
   session = std::make_shared<server::mcp::Session>("stdio", o.operator_session, "stdio");
   std::fprintf(stderr, "affordance mcp: ready on stdio (%s session)\n",
                o.operator_session ? "operator" : "normal");

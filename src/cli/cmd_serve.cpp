@@ -166,11 +166,9 @@ int Serve(ServeOptions& o) {
   auto secret = server::LoadOperatorSecret(DataDir(o.session));
   if (!secret) return ReportError(secret.error(), json);
   server::ProductTools tools({store, hub.get(), road->get()});
-  auto table =
-      server::mcp::ToolTable::Build(authority::CapabilityRegistry::Global(), tools.Functions());
-  if (!table) return ReportError(table.error(), json);
-  server::mcp::McpProtocol protocol(std::move(*table), server::ProductInfo());
-  server::McpHttp mcp_http(protocol, {.operator_secret = *secret});
+  auto door = server::ProductProtocol(tools);
+  if (!door) return ReportError(door.error(), json);
+  server::McpHttp mcp_http(**door, {.operator_secret = *secret});
   // The API's own road: POST /api/query re-executes surfaces' Query() handles through it. Its
   // mirrors are the same files the workers' roads read and sync.
   auto api_road = OpenRoad(o.session);

@@ -20,10 +20,27 @@ bool SupportedVersion(std::string_view version) {
   return std::find(all.begin(), all.end(), version) != all.end();
 }
 
+const std::vector<std::string>& StatelessVersions() {
+  static const std::vector<std::string> kVersions = {std::string(kStatelessVersion)};
+  return kVersions;
+}
+
 // ---- Session ------------------------------------------------------------------------------------
 
-Session::Session(std::string id, bool operator_session, std::string transport)
-    : id_(std::move(id)), operator_(operator_session), transport_(std::move(transport)) {}
+Session::Session(std::string id, bool operator_session, std::string transport, std::string owner)
+    : id_(std::move(id)),
+      operator_(operator_session),
+      transport_(std::move(transport)),
+      owner_(std::move(owner)) {}
+
+std::shared_ptr<Session> Session::ForRequest(const std::string& version,
+                                             const std::string& client_name) const {
+  auto s = std::make_shared<Session>(id_, operator_, transport_, owner_);
+  s->stateless_ = true;
+  s->running_ = running_;
+  s->MarkInitialized(version, client_name);
+  return s;
+}
 
 bool Session::initialized() const {
   std::lock_guard lock(mu_);
@@ -72,17 +89,17 @@ bool CallControl::cancelled() const {
   return cancelled_;
 }
 
-bool Session::Track(const std::string& request_id, std::shared_ptr<CallControl> control) {
+bool RunningCalls::Track(const std::string& request_id, std::shared_ptr<CallControl> control) {
   std::lock_guard lock(mu_);
   return running_.emplace(request_id, std::move(control)).second;
 }
 
-void Session::Untrack(const std::string& request_id) {
+void RunningCalls::Untrack(const std::string& request_id) {
   std::lock_guard lock(mu_);
   running_.erase(request_id);
 }
 
-bool Session::CancelRequest(const std::string& request_id) {
+bool RunningCalls::Cancel(const std::string& request_id) {
   std::shared_ptr<CallControl> control;
   {
     std::lock_guard lock(mu_);
@@ -94,9 +111,15 @@ bool Session::CancelRequest(const std::string& request_id) {
   return true;
 }
 
-void Session::Touch(int64_t now_ms) {
+void Session::Touch(int64_t now_ms, uint64_t order) {
   std::lock_guard lock(mu_);
   last_used_ms_ = now_ms;
+  last_used_order_ = order;
+}
+
+uint64_t Session::last_used_order() const {
+  std::lock_guard lock(mu_);
+  return last_used_order_;
 }
 
 bool Session::MarkInitialized(const std::string& version, const std::string& client_name) {
@@ -170,6 +193,7 @@ Status CheckObjectSchema(const json& schema, const std::string& where) {
 
 }  // namespace
 
+// The tools are kept sorted by name: `fns` is a std::map, so Build sees them in that order.
 Result<ToolTable> ToolTable::Build(const authority::CapabilityRegistry& registry,
                                    std::map<std::string, ToolFn> fns) {
   ToolTable table;
@@ -204,16 +228,12 @@ json ErrorMessage(const json& id, int code, const std::string& message, const js
   return {{"jsonrpc", "2.0"}, {"id", id}, {"error", error}};
 }
 
-namespace {
-
-json Success(const json& id, json result) {
+json SuccessMessage(const json& id, json result) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
-}  // namespace
-
-McpProtocol::McpProtocol(ToolTable tools, ServerInfo info)
-    : tools_(std::move(tools)), info_(std::move(info)) {}
+McpProtocol::McpProtocol(ToolTable tools, ServerInfo info, ResourceTable resources)
+    : tools_(std::move(tools)), info_(std::move(info)), resources_(std::move(resources)) {}
 
 McpProtocol::Parsed McpProtocol::Parse(std::string_view text) {
   Parsed p;
@@ -306,16 +326,29 @@ json McpProtocol::Initialize(const json& id, const json& params, Session& sessio
                         "this session is already initialized (initialize is sent once)");
   }
   json result = {{"protocolVersion", chosen},
-                 {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                 {"serverInfo", {{"name", info_.name}, {"version", info_.version}}}};
-  std::string instructions = info_.instructions;
-  instructions += session.operator_session()
-                      ? " This is an operator session: it may approve and deny staged actions and "
-                        "grant access."
-                      : " This is a normal session: approvals and grants are made by a person "
-                        "(the operator session or the command line), never by this client.";
-  result["instructions"] = instructions;
-  return Success(id, std::move(result));
+                 {"capabilities", Capabilities()},
+                 {"serverInfo", {{"name", info_.name}, {"version", info_.version}}},
+                 {"instructions", Instructions(session)}};
+  return SuccessMessage(id, std::move(result));
+}
+
+json McpProtocol::Capabilities() const {
+  // Nothing is pushed: the tool list of a plane is fixed and resources are re-read (ttlMs), so
+  // neither list announces changes (and subscriptions/listen is not offered).
+  json caps = {{"tools", {{"listChanged", false}}}};
+  if (!resources_.kinds().empty()) {
+    caps["resources"] = {{"subscribe", false}, {"listChanged", false}};
+  }
+  return caps;
+}
+
+json McpProtocol::Instructions(const Session& session) const {
+  return info_.instructions +
+         (session.operator_session()
+              ? " This is an operator session: it may approve and deny staged actions and grant "
+                "access."
+              : " This is a normal session: approvals and grants are made by a person (the "
+                "operator session or the command line), never by this client.");
 }
 
 void McpProtocol::CallTool(const json& id, const json& params,
@@ -352,7 +385,7 @@ void McpProtocol::CallTool(const json& id, const json& params,
   }
   ToolCall call{tool->capability.name, std::move(args), session};
   const std::string request_id = id.dump();
-  if (!session->Track(request_id, call.control)) {
+  if (!session->running().Track(request_id, call.control)) {
     return reply(ErrorMessage(id, kInvalidRequest,
                               "a call with this request id is still running in this session: "
                               "request ids must be unique",
@@ -361,7 +394,7 @@ void McpProtocol::CallTool(const json& id, const json& params,
   const json output_schema = tool->capability.result;
   auto respond = [id, reply, output_schema, name = call.name, session, request_id,
                   control = call.control](ToolResult r) {
-    session->Untrack(request_id);
+    session->running().Untrack(request_id);
     // A cancelled call's answer is not owed (null: nothing to send); over HTTP its POST still
     // needs a response.
     if (control->cancelled() && session->transport() != "http") return reply(json());
@@ -373,7 +406,7 @@ void McpProtocol::CallTool(const json& id, const json& params,
                                        s.error().message));
       }
     }
-    reply(Success(id, r.ToJson()));
+    reply(SuccessMessage(id, r.ToJson()));
   };
   try {
     tool->fn(call, respond);
@@ -389,41 +422,73 @@ void McpProtocol::Handle(const Parsed& m, const std::shared_ptr<Session>& sessio
     return;
   }
   if (m.kind == Kind::kResponse) return;
-  if (m.kind == Kind::kNotification) {  // nothing is owed
+  if (m.kind == Kind::kNotification) {  // nothing is owed, in either era
     if (m.method == "notifications/cancelled") {
-      // Cancels a running tools/call of this session; an unknown or finished id is ignored, as
+      // Cancels a running tools/call of this sender; an unknown or finished id is ignored, as
       // the specification says (the call may have answered already).
       auto p = m.message.find("params");
       if (p != m.message.end() && p->is_object()) {
-        if (auto r = p->find("requestId"); r != p->end()) session->CancelRequest(r->dump());
+        if (auto r = p->find("requestId"); r != p->end()) session->running().Cancel(r->dump());
       }
     }
     return;
   }
+  if (EraOf(m) == Era::kStateless) return HandleStateless(m, session, std::move(reply));
   static const json kEmpty = json::object();
   auto p = m.message.find("params");
   const json& params = p == m.message.end() ? kEmpty : *p;
   const json& id = m.id;
-  if (m.method == "ping") return reply(Success(id, json::object()));
+  if (m.method == "ping") return reply(SuccessMessage(id, json::object()));
   if (m.method == "initialize") return reply(Initialize(id, params, *session));
   if (m.method == "server/discover") {
-    // The stateless revision's probe: an error makes its clients fall back to initialize.
-    return reply(
-        ErrorMessage(id, kMethodNotFound, "server/discover is not supported; use initialize"));
+    // A 2026-07-28 method, which carries its _meta envelope (and then never reaches here).
+    return reply(ErrorMessage(id, kMethodNotFound,
+                              "server/discover is a 2026-07-28 method: send it with its _meta "
+                              "envelope (io.modelcontextprotocol/protocolVersion), or use "
+                              "initialize"));
   }
   if (!session->initialized()) {
     return reply(ErrorMessage(
         id, kInvalidRequest,
         "the session is not initialized: send initialize first (got " + m.method + ")"));
   }
-  if (m.method == "tools/list") {
-    if (auto c = params.find("cursor"); c != params.end() && !c->is_null()) {
-      return reply(ErrorMessage(id, kInvalidParams, "unknown cursor: the tool list has one page"));
-    }
-    return reply(Success(id, {{"tools", ListTools(*session)}}));
-  }
-  if (m.method == "tools/call") return CallTool(id, params, session, std::move(reply));
+  if (HandleShared(m.method, id, params, session, reply)) return;
   reply(ErrorMessage(id, kMethodNotFound, "method not found: " + m.method));
+}
+
+bool McpProtocol::HandleShared(const std::string& method, const json& id, const json& params,
+                               const std::shared_ptr<Session>& session, const Reply& reply) const {
+  if (method == "tools/list") {
+    if (auto c = params.find("cursor"); c != params.end() && !c->is_null()) {
+      reply(ErrorMessage(id, kInvalidParams, "unknown cursor: the tool list has one page"));
+    } else {
+      json result = {{"tools", ListTools(*session)}};
+      if (session->stateless()) {
+        result["ttlMs"] = kToolsTtlMs;
+        result["cacheScope"] = "private";
+      }
+      reply(SuccessMessage(id, std::move(result)));
+    }
+    return true;
+  }
+  if (method == "tools/call") {
+    CallTool(id, params, session, reply);
+    return true;
+  }
+  if (resources_.kinds().empty()) return false;  // no resources capability: method not found
+  if (method == "resources/list") {
+    reply(ListResources(id, params, *session));
+    return true;
+  }
+  if (method == "resources/read") {
+    reply(ReadResource(id, params, *session));
+    return true;
+  }
+  if (method == "resources/templates/list") {
+    reply(ListTemplates(id, params, *session));
+    return true;
+  }
+  return false;
 }
 
 }  // namespace affordance::server::mcp

@@ -30,7 +30,9 @@
 #include "store/store.h"
 
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace affordance::server {
 
@@ -43,12 +45,23 @@ struct ProductToolsOptions {
 // The server's name, version and instructions as MCP clients see them (both transports).
 mcp::ServerInfo ProductInfo();
 
+class ProductTools;
+// The MCP door of the product over `tools` (which must outlive it): the tool table built from the
+// capability registry, the resource kinds, ProductInfo. What `affordance mcp` and `affordance
+// serve` both serve (mcp_resources.cpp).
+Result<std::unique_ptr<mcp::McpProtocol>> ProductProtocol(ProductTools& tools);
+
 class ProductTools {
  public:
   explicit ProductTools(ProductToolsOptions options);
 
   // Every tool function keyed by its declared name: what mcp::ToolTable::Build takes.
   std::map<std::string, mcp::ToolFn> Functions();
+
+  // The resource kinds of the product (mcp_resources.cpp): artifacts (composed surfaces and live
+  // apps; plane of open_artifact) and approvals (plane of show_approval). Each reads through its
+  // tool, so a resource holds exactly what the tool returns. What mcp::ResourceTable::Build takes.
+  std::vector<mcp::ResourceKind> Resources();
 
  private:
   void Ask(const mcp::ToolCall& c, mcp::ToolReply reply);

@@ -310,7 +310,9 @@ test('a request from a non-loopback address never gets the operator session', as
     await rejectsWith(normal.callTool({ name: 'approve_action', arguments: { id: 'apr_x' } }), -32602, /operator session/);
     await normal.close();
 
-    // An operator session minted on loopback cannot be used from the external address.
+    // An operator session minted on loopback cannot be used from the external address: a session
+    // belongs to the address (and credential, and OS user) that made it, so from there it does
+    // not exist.
     const { client: operator, transport } = await httpClient(loopback, { ...auth, 'affordance-operator-secret': secret() });
     assert.ok(names(await operator.listTools()).includes('approve_action'));
     const stolen = await fetch(external, {
@@ -318,8 +320,8 @@ test('a request from a non-loopback address never gets the operator session', as
       headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId, 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
-    assert.equal(stolen.status, 403);
-    assert.equal((await stolen.json()).error.data.code, 'mcp.operator_not_loopback');
+    assert.equal(stolen.status, 404);
+    assert.equal((await stolen.json()).error.data.code, 'mcp.unknown_session');
     assert.ok(names(await operator.listTools()).includes('approve_action'), 'still fine from loopback');
     await operator.close();
 

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +33,32 @@ inline std::string Source(const std::string& rel) {
 inline std::string Call(const std::string& name, const nlohmann::json& args) {
   return "<tool_call>\n" + nlohmann::json{{"name", name}, {"arguments", args}}.dump() +
          "\n</tool_call>";
+}
+
+// Another OS user than the one running the tests (and the server): nobody.
+inline constexpr uid_t kNobody = 65534;
+
+// Runs `fn` in a child process as another OS user (nobody) and returns what it printed (the tests
+// run as root, so the child may drop to any user).
+inline std::string AsNobody(const std::function<std::string()>& fn) {
+  int out[2];
+  if (pipe(out) != 0) return "";
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(out[0]);
+    if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0) _exit(3);
+    const std::string s = fn();
+    (void)!write(out[1], s.data(), s.size());
+    _exit(0);
+  }
+  close(out[1]);
+  std::string got;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(out[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  close(out[0]);
+  waitpid(pid, nullptr, 0);
+  return got;
 }
 
 class TempDir {

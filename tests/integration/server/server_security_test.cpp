@@ -30,7 +30,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 const std::string kToken = "security-test-token-0123456789abcdef";
-constexpr uid_t kNobody = 65534;
 
 std::string Script(const std::string& name) {
   return Source("tests/integration/server/scripts/" + name);
@@ -90,28 +89,6 @@ std::pair<std::string, std::string> Concrete(const std::string& name) {
 Response Send(int port, const std::string& method, const std::string& path,
               const std::string& headers, const std::string& body = "") {
   return Http(port, method, path, method == "GET" ? body : (body.empty() ? "{}" : body), headers);
-}
-
-// Runs `fn` in a child process as another OS user (nobody) and returns what it printed.
-std::string AsNobody(const std::function<std::string()>& fn) {
-  int out[2];
-  if (pipe(out) != 0) return "";
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(out[0]);
-    if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0) _exit(3);
-    const std::string s = fn();
-    (void)!write(out[1], s.data(), s.size());
-    _exit(0);
-  }
-  close(out[1]);
-  std::string got;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(out[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
-  close(out[0]);
-  waitpid(pid, nullptr, 0);
-  return got;
 }
 
 // An initialized MCP session over HTTP ("" when initialize was refused); `extra` adds headers.
