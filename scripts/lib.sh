@@ -43,3 +43,19 @@ preset_dir() {
     *) echo "$ROOT/build-$1" ;;
   esac
 }
+
+# A compiler cache for every build these scripts run, when ccache is installed (setup installs it):
+# kept with the other caches ($CACHE/ccache), keyed relative to the checkout (CCACHE_BASEDIR,
+# no directory in the hash), so a second clone of the same sources, anywhere on this machine,
+# compiles from the cache. A launcher the caller already chose is kept; AFFORDANCE_NO_CCACHE=1
+# turns it off.
+use_compiler_cache() {
+  [ -z "${AFFORDANCE_NO_CCACHE:-}" ] || return 0
+  command -v ccache >/dev/null 2>&1 || return 0
+  export CCACHE_DIR="${CCACHE_DIR:-$CACHE/ccache}"
+  export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=true
+  export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-time_macros,include_file_mtime,include_file_ctime}"
+  export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
+  export CMAKE_C_COMPILER_LAUNCHER="${CMAKE_C_COMPILER_LAUNCHER:-ccache}"
+  export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
+}
