@@ -195,9 +195,8 @@ HttpResponse Api::StageArtifactMutation(const HttpRequest& r) {
         MakeError(ErrorKind::kInvalid, "server.bad_request", "args must be a JSON object"));
   }
   authority::Authority auth(store_, options_.road);
-  auto staged =
-      surface::StageMutation(store_, auth, r.params.at("id"), body->value("version", 0),
-                             r.params.at("statement"), args, ActorOf(r));
+  auto staged = surface::StageMutation(store_, auth, r.params.at("id"), body->value("version", 0),
+                                       r.params.at("statement"), args, ActorOf(r));
   if (!staged) return ErrorResponse(staged.error());
   auto report = auth.Report(staged->id);
   if (!report) return ErrorResponse(report.error());

@@ -43,10 +43,10 @@ void CredentialBackoff::Fail(const std::string& source) {
     std::erase_if(records_, [&](const auto& e) { return quiet(e.second); });
   }
   if (records_.size() >= kMaxSources && !records_.count(source)) {
-    auto oldest = std::min_element(records_.begin(), records_.end(), [](const auto& a,
-                                                                         const auto& b) {
-      return a.second.last_failure_ms < b.second.last_failure_ms;
-    });
+    auto oldest =
+        std::min_element(records_.begin(), records_.end(), [](const auto& a, const auto& b) {
+          return a.second.last_failure_ms < b.second.last_failure_ms;
+        });
     records_.erase(oldest);
   }
   Record& r = records_[source];

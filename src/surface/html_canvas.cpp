@@ -94,11 +94,12 @@ std::string DecodeReferences(std::string_view s) {
 
 // The URL attributes of HTML and SVG, and those that hold a list of URLs.
 bool IsUrlAttribute(const std::string& name) {
-  static const char* kNames[] = {"href",     "src",      "action",     "formaction", "poster",
-                                 "background", "cite",   "data",       "longdesc",   "manifest",
-                                 "codebase", "icon",     "lowsrc",     "dynsrc",     "xlink:href",
-                                 "usemap",   "archive",  "classid",    "profile",    "itemtype"};
-  return std::any_of(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; });
+  static const char* kNames[] = {"href",       "src",     "action",  "formaction", "poster",
+                                 "background", "cite",    "data",    "longdesc",   "manifest",
+                                 "codebase",   "icon",    "lowsrc",  "dynsrc",     "xlink:href",
+                                 "usemap",     "archive", "classid", "profile",    "itemtype"};
+  return std::any_of(std::begin(kNames), std::end(kNames),
+                     [&](const char* n) { return name == n; });
 }
 bool IsUrlListAttribute(const std::string& name) {
   return name == "srcset" || name == "imagesrcset" || name == "ping";
@@ -246,8 +247,8 @@ class Tokenizer {
     for (size_t at = css.find("image-set("); at != std::string::npos;
          at = css.find("image-set(", at + 10)) {
       const size_t close = css.find(')', at);
-      const std::string_view inside = std::string_view(css).substr(
-          at, (close == std::string::npos ? css.size() : close) - at);
+      const std::string_view inside =
+          std::string_view(css).substr(at, (close == std::string::npos ? css.size() : close) - at);
       for (size_t q = inside.find_first_of("\"'"); q != std::string_view::npos;) {
         const size_t end = inside.find(inside[q], q + 1);
         const std::string_view str =
@@ -320,7 +321,8 @@ class Tokenizer {
       for (size_t i = 0; i < value.size();) {
         while (i < value.size() && (IsSpace(value[i]) || value[i] == ',')) ++i;
         size_t end = i;
-        while (end < value.size() && !IsSpace(value[end]) && !(name == "ping" && value[end] == ',')) {
+        while (end < value.size() && !IsSpace(value[end]) &&
+               !(name == "ping" && value[end] == ',')) {
           ++end;
         }
         std::string url = value.substr(i, end - i);

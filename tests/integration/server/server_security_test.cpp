@@ -289,8 +289,7 @@ TEST(ServerSecurity, AnotherOsUserGetsNothingButTheStaticFiles) {
       "pl1.00" + code.substr(4),
       "pl1.+" + code.substr(4),
       "pl1. " + code.substr(4),
-      code.substr(0, dot1 + 1) + upper(code.substr(dot1 + 1, dot2 - dot1 - 1)) +
-          code.substr(dot2),
+      code.substr(0, dot1 + 1) + upper(code.substr(dot1 + 1, dot2 - dot1 - 1)) + code.substr(dot2),
       code.substr(0, dot2 + 1) + upper(code.substr(dot2 + 1)),
       code + " ",
   };
@@ -309,8 +308,7 @@ TEST(ServerSecurity, AnotherOsUserGetsNothingButTheStaticFiles) {
     }
     return got;
   });
-  EXPECT_EQ(signed_in,
-            "403 403 403 403 403 403 403 201 403 403 403 403 403 403 403 403");
+  EXPECT_EQ(signed_in, "403 403 403 403 403 403 403 201 403 403 403 403 403 403 403 403");
   EXPECT_TRUE(rig.server->alive());
 }
 
@@ -332,8 +330,10 @@ TEST(ServerSecurity, WrongTokensAndCodesAreCountedAndSlowedButNeverThePersonsOwn
       refused += r.status == 401 && GateCode(r) == "server.unauthorized" ? 1 : 0;
     }
     got += std::to_string(refused);
-    auto last_free = Http(port, "GET", "/api/threads", "", "authorization: Bearer nope-0123456789\r\n");
-    auto slowed = Http(port, "GET", "/api/threads", "", "authorization: Bearer nope-0123456789\r\n");
+    auto last_free =
+        Http(port, "GET", "/api/threads", "", "authorization: Bearer nope-0123456789\r\n");
+    auto slowed =
+        Http(port, "GET", "/api/threads", "", "authorization: Bearer nope-0123456789\r\n");
     auto right = Http(port, "GET", "/api/threads", "", token);
     auto code = Http(port, "POST", "/api/session", json{{"login", "pl1.1.2.3"}}.dump());
     json e = json::parse(slowed.body, nullptr, false);
@@ -440,9 +440,10 @@ json McpCall(int port, const std::string& headers, const std::string& name, cons
 
 // The actors the Activity log names for entries of `kind` (the CLI's own --json).
 std::set<std::string> ActivityActors(const Rig& rig, const std::string& kind) {
-  auto all = json::parse(Capture(std::string(AFFORDANCE_CLI) + " activity --json --limit 1000 --data " +
-                                 rig.dir / "data" + " --connectors " + rig.connectors),
-                         nullptr, false);
+  auto all =
+      json::parse(Capture(std::string(AFFORDANCE_CLI) + " activity --json --limit 1000 --data " +
+                          rig.dir / "data" + " --connectors " + rig.connectors),
+                  nullptr, false);
   std::set<std::string> out;
   if (!all.is_object()) return out;
   for (const auto& e : all["activity"]) {
@@ -464,16 +465,16 @@ TEST(ServerSecurity, EveryRecordNamesTheCredentialThatActed) {
   const std::string sid = McpSession(port, token);
   ASSERT_FALSE(sid.empty());
   const std::string mcp = token + "mcp-session-id: " + sid + "\r\n";
-  auto composed = McpCall(port, mcp, "compose_ui", {{"program", kStagingProgram}, {"title", "who"}});
+  auto composed =
+      McpCall(port, mcp, "compose_ui", {{"program", kStagingProgram}, {"title", "who"}});
   const std::string artifact =
       composed.value("/result/structuredContent/artifact/id"_json_pointer, "");
   ASSERT_FALSE(artifact.empty()) << composed.dump();
   const std::string person = PersonHeader(port);
   ASSERT_FALSE(person.empty());
-  const json args = {{"args",
-                      {{"t", "Who staged this"},
-                       {"s", "2026-12-03T10:00:00Z"},
-                       {"e", "2026-12-03T11:00:00Z"}}}};
+  const json args = {
+      {"args",
+       {{"t", "Who staged this"}, {"s", "2026-12-03T10:00:00Z"}, {"e", "2026-12-03T11:00:00Z"}}}};
   struct Case {
     std::string credential, headers, want;
   };
@@ -526,10 +527,10 @@ TEST(ServerSecurity, ALocalClientWithoutATokenIsNamedAsAClient) {
   const std::string artifact =
       composed.value("/result/structuredContent/artifact/id"_json_pointer, "");
   ASSERT_FALSE(artifact.empty()) << composed.dump();
-  auto staged = Http(port, "POST", "/api/artifacts/" + artifact + "/mutations/create",
-                     json{{"args",
-                           {{"t", "Local"}, {"s", "2026-12-03T10:00:00Z"}, {"e", "2026-12-03T11:00:00Z"}}}}
-                         .dump());
+  auto staged = Http(
+      port, "POST", "/api/artifacts/" + artifact + "/mutations/create",
+      json{{"args", {{"t", "Local"}, {"s", "2026-12-03T10:00:00Z"}, {"e", "2026-12-03T11:00:00Z"}}}}
+          .dump());
   ASSERT_EQ(staged.status, 200) << staged.body;
   EXPECT_EQ(staged.json()["approval"]["stagedBy"], "client:local");
   auto read = Http(port, "POST", "/api/query",

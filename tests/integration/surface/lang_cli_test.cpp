@@ -64,10 +64,11 @@ TEST(SurfaceCli, ValidateReportsErrorsAndExitsOne) {
 
 // Issue 43, item 2: the canvas that sent every row's summary to a listener is reported.
 TEST(SurfaceCli, ValidateReportsACanvasThatLoadsFromAnotherHost) {
-  LangRun r = Lang("validate --json",
-                   "root = Html(\"<img src='http://127.0.0.1:9/x?d={{#each events.rows}}"
-                   "{{summary}}|{{/each}}'><style>p{background:url(//e.example/y)}</style>"
-                   "<link rel=stylesheet href='HTTPS://e.example/x.css'>\", {events: {rows: []}})\n");
+  LangRun r =
+      Lang("validate --json",
+           "root = Html(\"<img src='http://127.0.0.1:9/x?d={{#each events.rows}}"
+           "{{summary}}|{{/each}}'><style>p{background:url(//e.example/y)}</style>"
+           "<link rel=stylesheet href='HTTPS://e.example/x.css'>\", {events: {rows: []}})\n");
   EXPECT_EQ(r.status, 1) << r.out;
   auto j = nlohmann::json::parse(r.out);
   std::vector<std::string> codes;

@@ -262,7 +262,8 @@ TEST(CredentialBackoff, WaitsDoubleToACapAndAreForgottenAfterAQuietSpell) {
   HttpRequest local;
   local.peer_address = "127.0.0.1";
   local.peer_loopback = true;
-  EXPECT_EQ(CredentialBackoff::SourceOf(local), "addr:127.0.0.1") << "an owner the kernel did not name";
+  EXPECT_EQ(CredentialBackoff::SourceOf(local), "addr:127.0.0.1")
+      << "an owner the kernel did not name";
   local.peer_uid = 1000;
   EXPECT_EQ(CredentialBackoff::SourceOf(local), "uid:1000");
   for (int i = 0; i < CredentialBackoff::kFreeFailures; ++i) b.Fail("a");

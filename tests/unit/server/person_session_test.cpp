@@ -83,13 +83,13 @@ std::vector<std::string> Respellings(const std::string& value) {
     return s;
   };
   std::vector<std::string> out;
-  for (const std::string& e : {"0" + expiry, "00" + expiry, "+" + expiry, " " + expiry,
-                               expiry + " ", "\t" + expiry, "-0" + expiry, expiry + "\n",
-                               "0x" + expiry, expiry + ".0", "0" + expiry.substr(1)}) {
+  for (const std::string& e :
+       {"0" + expiry, "00" + expiry, "+" + expiry, " " + expiry, expiry + " ", "\t" + expiry,
+        "-0" + expiry, expiry + "\n", "0x" + expiry, expiry + ".0", "0" + expiry.substr(1)}) {
     out.push_back(join(prefix, e, nonce, mac));
   }
-  for (const std::string& n : {upper(nonce), "0" + nonce, nonce + "0", nonce.substr(1),
-                               " " + nonce, nonce + " ", "+" + nonce, nonce + nonce}) {
+  for (const std::string& n : {upper(nonce), "0" + nonce, nonce + "0", nonce.substr(1), " " + nonce,
+                               nonce + " ", "+" + nonce, nonce + nonce}) {
     out.push_back(join(prefix, expiry, n, mac));
   }
   for (const std::string& m : {upper(mac), "0" + mac, mac + "0", mac.substr(1), " " + mac,
@@ -142,8 +142,8 @@ TEST(PersonSessions, ParseAcceptsOnlyTheSpellingMintWrites) {
     EXPECT_FALSE(PersonSessions::Parse('s', bad).has_value()) << bad;
   }
   // An expiry past int64 is refused, not wrapped.
-  const std::string huge = "ps1.99999999999999999999." + std::string(p->nonce) + "." +
-                           std::string(p->mac);
+  const std::string huge =
+      "ps1.99999999999999999999." + std::string(p->nonce) + "." + std::string(p->mac);
   EXPECT_FALSE(PersonSessions::Parse('s', huge).has_value());
 }
 
