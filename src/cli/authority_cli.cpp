@@ -63,6 +63,10 @@ std::string JsonText(const nlohmann::json& j) {
   return text::EscapeHiddenInJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+std::string HumanJsonText(const nlohmann::json& j) {
+  return text::Printable(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 void PrintJson(const nlohmann::json& j) { std::cout << JsonText(j) << std::endl; }
 
 std::string FormatMs(int64_t ms) {

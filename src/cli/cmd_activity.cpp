@@ -38,7 +38,7 @@ int Run(const Options& o) {
     std::printf("%6lld %s %-9s %-22s %-16s %s\n", static_cast<long long>(e.seq),
                 FormatMs(e.at_ms).c_str(), text::Printable(e.kind).c_str(),
                 text::Printable(e.subject).c_str(), text::Printable(e.actor).c_str(),
-                JsonText(e.data).c_str());
+                HumanJsonText(e.data).c_str());
   }
   return kExitOk;
 }

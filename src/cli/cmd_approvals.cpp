@@ -44,7 +44,7 @@ void PrintEffect(const store::ApprovalRecord& a) {
 void Line(const authority::EffectReport& r) {
   const std::string what = text::Printable(r.approval.connector + "." + r.approval.operation);
   std::printf("%-22s %-16s %-10s %s %s\n", text::Printable(r.approval.id).c_str(), r.state.c_str(),
-              r.approval.risk.c_str(), what.c_str(), JsonText(r.approval.args).c_str());
+              r.approval.risk.c_str(), what.c_str(), HumanJsonText(r.approval.args).c_str());
 }
 
 int Print(const authority::EffectReport& r, bool json, bool detail) {
@@ -56,7 +56,7 @@ int Print(const authority::EffectReport& r, bool json, bool detail) {
   if (!detail) return kExitOk;
   const auto& a = r.approval;
   PrintEffect(a);
-  std::printf("  args %s\n", JsonText(a.args).c_str());
+  std::printf("  args %s\n", HumanJsonText(a.args).c_str());
   std::printf("  staged by %s at %s", text::Printable(a.staged_by).c_str(),
               FormatMs(a.created_ms).c_str());
   if (!a.thread_id.empty()) {
@@ -69,13 +69,13 @@ int Print(const authority::EffectReport& r, bool json, bool detail) {
                 text::Printable(a.decided_by).c_str(), FormatMs(a.decided_ms).c_str(),
                 a.reason.empty() ? "" : text::Printable(" — " + a.reason).c_str());
   }
-  if (!a.evidence.empty()) std::printf("  evidence %s\n", JsonText(a.evidence).c_str());
+  if (!a.evidence.empty()) std::printf("  evidence %s\n", HumanJsonText(a.evidence).c_str());
   if (r.receipt) {
     std::printf("  receipt %s: %s, verification %s, key %s\n", r.receipt->id.c_str(),
                 r.receipt->outcome.c_str(),
                 r.receipt->verification.empty() ? "-" : r.receipt->verification.c_str(),
                 r.receipt->idempotency_key.c_str());
-    std::printf("  response %s\n", JsonText(r.receipt->response).c_str());
+    std::printf("  response %s\n", HumanJsonText(r.receipt->response).c_str());
   }
   std::printf("  %s\n", text::Printable(r.ModelText()).c_str());
   return kExitOk;
