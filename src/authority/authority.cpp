@@ -4,6 +4,7 @@
 
 #include "connect/effect.h"
 #include "connect/mutate.h"
+#include "connect/printed_cli.h"
 #include "connect/schema.h"
 
 #include <openssl/evp.h>
@@ -252,6 +253,13 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
                          " do not match its schema: " + v.error().message,
                      op->args_schema.dump());
   }
+  // A value the source would refuse or read differently (an hour 99, a 30 February) is refused
+  // here, before a card shows it to anyone.
+  if (Status v = connect::CheckMutationArgs(*m, *op, r.args); !v) {
+    return MakeError(ErrorKind::kInvalid, "authority.bad_args",
+                     "the arguments of " + r.connector + "." + r.operation +
+                         " cannot be written: " + v.error().message);
+  }
   auto grant = Check(r.connector, r.operation, "write");
   if (!grant) return grant.error();
   store::ApprovalRecord a;
@@ -268,7 +276,13 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
   a.status = "pending";
   a.request = RequestText(r.connector, r.operation, r.args);
   a.digest = RequestDigest(a.request);
-  a.effect = Effect(*m, *op, r.args);
+  auto effect = Effect(*m, *op, r.args, IdempotencyKeyOf(a.id));
+  if (!effect) {
+    return MakeError(ErrorKind::kInvalid, "authority.bad_args",
+                     "the arguments of " + r.connector + "." + r.operation +
+                         " cannot be written: " + effect.error().message);
+  }
+  a.effect = std::move(*effect);
   a.created_ms = a.updated_ms = Now();
   a.expires_ms = a.created_ms + options_.approval_ttl_ms;
   if (grant->expires_ms != 0) a.expires_ms = std::min(a.expires_ms, grant->expires_ms);
@@ -314,8 +328,10 @@ Result<std::optional<json>> Authority::ReadOne(const connect::ConnectorManifest&
   return std::optional<json>(read->rows.front());
 }
 
-json Authority::Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
-                       const json& args) {
+std::string IdempotencyKeyOf(const std::string& approval_id) { return "idem-" + approval_id; }
+
+Result<json> Authority::Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
+                               const json& args, const std::string& key) {
   auto what = connect::BeforeReadOf(op, args);
   std::optional<json> before;
   json read = json::object();
@@ -332,8 +348,29 @@ json Authority::Effect(const connect::ConnectorManifest& m, const connect::Opera
       before = *row;
     }
   }
-  json effect = connect::DescribeMutation(m, op, args, before);
+  json scope = nullptr;
+  if (m.source.kind == connect::SourceKind::kIcs) {
+    auto described = connect::DescribeCalendarScope(m, op, args, Now() / 1000);
+    if (!described) {
+      if (described.error().kind == ErrorKind::kInvalid) return described.error();
+      read["error"] = described.error().code + ": " + described.error().message;
+    } else if (described->has_value()) {
+      scope = **described;
+      // One occurrence: its own values are the before values, not the series' first one's.
+      if (scope.contains("current")) {
+        before = scope["current"];
+        scope.erase("current");
+      }
+    }
+  }
+  json effect = connect::DescribeMutation(m, op, args, before, scope);
   if (what) effect["before"] = read;
+  if (m.source.kind == connect::SourceKind::kPrintedCli) {
+    // The exact argv the approval runs: what a flag or a positional value becomes is on the card.
+    auto argv = connect::MutationArgv(m, op, args, key);
+    if (!argv) return argv.error();
+    effect["argv"] = *argv;
+  }
   return effect;
 }
 

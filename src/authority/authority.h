@@ -91,6 +91,9 @@ std::string RequestText(const std::string& connector, const std::string& operati
                         const nlohmann::json& args);
 // SHA-256 of a request text, lowercase hex: the digest a person's decision names.
 std::string RequestDigest(const std::string& request);
+// The idempotency key an approval's one execution is dispatched with ("idem-<approval id>"): known
+// when the write is staged, so the effect card can show the exact argv of a printed CLI.
+std::string IdempotencyKeyOf(const std::string& approval_id);
 
 class Authority {
  public:
@@ -141,9 +144,11 @@ class Authority {
   Result<store::ApprovalRecord> Decide(const std::string& approval_id, const Actor& by,
                                        bool approve, const std::string& reason,
                                        const std::string& digest);
-  // The effect card of a request about to be staged, with the fresh read of an update or delete.
-  nlohmann::json Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
-                        const nlohmann::json& args);
+  // The effect card of a request about to be staged, with the fresh read of an update or delete
+  // and, for a calendar, the scope of a recurring event's change. Error (kInvalid): args the
+  // fresh read shows cannot be written (an occurrence the series does not have).
+  Result<nlohmann::json> Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
+                                const nlohmann::json& args, const std::string& key);
   // The first read of `operation` with `args`, live where the source allows (nullopt: no row).
   Result<std::optional<nlohmann::json>> ReadOne(const connect::ConnectorManifest& m,
                                                 const std::string& operation,

@@ -269,6 +269,9 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   if (Status v = connect::ValidateArgs(op->args_schema, a.args); !v) {
     return Refuse(a, MakeError(ErrorKind::kInvalid, "authority.bad_args", v.error().message));
   }
+  if (Status v = connect::CheckMutationArgs(*m, *op, a.args); !v) {
+    return Refuse(a, MakeError(ErrorKind::kInvalid, "authority.bad_args", v.error().message));
+  }
   if (auto grant = Check(a.connector, a.operation, "write"); !grant) {
     return Refuse(a, grant.error());
   }
@@ -276,7 +279,7 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   // 1. Claim: the key and a "dispatching" receipt are durable before anything is sent.
   store::ApprovalRecord claimed = a;
   claimed.status = "executing";
-  claimed.idempotency_key = "idem-" + a.id;
+  claimed.idempotency_key = IdempotencyKeyOf(a.id);
   claimed.executor = ThisExecutor();
   claimed.updated_ms = Now();
   store::ReceiptRecord receipt;
@@ -334,6 +337,15 @@ Result<std::optional<bool>> Authority::FreshRead(const connect::ConnectorManifes
                                                  const connect::Operation& op,
                                                  const store::ApprovalRecord& a,
                                                  const json& response, json& evidence) {
+  if (op.verify_operation.empty() && m.source.kind == connect::SourceKind::kIcs &&
+      op.effect == "update") {
+    // A calendar update (a recurring one above all) is verified by reading the file again: the
+    // VEVENT its scope names holds every value it set.
+    auto read = connect::ReadCalendarUpdate(m, a.args, response);
+    if (!read) return read.error();
+    evidence = *read;
+    return std::optional<bool>(evidence.value("shows", false));
+  }
   if (op.verify_operation.empty()) return std::optional<bool>();
   json bindings = a.args;
   bindings["idempotency_key"] = a.idempotency_key;

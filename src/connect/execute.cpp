@@ -115,9 +115,9 @@ Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManif
       auto guard = SqlGuard::Open(PrintedCliMirrorPath(m.source), options_.guard);
       if (!guard) return guard.error();
       if (auto s = (*guard)->Check(query); !s) return s.error();
-      reply = InvokePrintedCli(m.source, {"sql", query}, std::nullopt);
+      reply = InvokePrintedCli(m.source, CliCall{{"sql"}, {query}}, std::nullopt);
     } else {
-      reply = InvokePrintedCli(m.source, OperationWords(op, args), cli_mode);
+      reply = InvokePrintedCli(m.source, OperationCall(op, args), cli_mode);
     }
     if (!reply) return reply.error();
     ex.rows = RowsOf(reply->results, op);

@@ -5,6 +5,7 @@ import { Fragment, useState } from 'react';
 import { Surface } from './surface';
 import { canDecide } from './api';
 import { isObject } from './json';
+import { visible } from './visible';
 import { chipClass, citationTitle, paragraphs, type CitedRef } from './citations';
 import {
   isToolPart, type ApprovalData, type ChatMessage, type ClaimClass, type EffectField, type Part, type ToolPart, type TruthData, type TurnData,
@@ -86,7 +87,17 @@ function fieldValue(kind: EffectField['kind'], v: unknown): string {
     const t = Date.parse(v);
     if (!Number.isNaN(t)) return DATE_TIME.format(new Date(t));
   }
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return visible(typeof v === 'string' ? v : JSON.stringify(v));
+}
+
+// An argv as one line a shell would split the same way (connect::ArgvText): a word that is not
+// plain is single-quoted.
+function argvText(argv: readonly string[]): string {
+  const plain = (w: string) => w.length > 0 && [...w].every((c) => {
+    const n = c.charCodeAt(0);
+    return (n >= 48 && n <= 57) || (n >= 65 && n <= 90) || (n >= 97 && n <= 122) || '-_./=:@,+%'.includes(c);
+  });
+  return argv.map((w) => (plain(w) ? w : `'${w.split("'").join("'\\''")}'`)).join(' ');
 }
 
 function expiry(ms?: number): string {
@@ -105,9 +116,9 @@ function EffectCard({ data, decided }: { data: ApprovalData; decided: boolean })
   const removes = e.verb === 'delete';
   return (
     <div className={`effect ${decided ? 'decided' : ''}`} data-effect={e.verb}>
-      <p className="effect-summary">{e.summary}</p>
+      <p className="effect-summary">{visible(e.summary)}</p>
       <p className="effect-where">
-        in {e.target}
+        in {visible(e.target ?? '')}
         {data.risk && <> · <Badge label={`risk ${data.risk}`} tone={data.risk === 'destructive' ? 'bad' : 'warn'} /></>}
         {data.expiresMs && !decided ? <> · <span className="effect-expiry">{expiry(data.expiresMs)}</span></> : null}
       </p>
@@ -115,7 +126,7 @@ function EffectCard({ data, decided }: { data: ApprovalData; decided: boolean })
         <tbody>
           {(e.fields ?? []).map((f) => (
             <tr key={f.name} className={f.changed ? 'changed' : ''}>
-              <th scope="row">{f.label}</th>
+              <th scope="row">{visible(f.label)}</th>
               <td>
                 {removes ? (
                   <><s>{fieldValue(f.kind, f.before)}</s> <span className="effect-note">removed</span></>
@@ -129,6 +140,9 @@ function EffectCard({ data, decided }: { data: ApprovalData; decided: boolean })
           ))}
         </tbody>
       </table>
+      {e.argv && e.argv.length > 0 && (
+        <p className="effect-argv">runs <code>{visible(argvText(e.argv))}</code></p>
+      )}
       {e.before?.error && <p className="effect-note bad">The current values could not be read: {e.before.error}</p>}
       {e.before && e.before.found === false && !e.before.error && (
         <p className="effect-note bad">A fresh read found nothing to change: this would fail or do nothing.</p>

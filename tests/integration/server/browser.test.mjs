@@ -322,6 +322,32 @@ test('replay: citations show as evidence chips, and the same after a reload', ()
     await page.screenshot({ path: join(shots, 'web-citations.png') });
 }));
 
+// Issue 43 item 9: a row "Budget sync \u202Egnp.exe" read as "Budget sync exe.png". Bidi and
+// invisible characters (and C1 controls) show as ⟨U+XXXX⟩ on the card and in the thread title.
+test('replay: bidi overrides and invisible characters show visibly on the card and the title', async () => {
+  const server = await startServer(binary, 'hidden.json', [], { writable: true });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-US' });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await ask(page, server, 'Add Budget sync \u202Egnp.exe\u2066 please');
+    const write = page.locator('[data-tool="invoke_mutation"]').first();
+    await write.getByRole('button', { name: 'Deny' }).waitFor({ timeout: 30000 });
+    const summary = await write.locator('.effect-summary').innerText();
+    assert.equal(summary, 'Create event “Budget sync ⟨U+202E⟩gnp.exe”');
+    const fields = await write.locator('.effect-fields').innerText();
+    assert.match(fields, /Room⟨U\+200B⟩ 9⟨U\+009B⟩31m/);
+    assert.doesNotMatch(summary + fields, /[\u0080-\u009f\u200b\u202a-\u202e\u2066-\u2069]/);
+    const title = await page.locator('.sidebar .thread-title').first().innerText();
+    assert.match(title, /Add Budget sync ⟨U\+202E⟩gnp\.exe⟨U\+2066⟩ please/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
+
 test('replay: a staged write shows its effect; denying runs nothing and says so', async () => {
   const server = await startServer(binary, 'write.json', [], { writable: true });
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
