@@ -147,6 +147,7 @@ void AddLocalAndFanOutConnectors(Cli& cli) {
   }
   setenv("XDG_DATA_HOME", (cli.dir / "xdg").c_str(), 1);
   setenv("FIXTURE_PP_TOKEN", "t", 1);
+  setenv("FIXTURE_PP_ITEMS", "12", 1);  // the list holds 12 ids
 }
 
 json Read(const std::string& connector, const std::string& operation, int limit = 0) {
@@ -186,7 +187,7 @@ TEST(HarnessCli, ALocalSourceAPartialFanOutAndALimitedListReadAsTheyAreAtEveryRu
   EXPECT_EQ(outputs[1]["returned_rows"], 11);
   EXPECT_EQ(outputs[1]["operation_ledger"][1]["fan_out"]["errors"][0]["id"], "7");
   EXPECT_EQ(outputs[1]["operation_ledger"][1]["fan_out"]["errors"][0]["operation"], "get_item");
-  EXPECT_EQ(outputs[2]["total_rows"], 30);
+  EXPECT_EQ(outputs[2]["total_rows"], 12);
   EXPECT_EQ(outputs[2]["returned_rows"], 5);
   EXPECT_EQ(outputs[2]["truncated"], true);
   EXPECT_EQ(outputs[2]["truncated_reason"], "limit");
@@ -208,7 +209,7 @@ TEST(HarnessCli, ALocalSourceAPartialFanOutAndALimitedListReadAsTheyAreAtEveryRu
   EXPECT_THAT(human.out, Not(HasSubstr("empty")));
   EXPECT_THAT(human.out, HasSubstr("· executed · partial · 11 of 12 rows, 1 read failed: "
                                    "get_item id 7"));
-  EXPECT_THAT(human.out, HasSubstr("· 5 of 30 rows, cut by the limit"));
+  EXPECT_THAT(human.out, HasSubstr("· 5 of 12 rows, cut by the limit"));
   EXPECT_THAT(human.out, HasSubstr("source · RunConnectorCommand · notes · local · 2 rows"));
   EXPECT_THAT(human.out, HasSubstr("unresolved · RunConnectorCommand · fixture · partial · 11 rows"
                                    " · the read is partial"));

@@ -292,7 +292,7 @@ test('replay: a local source, a partial fan-out and a limited list read as they 
         assert.deepEqual(await tools.nth(1).locator('.badge').allInnerTexts(), ['executed', 'partial']);
         assert.equal(await tools.nth(0).locator('.tool-served').count(), 0, 'a whole read needs no note');
         assert.equal(await tools.nth(1).locator('.tool-served').innerText(), '11 of 12 rows, 1 read failed: get_item id 7');
-        assert.equal(await tools.nth(2).locator('.tool-served').innerText(), '5 of 30 rows, cut by the limit');
+        assert.equal(await tools.nth(2).locator('.tool-served').innerText(), '5 of 12 rows, cut by the limit');
         const local = page.locator('.cite[data-ref="r1"]').first();
         assert.equal(await local.getAttribute('data-class'), 'source');
         assert.match(await local.getAttribute('title'), /notes · local · 2 rows/);

@@ -57,6 +57,7 @@ export function newcomerConnectors(binary, data) {
   }
   process.env.XDG_DATA_HOME = join(data, 'xdg');
   process.env.FIXTURE_PP_TOKEN = 'token';
+  process.env.FIXTURE_PP_ITEMS = '12';  // the list holds 12 ids
   return dir;
 }
 

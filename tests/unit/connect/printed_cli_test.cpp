@@ -59,6 +59,7 @@ class PrintedCli : public ::testing::Test {
   void TearDown() override {
     unsetenv("XDG_DATA_HOME");
     unsetenv("FIXTURE_PP_FAIL_IDS");
+    unsetenv("FIXTURE_PP_ITEMS");
   }
 
   std::unique_ptr<ConnectorRoad> Road(std::function<void(json&)> edit = {}) {
@@ -169,6 +170,7 @@ TEST_F(PrintedCli, IdOnlyListsFanOutToParallelDetailCalls) {
 // its id, operation and arguments; every read failing is an error that says so.
 TEST_F(PrintedCli, AFailedDetailReadIsNamedAndTheResultIsPartial) {
   auto road = Road();
+  setenv("FIXTURE_PP_ITEMS", "12", 1);  // a list of 12 ids, all read (limit 12)
   setenv("FIXTURE_PP_FAIL_IDS", "7", 1);
   auto r = road->RunConnectorCommand(Named("item_ids", json::object(), SourceMode::kLive, 12));
   ASSERT_TRUE(r.ok()) << r.error().ToString();
@@ -202,6 +204,7 @@ TEST_F(PrintedCli, AFailedDetailReadIsNamedAndTheResultIsPartial) {
   EXPECT_THAT(none.error().message,
               ::testing::HasSubstr("every detail read of item_ids failed (12 of 12)"));
   EXPECT_THAT(none.error().message, ::testing::HasSubstr("get_item id 1"));
+  unsetenv("FIXTURE_PP_ITEMS");
 }
 
 // Issue 44: a limit cuts the list before its detail reads; the result still says how long the list
