@@ -401,10 +401,12 @@ Result<store::ApprovalRecord> Authority::Decide(const std::string& id, const Act
     }
   }
   if (approve && a->expires_ms != 0 && Now() >= a->expires_ms) {
+    // Settled as it is, so every door (and the model, on the next turn) reads it expired.
+    auto settled = Expire(id);
     return MakeError(ErrorKind::kConflict, "authority.approval_expired",
-                     "approval " + id +
-                         " expired before it was decided; nothing was approved. "
-                         "Ask again to stage it anew.");
+                     "approval " + id + " expired before it was decided" +
+                         (settled && !settled->reason.empty() ? " (" + settled->reason + ")" : "") +
+                         "; nothing was approved. Ask again to stage it anew.");
   }
   store::ApprovalRecord next = *a;
   next.status = approve ? "approved" : "denied";
@@ -422,6 +424,31 @@ Result<store::ApprovalRecord> Authority::Decide(const std::string& id, const Act
     auto cur = Load(id);
     if (!cur) return cur.error();
     return already(*cur);
+  }
+  return next;
+}
+
+Result<store::ApprovalRecord> Authority::Expire(const std::string& id) {
+  auto a = Load(id);
+  if (!a) return a.error();
+  if (a->status != "pending" || a->expires_ms == 0 || Now() < a->expires_ms) return a;
+  store::ApprovalRecord next = *a;
+  next.status = "expired";
+  next.updated_ms = Now();
+  next.reason = a->expires_ms < a->created_ms + options_.approval_ttl_ms
+                    ? "the write grant that allowed it ended before a person decided"
+                    : "no person decided within " +
+                          std::to_string(options_.approval_ttl_ms / (24 * 3600 * 1000)) + " days";
+  Status s = store_.Batch([&]() -> Status {
+    if (Status w = store_.UpdateApproval(next, "pending"); !w) return w;
+    return Log("expire", id, Actor::System(),
+               {{"request", json::parse(a->request)},
+                {"reason", next.reason},
+                {"expiresMs", a->expires_ms}});
+  });
+  if (!s) {
+    if (s.error().code != "store.conflict") return s.error();
+    return Load(id);  // decided or expired meanwhile: the row as it is
   }
   return next;
 }

@@ -76,8 +76,9 @@ struct StageRequest {
 struct EffectReport {
   store::ApprovalRecord approval;
   std::optional<store::ReceiptRecord> receipt;
-  // pending | approved | denied | refused | executing | executed | verified | failed |
-  // outcome_unknown | not_executed
+  // pending | approved | denied | expired | refused | executing | executed | verified | failed |
+  // outcome_unknown | not_executed ("expired": no person decided before its expiry, or its
+  // write grant ended first; nothing ran, like a denial)
   std::string state;
   nlohmann::json ToJson() const;
   // What the model reads as the staging call's result.
@@ -120,6 +121,11 @@ class Authority {
                                         const std::string& digest = "");
   Result<store::ApprovalRecord> Deny(const std::string& approval_id, const Actor& by,
                                      const std::string& reason);
+  // Settles a pending approval whose expiry has passed: status "expired" (compare-and-set from
+  // pending), its reason saying why (it waited its whole time, or the write grant that allowed it
+  // ended first) and an Activity "expire" entry. Nothing runs, as for a denial. Returns the row as
+  // it now is: unchanged when it is not pending or not yet due.
+  Result<store::ApprovalRecord> Expire(const std::string& approval_id);
   // Runs an approved effect once (see the file comment).
   Result<EffectReport> Execute(const std::string& approval_id);
   Result<EffectReport> Reconcile(const std::string& approval_id);

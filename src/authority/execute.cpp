@@ -68,6 +68,7 @@ std::string_view TruthStateOf(const std::string& state) {
   if (state == "approved") return "approved";
   if (state == "refused") return "refused";
   if (state == "denied") return "denied";
+  if (state == "expired") return "expired";
   return "";
 }
 
@@ -119,6 +120,13 @@ std::string EffectReport::ModelText() const {
            (approval.reason.empty() ? "" : ": " + approval.reason) +
            ". Nothing ran. Do not retry it unless the user asks again.";
   }
+  if (state == "expired") {
+    return "expired (authority.approval_expired): approval " + approval.id + " (" + what +
+           ") expired before a person decided" +
+           (approval.reason.empty() ? "" : ": " + approval.reason) +
+           ". Nothing ran. Tell the user it expired and was not done; it runs only if staged again "
+           "and approved in time.";
+  }
   if (state == "verified") {
     return "verified: " + what + " ran once and a fresh read confirmed the effect" + rc + ".";
   }
@@ -158,6 +166,8 @@ Result<EffectReport> Authority::Report(const std::string& id) {
   if (!receipts) return receipts.error();
   if (!receipts->empty()) r.receipt = receipts->back();
   r.state = a->status;
+  // Past its expiry and still undecided: expired, whether or not anything has settled the row yet.
+  if (a->status == "pending" && a->expires_ms != 0 && Now() >= a->expires_ms) r.state = "expired";
   if (a->status == "executed" && r.receipt && r.receipt->verification == "verified") {
     r.state = "verified";
   }

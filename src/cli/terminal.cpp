@@ -64,6 +64,45 @@ std::string ArgsSummary(const nlohmann::ordered_json& input) {
   return out;
 }
 
+// What a connector result served of what its source held, when that is less than all of it or
+// when some of its reads failed: "5 of 30 rows, cut by the limit", "11 of 12 rows, 1 read failed:
+// get_item id 7". "" for a whole result (and for anything that is not a connector result).
+std::string ServedNote(const nlohmann::ordered_json& out) {
+  if (!out.is_object() || !out.contains("returned_rows") || !out.contains("total_rows")) return "";
+  const auto returned = out.value("returned_rows", int64_t{0});
+  const auto total = out.value("total_rows", int64_t{0});
+  const bool truncated = out.value("truncated", false);
+  const bool partial = out.value("status", "") == "partial";
+  if (!truncated && !partial && returned == total) return "";
+  std::string note = std::to_string(returned) + " of " + std::to_string(total) +
+                     (out.value("total_rows_exact", true) ? "" : "+") + " rows";
+  if (truncated) {
+    const std::string reason = out.value("truncated_reason", "");
+    note += reason == "limit"      ? ", cut by the limit"
+            : reason == "char_cap" ? ", cut at the result's size cap"
+                                   : ", the source stopped at its row cap";
+  }
+  if (partial) {
+    int64_t failed = 0;
+    std::string which;
+    for (const auto& entry : out.value("operation_ledger", nlohmann::ordered_json::array())) {
+      const auto& fan = entry.value("fan_out", nlohmann::ordered_json());
+      if (!fan.is_object()) continue;
+      failed += fan.value("failed", int64_t{0});
+      for (const auto& e : fan.value("errors", nlohmann::ordered_json::array())) {
+        if (which.size() > 60) break;
+        const auto& id = e.value("id", nlohmann::ordered_json());
+        which += (which.empty() ? ": " + e.value("operation", "") + " id " : ", ") +
+                 (id.is_string() ? id.get<std::string>() : id.dump());
+      }
+    }
+    note += failed > 0 ? ", " + std::to_string(failed) + (failed == 1 ? " read" : " reads") +
+                             " failed" + which
+                       : ", partial: the source failed part of the request";
+  }
+  return note;
+}
+
 std::string Shorten(const std::string& s, size_t n) {
   if (s.size() <= n) return s;
   size_t cut = n - 1;
@@ -318,7 +357,8 @@ void TerminalView::Legend() {
     if (f.contains("connector")) facts += " · " + f.value("connector", "");
     if (f.contains("dataState")) {
       facts += " · " + f.value("dataState", "");
-      if (f.contains("syncedAt") && f.value("dataState", "") != "live") {
+      const std::string state = f.value("dataState", "");
+      if (f.contains("syncedAt") && state != "live" && state != "local") {
         facts += ", synced " + Ago(f.value("syncedAt", int64_t{0}));
       }
     }
@@ -394,6 +434,7 @@ void TerminalView::Show(const harness::Event& event) {
       return;
     case EventKind::kToolOutputAvailable:
       calls_[e.id].ok = true;
+      calls_[e.id].served = ServedNote(e.value);
       return;
     case EventKind::kToolApprovalRequest: {
       Call& call = calls_[e.id];
@@ -421,6 +462,9 @@ void TerminalView::Show(const harness::Event& event) {
                Dim(". Nothing retries it: affordance reconcile " + id));
         } else if (state == "denied") {
           Line("    " + Dim("denied" + (reason.empty() ? "" : ": " + reason) + ". Nothing ran."));
+        } else if (state == "expired") {
+          Line("    " + Color("33", "expired before anyone decided") +
+               Dim((reason.empty() ? "" : ": " + reason) + ". Nothing ran."));
         }
       }
       return;
@@ -443,6 +487,7 @@ void TerminalView::Show(const harness::Event& event) {
       }
       std::string state = call.ok ? e.state : "";
       if (!e.data_state.empty()) state += " · " + e.data_state;
+      if (call.ok && !call.served.empty()) state += " · " + call.served;
       // The result's reference, as the legend and the prose's citations name it.
       const std::string ref = e.ref.empty() ? "" : " [" + e.ref + "]";
       std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");

@@ -82,6 +82,7 @@ class TerminalView {
     std::string error;
     std::string approval;  // a staged effect awaiting a decision
     std::string unrun;     // "cancelled" / "not_run": closed without running, not an error
+    std::string served;    // a connector read: what it served of what the source held
     bool shown = false;    // its line is printed already (a malformed or cut-off call)
     bool ok = false;
   };

@@ -279,12 +279,15 @@ std::string Cap(std::string line, size_t width) {
   return line;
 }
 
+// How long until an expiry, in the one rounding rule every door uses (the web's expiry() in
+// web/src/message.tsx says the same): whole seconds under 90 s, then minutes under 90 min, hours
+// under 36 h, else days, each rounded to the nearest (a half rounds up).
 std::string Ago(int64_t delta_ms) {
-  int64_t s = delta_ms / 1000;
+  const int64_t s = delta_ms / 1000;
   if (s < 90) return std::to_string(s) + " s";
-  if (s < 90 * 60) return std::to_string(s / 60) + " min";
-  if (s < 36 * 3600) return std::to_string(s / 3600) + " h";
-  return std::to_string(s / 86400) + " days";
+  if (s < 90 * 60) return std::to_string((s + 30) / 60) + " min";
+  if (s < 36 * 3600) return std::to_string((s + 1800) / 3600) + " h";
+  return std::to_string((s + 43200) / 86400) + " days";
 }
 
 std::string IsoOf(int64_t ms) {

@@ -176,7 +176,8 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
       }
       if (approval->status != "pending") {
         // A resend of the same decision (a retry after a dropped response) is not a conflict.
-        const bool same = d.approved ? approval->status != "denied" : approval->status == "denied";
+        const bool same = d.approved ? approval->status != "denied" && approval->status != "expired"
+                                     : approval->status == "denied";
         if (same) continue;
         return ErrorResponse(MakeError(
             ErrorKind::kConflict, "authority.already_decided",

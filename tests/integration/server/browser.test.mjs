@@ -29,6 +29,12 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
     // Every request the page makes is answered (issue 26: the favicon request was a 404).
     const missing = [];
     page.on('response', (r) => { if (r.status() >= 400) missing.push(`${r.status()} ${r.url()}`); });
+    // Every acknowledgement the page posts (issue 44: one per state change, never two).
+    const acks = [];
+    page.on('request', (r) => {
+      const m = /\/surfaces\/([^/]+)\/ack$/.exec(new URL(r.url()).pathname);
+      if (m && r.method() === 'POST') acks.push(`${decodeURIComponent(m[1])} ${JSON.parse(r.postData() ?? '{}').state}`);
+    });
     await page.goto(server.base + '/');
     await page.getByRole('button', { name: /New conversation/ }).first().click();
     const box = page.getByRole('textbox', { name: 'Message' });
@@ -54,7 +60,10 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
     await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
     const threadId = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('thread');
     const stored = (await server.json('GET', `/api/threads/${threadId}`)).body.messages[1];
+    const surfaceId = stored.parts.find((p) => p.type === 'data-surface').data.surfaceId;
     assert.equal(stored.parts.find((p) => p.type === 'data-surface').data.state, 'hydrated');
+    await page.waitForTimeout(500);  // anything a re-render would post late
+    assert.deepEqual(acks, [`${surfaceId} painted`, `${surfaceId} hydrated`], 'one acknowledgement per state');
     await page.screenshot({ path: join(shots, 'web-laptop.png') });
 
     // Reload mid-stream: the turn resumes from the server and is shown once.
@@ -208,8 +217,8 @@ test('replay: every end state reads the same in the web UI as at the command lin
 
 // A fresh server on `script` and a laptop-sized page on it; `body(page, server)` runs, then no page
 // error may have happened.
-async function withPage(script, body) {
-  const server = await startServer(binary, script);
+async function withPage(script, body, options = {}) {
+  const server = await startServer(binary, script, [], options);
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -232,6 +241,8 @@ test('replay: an Html canvas shows its data filled in, in a sandboxed frame, wit
     await frame.locator('li.ev').first().waitFor({ timeout: 30000 });
     const rows = await frame.locator('li.ev').allInnerTexts();
     assert.ok(rows.includes('Team standup') && rows.includes('Design review'), rows.join(' | '));
+    // Issue 44: {{events.rows.length}} is the number of rows, never an empty string.
+    assert.equal(await frame.locator('p.count').innerText(), `${rows.length} events`);
     const markup = await frame.locator('main').innerHTML();
     assert.doesNotMatch(markup, /\{\{/, 'no placeholder is left');
     assert.equal(await page.locator('.ou-html iframe').getAttribute('sandbox'), '', 'no script, no same origin');
@@ -341,6 +352,100 @@ test('replay: bidi overrides and invisible characters show visibly on the card a
     assert.doesNotMatch(summary + fields, /[\u0080-\u009f\u200b\u202a-\u202e\u2066-\u2069]/);
     const title = await page.locator('.sidebar .thread-title').first().innerText();
     assert.match(title, /Add Budget sync ⟨U\+202E⟩gnp\.exe⟨U\+2066⟩ please/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
+
+// Issues 42 and 44 in the web: a local SQLite source is badged local (never "empty"); a fan-out
+// with one failed detail read is badged partial and names the failed id, the claim citing it is
+// unresolved and the weakest evidence is partial; a limited list says how long it is.
+test('replay: a local source, a partial fan-out and a limited list read as they are', async () => {
+  process.env.FIXTURE_PP_FAIL_IDS = '7';
+  try {
+    await withPage('partial.json', async (page, server) => {
+      await ask(page, server, 'My notes and items?');
+      await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
+      for (const reloaded of [false, true]) {
+        if (reloaded) {
+          await page.reload();
+          await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
+        }
+        const tools = page.locator('[data-tool="RunConnectorCommand"]');
+        assert.equal(await tools.count(), 3);
+        assert.deepEqual(await tools.nth(0).locator('.badge').allInnerTexts(), ['executed', 'local']);
+        assert.deepEqual(await tools.nth(1).locator('.badge').allInnerTexts(), ['executed', 'partial']);
+        assert.equal(await tools.nth(0).locator('.tool-served').count(), 0, 'a whole read needs no note');
+        assert.equal(await tools.nth(1).locator('.tool-served').innerText(), '11 of 12 rows, 1 read failed: get_item id 7');
+        assert.equal(await tools.nth(2).locator('.tool-served').innerText(), '5 of 12 rows, cut by the limit');
+        const local = page.locator('.cite[data-ref="r1"]').first();
+        assert.equal(await local.getAttribute('data-class'), 'source');
+        assert.match(await local.getAttribute('title'), /notes · local · 2 rows/);
+        const partial = page.locator('.cite[data-ref="r2"]').first();
+        assert.equal(await partial.getAttribute('data-class'), 'unresolved');
+        assert.match(await partial.getAttribute('title'), /the read is partial/);
+        const footer = await page.locator('.turn-footer').last().innerText();
+        assert.match(footer, /weakest evidence\s+partial/);
+        assert.match(footer, /1 source/);
+        assert.match(footer, /1 unresolved/);
+        assert.doesNotMatch(await page.locator('.message.assistant').last().innerText(), /\bempty\b/);
+      }
+      await page.screenshot({ path: join(shots, 'web-partial.png') });
+    }, { newcomer: true });
+  } finally {
+    delete process.env.FIXTURE_PP_FAIL_IDS;
+  }
+});
+
+// Issue 42: a staged write whose write grant ends before anyone decides reads expired in the web
+// (no Approve / Deny once it is due), and the next turn tells the model it expired: the call's
+// result, its badge and the claim citing it say so, and nothing ran.
+test('replay: a write whose grant ends before anyone decides reads expired, and the model is told', async () => {
+  const server = await startServer(binary, 'write.json', [], { writable: true, writeExpiresIn: 15 });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    const before = server.calendar();
+    await ask(page, server, 'Put a budget sync on Thursday at 15:00.');
+    const write = page.locator('[data-tool="invoke_mutation"]').first();
+    await write.getByRole('button', { name: 'Approve' }).waitFor({ timeout: 30000 });
+    const threadId = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('thread');
+    const staged = (await server.json('GET', `/api/threads/${threadId}`)).body.messages[1];
+    const expiresMs = staged.parts.find((p) => p.type === 'data-approval').data.expiresMs;
+    assert.ok(expiresMs - Date.now() < 16000, 'the approval ends with its grant');
+    await page.waitForTimeout(Math.max(0, expiresMs - Date.now()) + 500);
+    await page.reload();
+    await write.locator('[data-expired]').waitFor({ timeout: 30000 });
+    assert.equal(await write.getByRole('button', { name: 'Approve' }).count(), 0, 'nothing left to decide');
+    assert.match(await write.innerText(), /expired/);
+
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Is it in?');
+    await box.press('Enter');
+    await page.getByText(/request expired before anyone decided, so nothing ran/).waitFor({ timeout: 30000 });
+    await page.locator('.turn-footer').nth(1).waitFor({ timeout: 30000 });
+    for (const reloaded of [false, true]) {
+      if (reloaded) {
+        await page.reload();
+        await page.locator('.turn-footer').nth(1).waitFor({ timeout: 30000 });
+      }
+      const card = page.locator('[data-tool="invoke_mutation"]').first();
+      await card.locator('[data-expired]').waitFor({ timeout: 30000 });
+      if (reloaded) {
+        // The stored call now holds what happened: truth expired, and why.
+        await card.locator('.badge', { hasText: 'expired' }).waitFor({ timeout: 30000 });
+        assert.match(await card.locator('[data-expired]').innerText(), /write grant that allowed it ended/);
+      }
+      const chip = page.locator('.message.assistant').last().locator('.cite[data-ref="r3"]').first();
+      assert.equal(await chip.getAttribute('data-class'), 'unresolved');
+      assert.match(await chip.getAttribute('title'), /expired before a person decided/);
+    }
+    assert.equal(server.calendar(), before, 'nothing ran');
+    await page.screenshot({ path: join(shots, 'web-expired.png') });
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

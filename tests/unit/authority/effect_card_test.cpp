@@ -96,6 +96,33 @@ TEST(EffectCard, ACreateNamesWhatWhereAndEachFieldInThePersonsZone) {
   EXPECT_THAT(text, HasSubstr("(in 7 days)"));
 }
 
+// Issue 42: one rounding rule for the time left, the web's too
+// (tests/unit/server/web_until.test.mjs checks this same table against web/src/until.ts). A card
+// read a few seconds after staging says
+// "(in 7 days)" at every door, not "(in 6 days)" here and "(in 7 days)" there.
+TEST(EffectCard, OneRoundingRuleForTheTimeLeft) {
+  constexpr int64_t H = 3600 * 1000, D = 24 * H;
+  const json effect = {{"summary", "Create event"}, {"target", "Team calendar"}};
+  const std::vector<std::pair<int64_t, std::string>> table = {{5000, "5 s"},
+                                                              {89999, "89 s"},
+                                                              {90000, "2 min"},
+                                                              {29 * 60000 + 29999, "29 min"},
+                                                              {29 * 60000 + 30000, "30 min"},
+                                                              {90 * 60000, "2 h"},
+                                                              {5 * H + 29 * 60000, "5 h"},
+                                                              {5 * H + 30 * 60000, "6 h"},
+                                                              {36 * H - 1000, "36 h"},
+                                                              {36 * H, "2 days"},
+                                                              {7 * D - 5000, "7 days"},
+                                                              {7 * D - 13 * H, "6 days"},
+                                                              {6 * D + 12 * H, "7 days"}};
+  const int64_t now = 1795780800000;
+  for (const auto& [left, words] : table) {
+    std::string text = Joined(connect::EffectLines(effect, now + left, now));
+    EXPECT_THAT(text, HasSubstr("(in " + words + ")")) << left;
+  }
+}
+
 TEST(EffectCard, ADeleteShowsTheEventAsAFreshReadFindsItNow) {
   World w;
   w.GrantWrite("calendar");
