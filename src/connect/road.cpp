@@ -243,6 +243,10 @@ Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorComman
   }
   result.mirror_snapshot = exec->snapshot;
   if (auto s = BoundRows(result, limit, options_.max_chars); !s) return s.error();
+  if (exec->clipped && !result.truncated) {
+    result.truncated = true;
+    result.truncated_reason = "char_cap";  // a field was cut to fit (its row says which)
+  }
   if (exec->source_truncated && !result.truncated) {
     result.truncated = true;
     result.truncated_reason = "source_row_cap";
