@@ -78,7 +78,11 @@ Result<ConnectorRoad::Execution> ConnectorRoad::Execute(const ConnectorManifest&
   ex.ledger = std::move(first.ledger);
   ex.contracts = std::move(first.contracts);
   ex.clipped = first.clipped;
-  if (m.source.kind == SourceKind::kPrintedCli || m.source.kind == SourceKind::kMcp) {
+  if (m.source.kind == SourceKind::kMcp && !first.snapshot.serving_decision.empty()) {
+    ex.snapshot.serving_decision = first.snapshot.serving_decision;
+  }
+  if (m.source.kind == SourceKind::kPrintedCli ||
+      (m.source.kind == SourceKind::kMcp && op.kind != OperationKind::kSql)) {
     ex.snapshot.freshness = first.snapshot.freshness;
   } else {
     ex.snapshot.freshness = ReadFreshness(m);
@@ -106,8 +110,8 @@ Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManif
   entry.command = op.name;
   entry.args = args;
   std::vector<std::string> columns;
-  if (m.source.kind == SourceKind::kMcp) {
-    auto read = McpRead(m, op, args);
+  if (m.source.kind == SourceKind::kMcp && op.kind != OperationKind::kSql) {
+    auto read = McpRead(m, op, args, mode);
     if (!read) return read.error();
     ex = std::move(read.value());
     if (static_cast<int64_t>(ex.rows.size()) > max_rows) {
@@ -115,8 +119,8 @@ Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManif
       ex.source_truncated = true;
     }
     columns = std::move(ex.ledger.front().served_fields);
+    entry.source = ex.ledger.front().source;
     ex.ledger.clear();
-    entry.source = "live";
   } else if (m.source.kind == SourceKind::kPrintedCli) {
     SourceMode cli_mode =
         (mode == SourceMode::kAuto && Syncing(m.slug)) ? SourceMode::kLocal : mode;

@@ -150,10 +150,14 @@ class ConnectorRoad {
   std::string CredentialState(const ConnectorManifest& m) const;
   Result<SyncReport> SyncNow(const ConnectorManifest& m, const ProgressFn& progress);
   int64_t Now() const;
-  // MCP (mcp_source.cpp): reads the catalog of `m` once (see manifests()).
+  // MCP (mcp_source.cpp): reads the catalog of `m` once (see manifests()); a sync re-reads
+  // every mirrored read live and returns the rows written.
+  Result<int64_t> SyncMcp(const ConnectorManifest& m, const ProgressFn& progress);
   void EnsureCatalog(const ConnectorManifest& m) const;
+  // Serves an MCP read by `mode` (mirror-first for local/auto, see docs/CONNECTORS.md); a live
+  // read is mirrored when the connector has the local or auto mode.
   Result<Execution> McpRead(const ConnectorManifest& m, const Operation& op,
-                            const nlohmann::json& args);
+                            const nlohmann::json& args, SourceMode mode);
 
   std::vector<ConnectorManifest> manifests_;
   RoadOptions options_;

@@ -64,6 +64,12 @@ int64_t ConnectorRoad::Now() const {
 
 Result<SyncReport> ConnectorRoad::SyncNow(const ConnectorManifest& m, const ProgressFn& progress) {
   SyncReport report{m.slug, 0, Now(), ToString(m.source.kind)};
+  if (m.source.kind == SourceKind::kMcp) {
+    auto synced = SyncMcp(m, progress);
+    if (!synced) return synced.error();
+    report.rows = *synced;
+    return report;
+  }
   if (m.source.kind == SourceKind::kIcs) {
     auto rows = SyncCalendar(m, MirrorPath(m), report.synced_at, progress);
     if (!rows) return rows.error();
@@ -90,10 +96,13 @@ Error NothingToSync(const ConnectorManifest& m) {
                    m.source.kind == SourceKind::kSqlite
                        ? "\"" + m.slug + "\" is a local SQLite database; it is its own mirror"
                    : m.source.kind == SourceKind::kMcp
-                       ? "\"" + m.slug + "\" is an MCP server; its reads are live"
+                       ? "\"" + m.slug + "\" is an MCP server read live only (no local or auto mode)"
                        : "the connector CLI of \"" + m.slug + "\" has no sync verb");
 }
 bool Syncable(const ConnectorManifest& m) {
+  if (m.source.kind == SourceKind::kMcp) {
+    return m.Supports(SourceMode::kLocal) || m.Supports(SourceMode::kAuto);
+  }
   return m.source.kind == SourceKind::kIcs ||
          (m.source.kind == SourceKind::kPrintedCli && m.HasVerb("sync"));
 }

@@ -362,3 +362,113 @@ TEST(McpHostile, ControlTokensInAResultStayText) {
 
 }  // namespace
 }  // namespace affordance::connect::testing
+
+namespace affordance::connect::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+size_t CallsOf(const std::string& dir, const std::string& tool) {
+  std::ifstream in(dir + "/calls.txt");
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    n += line.find("\"name\":\"" + tool + "\"") != std::string::npos;
+  }
+  return n;
+}
+
+struct Mirrored {
+  TempDir dir;
+  int64_t clock = kNow;
+  std::unique_ptr<ConnectorRoad> road;
+  Mirrored() {
+    json m = HostileManifest("ok", dir.path());
+    m["modes"] = {"live", "local", "auto"};
+    m["sync"] = {{"max_age_s", 60}};
+    road = std::make_unique<ConnectorRoad>(std::vector<ConnectorManifest>{Parsed(m)},
+                                           TestOptions(dir, &clock));
+  }
+  Result<ConnectorResult> Echo(const std::string& text, SourceMode mode) {
+    ConnectorCommand cmd;
+    cmd.connector = "hostile";
+    cmd.request = {{"operation", "echo"}, {"args", {{"text", text}}}};
+    cmd.mode = mode;
+    return road->RunConnectorCommand(cmd);
+  }
+  Result<ConnectorResult> Sql(const std::string& query) {
+    ConnectorCommand cmd;
+    cmd.connector = "hostile";
+    cmd.request = {{"operation", "sql"}, {"args", {{"query", query}}}};
+    cmd.mode = SourceMode::kLocal;
+    return road->RunConnectorCommand(cmd);
+  }
+};
+
+TEST(McpMirror, LocalServesOnlyWhatALiveReadKeptWithItsAge) {
+  Mirrored w;
+  auto empty = w.Echo("hello", SourceMode::kLocal);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().code, "connect.mirror_empty");
+  auto live = w.Echo("hello", SourceMode::kLive);
+  ASSERT_TRUE(live.ok()) << live.error().ToString();
+  EXPECT_EQ(live->mirror_snapshot.serving_decision, "live");
+  EXPECT_EQ(live->operation_ledger[0].source, "live");
+  w.clock += 30;
+  auto local = w.Echo("hello", SourceMode::kLocal);
+  ASSERT_TRUE(local.ok()) << local.error().ToString();
+  EXPECT_EQ(local->rows, live->rows);
+  EXPECT_EQ(local->operation_ledger[0].source, "mirror");
+  EXPECT_EQ(local->mirror_snapshot.serving_decision, "mirror");
+  EXPECT_EQ(local->mirror_snapshot.freshness.state, "mirrored");
+  EXPECT_EQ(local->mirror_snapshot.freshness.age_s, 30);
+  EXPECT_EQ(CallsOf(w.dir.path(), "echo"), 1u) << "the local read never asked the server";
+  // Other arguments are another read: not mirrored.
+  EXPECT_EQ(w.Echo("other", SourceMode::kLocal).error().code, "connect.mirror_empty");
+}
+
+TEST(McpMirror, AutoServesAStaleReadAtOnceWhileItIsRefreshed) {
+  Mirrored w;
+  ASSERT_TRUE(w.Echo("hello", SourceMode::kAuto).ok());  // nothing mirrored: read live
+  EXPECT_EQ(CallsOf(w.dir.path(), "echo"), 1u);
+  auto fresh = w.Echo("hello", SourceMode::kAuto);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(fresh->mirror_snapshot.serving_decision, "mirror");
+  EXPECT_EQ(CallsOf(w.dir.path(), "echo"), 1u);
+  w.clock += 3600;
+  auto stale = w.Echo("hello", SourceMode::kAuto);
+  ASSERT_TRUE(stale.ok()) << stale.error().ToString();
+  EXPECT_EQ(stale->mirror_snapshot.serving_decision, "mirror_first_while_syncing");
+  EXPECT_EQ(stale->mirror_snapshot.freshness.state, "syncing");
+  w.road->WaitForSyncs();
+  EXPECT_EQ(CallsOf(w.dir.path(), "echo"), 2u) << "the background refresh read it live";
+  auto after = w.Echo("hello", SourceMode::kLocal);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->mirror_snapshot.freshness.age_s, 0);
+  // `connector sync` re-reads every mirrored read.
+  auto sync = w.road->Sync("hostile");
+  ASSERT_TRUE(sync.ok()) << sync.error().ToString();
+  EXPECT_EQ(sync->rows, 1);
+  EXPECT_EQ(CallsOf(w.dir.path(), "echo"), 3u);
+}
+
+TEST(McpMirror, SqlRunsSelectOnlyOverTheMirroredTables) {
+  Mirrored w;
+  ASSERT_TRUE(w.Echo("alpha", SourceMode::kLive).ok());
+  ASSERT_TRUE(w.Echo("beta", SourceMode::kLive).ok());
+  auto rows = w.Sql(
+      "SELECT json_extract(row, '$.text') AS text FROM mcp_rows WHERE operation = 'echo' "
+      "ORDER BY text");
+  ASSERT_TRUE(rows.ok()) << rows.error().ToString();
+  ASSERT_EQ(rows->rows.size(), 2u);
+  EXPECT_EQ(rows->rows[0]["text"], "alpha");
+  EXPECT_EQ(rows->rows[1]["text"], "beta");
+  auto write = w.Sql("DELETE FROM mcp_rows");
+  ASSERT_FALSE(write.ok());
+  EXPECT_THAT(write.error().code, HasSubstr("connect.sql"));
+  EXPECT_EQ(w.Sql("SELECT count(*) AS n FROM mcp_rows")->rows[0]["n"], 2);
+  EXPECT_FALSE(w.road->Find("hostile")->mirror_tables.empty());
+}
+
+}  // namespace
+}  // namespace affordance::connect::testing
