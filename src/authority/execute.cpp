@@ -4,7 +4,7 @@
 //   1. approved -> executing, idempotency key + receipt "dispatching": one transaction, BEFORE
 //      anything is sent (a crash after this point can never lead to a second dispatch: the row
 //      is no longer "approved", and nothing moves it back)
-//   2. dispatch once (connect::RunMutation)
+//   2. dispatch once (ConnectorRoad::Mutate)
 //   3. receipt + status: executed | failed | outcome_unknown (never a retry)
 //   4. verify by a fresh read (executed only)
 #include "authority/authority.h"
@@ -318,7 +318,7 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   if (options_.probe) options_.probe("claimed");
 
   // 2. Dispatch once.
-  connect::MutationOutcome out = connect::RunMutation(*m, *op, a.args, claimed.idempotency_key);
+  connect::MutationOutcome out = road_->Mutate(*m, *op, a.args, claimed.idempotency_key);
   if (options_.probe) options_.probe("dispatched");
 
   // 3. The receipt says what happened.

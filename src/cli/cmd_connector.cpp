@@ -56,10 +56,22 @@ int RunList(const Options& o) {
   for (const auto& m : (*road)->manifests()) {
     json ops = json::array();
     for (const auto& op : m.operations) {
-      ops.push_back({{"name", op.name},
-                     {"kind", ToString(op.kind)},
-                     {"description", op.description},
-                     {"risk", ToString(op.risk)}});
+      json entry = {{"name", op.name},
+                    {"kind", ToString(op.kind)},
+                    {"description", op.description},
+                    {"risk", ToString(op.risk)},
+                    {"risk_source", op.risk_source.empty() ? "manifest" : op.risk_source}};
+      if (m.source.kind == SourceKind::kMcp) {
+        // The server's words (description, schema) are shown as what they are: untrusted.
+        entry["trust"] = "untrusted";
+        if (!op.mcp_tool.empty()) entry["tool"] = op.mcp_tool;
+        entry["args_schema"] = op.args_schema;
+        entry["input_schema"] = op.documented_schema;
+        entry["unvalidated"] = op.unvalidated;
+        if (!op.output_schema.is_null()) entry["output_schema"] = op.output_schema;
+        if (!op.verify_operation.empty()) entry["verify"] = op.verify_operation;
+      }
+      ops.push_back(std::move(entry));
     }
     json modes = json::array();
     for (auto mode : m.modes) modes.push_back(ToString(mode));
@@ -74,6 +86,7 @@ int RunList(const Options& o) {
                    {"credential_state", snap->credential_state},
                    {"manifest", m.file},
                    {"mirror", (*road)->MirrorPath(m)}});
+    if (m.source.kind == SourceKind::kMcp) out.back()["mcp"] = (*road)->McpStatus(m.slug);
   }
   if (o.json) {
     Print({{"connectors", out}});

@@ -81,6 +81,9 @@ std::string SourceName(const ConnectorManifest& m) {
       return fs::path(m.source.path).filename().string();
     case SourceKind::kPrintedCli:
       return fs::path(m.source.command).filename().string();
+    case SourceKind::kMcp:
+      return m.source.url.empty() ? "MCP server " + fs::path(m.source.command).filename().string()
+                                  : "MCP server " + m.source.url;
   }
   return "";
 }

@@ -77,7 +77,12 @@ Result<ConnectorRoad::Execution> ConnectorRoad::Execute(const ConnectorManifest&
   ex.partial = first.partial;
   ex.ledger = std::move(first.ledger);
   ex.contracts = std::move(first.contracts);
-  if (m.source.kind == SourceKind::kPrintedCli) {
+  ex.clipped = first.clipped;
+  if (m.source.kind == SourceKind::kMcp && !first.snapshot.serving_decision.empty()) {
+    ex.snapshot.serving_decision = first.snapshot.serving_decision;
+  }
+  if (m.source.kind == SourceKind::kPrintedCli ||
+      (m.source.kind == SourceKind::kMcp && op.kind != OperationKind::kSql)) {
     ex.snapshot.freshness = first.snapshot.freshness;
   } else {
     ex.snapshot.freshness = ReadFreshness(m);
@@ -105,7 +110,18 @@ Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManif
   entry.command = op.name;
   entry.args = args;
   std::vector<std::string> columns;
-  if (m.source.kind == SourceKind::kPrintedCli) {
+  if (m.source.kind == SourceKind::kMcp && op.kind != OperationKind::kSql) {
+    auto read = McpRead(m, op, args, mode);
+    if (!read) return read.error();
+    ex = std::move(read.value());
+    if (static_cast<int64_t>(ex.rows.size()) > max_rows) {
+      ex.rows.resize(static_cast<size_t>(max_rows));
+      ex.source_truncated = true;
+    }
+    columns = std::move(ex.ledger.front().served_fields);
+    entry.source = ex.ledger.front().source;
+    ex.ledger.clear();
+  } else if (m.source.kind == SourceKind::kPrintedCli) {
     SourceMode cli_mode =
         (mode == SourceMode::kAuto && Syncing(m.slug)) ? SourceMode::kLocal : mode;
     Result<CliReply> reply = MakeError("connect.cli_failed", "not run");
@@ -292,6 +308,8 @@ Result<std::string> ConnectorRoad::Serve(const ConnectorManifest& m, SourceMode 
     case SourceKind::kPrintedCli:
       if (mode == SourceMode::kAuto && Syncing(m.slug)) return std::string(kMirrorFirst);
       return "cli_" + ToString(mode);
+    case SourceKind::kMcp:
+      return std::string("live");
     case SourceKind::kIcs:
       break;
   }

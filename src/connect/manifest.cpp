@@ -219,8 +219,49 @@ SourceSpec ParseSource(const json& j, const std::string& ptr, const std::string&
   s.kind = Enum<SourceKind>(String(j, "kind", ptr, true), ptr + "/kind",
                             {{"sqlite", SourceKind::kSqlite},
                              {"printed_cli", SourceKind::kPrintedCli},
-                             {"ics", SourceKind::kIcs}});
+                             {"ics", SourceKind::kIcs},
+                             {"mcp", SourceKind::kMcp}});
   switch (s.kind) {
+    case SourceKind::kMcp: {
+      OnlyKeys(j, ptr,
+               {"kind", "command", "args", "env", "cwd", "url", "bearer_env", "timeout_ms",
+                "init_timeout_ms", "max_message_bytes", "stderr_log_bytes"});
+      s.command = String(j, "command", ptr, false);
+      s.url = String(j, "url", ptr, false);
+      if (s.command.empty() == s.url.empty()) {
+        Fail(ptr, "an MCP source needs exactly one of \"command\" (stdio) or \"url\" (HTTP)");
+      }
+      if (!s.url.empty() && s.url.rfind("http://", 0) != 0 && s.url.rfind("https://", 0) != 0) {
+        Fail(ptr + "/url", "must be an http:// or https:// URL");
+      }
+      if (s.command.find('/') != std::string::npos) s.command = Resolve(base, s.command);
+      s.args = Strings(j, "args", ptr);
+      if (j.contains("env")) {
+        const json& env = j["env"];
+        if (!env.is_object()) Fail(ptr + "/env", "must be an object of strings");
+        for (const auto& [name, value] : env.items()) {
+          if (!value.is_string()) Fail(ptr + "/env/" + name, "must be a string");
+          if (name.empty() || name.find('=') != std::string::npos) {
+            Fail(ptr + "/env/" + name, "is not a variable name");
+          }
+          s.env.emplace_back(name, value.get<std::string>());
+        }
+      }
+      if (!s.url.empty() && (!s.args.empty() || !s.env.empty() || j.contains("cwd"))) {
+        Fail(ptr, "args, env and cwd belong to a stdio MCP source (\"command\")");
+      }
+      s.cwd = Resolve(base, String(j, "cwd", ptr, false, base.empty() ? "" : "."));
+      s.bearer_env = String(j, "bearer_env", ptr, false);
+      if (!s.bearer_env.empty() && s.url.empty()) {
+        Fail(ptr + "/bearer_env", "a bearer token belongs to an HTTP MCP source (\"url\")");
+      }
+      s.timeout_ms = Integer(j, "timeout_ms", ptr, 30000, 1, 3600000);
+      s.init_timeout_ms = Integer(j, "init_timeout_ms", ptr, 10000, 1, 3600000);
+      s.max_message_bytes = Integer(j, "max_message_bytes", ptr, 16 << 20, 1024, int64_t{1} << 30);
+      s.stderr_log_bytes = Integer(j, "stderr_log_bytes", ptr, 64 << 10, 0, 64 << 20);
+      s.max_parallel = 4;
+      break;
+    }
     case SourceKind::kSqlite:
       OnlyKeys(j, ptr, {"kind", "path", "max_parallel"});
       s.path = Resolve(base, String(j, "path", ptr, true));
@@ -282,6 +323,51 @@ std::vector<MirrorTable> ParseMirror(const json& j, const std::string& ptr) {
   return tables;
 }
 
+// An MCP manifest's operations entry: a refinement of one of the server's tools. The catalog
+// itself comes from tools/list (mcp_catalog.cpp applies these to it).
+McpToolOverride ParseMcpOverride(const json& j, const std::string& ptr) {
+  if (!j.is_object()) Fail(ptr, "must be an object");
+  OnlyKeys(j, ptr,
+           {"tool", "name", "risk", "description", "served_fields", "handle", "verify", "summary",
+            "before"});
+  McpToolOverride o;
+  o.tool = String(j, "tool", ptr, true);
+  o.name = String(j, "name", ptr, false);
+  if (!o.name.empty() && !IsName(o.name, false)) {
+    Fail(ptr + "/name", "must match [a-z][a-z0-9_]* (64 bytes max)");
+  }
+  if (j.contains("risk")) {
+    o.risk = Enum<Risk>(
+        String(j, "risk", ptr, true), ptr + "/risk",
+        {{"read", Risk::kRead}, {"write", Risk::kWrite}, {"destructive", Risk::kDestructive}});
+  }
+  o.description = String(j, "description", ptr, false);
+  o.extras.served_fields = Strings(j, "served_fields", ptr);
+  o.extras.handle = String(j, "handle", ptr, false);
+  if (j.contains("verify")) {
+    const json& v = j["verify"];
+    if (!v.is_object()) Fail(ptr + "/verify", "must be an object");
+    OnlyKeys(v, ptr + "/verify", {"operation", "args", "expect", "absent"});
+    o.extras.verify_operation = String(v, "operation", ptr + "/verify", true);
+    o.extras.verify_args = v.value("args", json::object());
+    o.extras.verify_expect = v.value("expect", json::object());
+    o.extras.verify_absent = v.value("absent", false);
+    if (!o.extras.verify_args.is_object() || !o.extras.verify_expect.is_object()) {
+      Fail(ptr + "/verify", "args and expect must be objects");
+    }
+  }
+  o.extras.summary = String(j, "summary", ptr, false);
+  if (j.contains("before")) {
+    const json& b = j["before"];
+    if (!b.is_object()) Fail(ptr + "/before", "must be an object");
+    OnlyKeys(b, ptr + "/before", {"operation", "args"});
+    o.extras.before_operation = String(b, "operation", ptr + "/before", true);
+    o.extras.before_args = b.value("args", json::object());
+    if (!o.extras.before_args.is_object()) Fail(ptr + "/before/args", "must be an object");
+  }
+  return o;
+}
+
 ConnectorManifest Parse(const json& j, const std::string& file) {
   if (!j.is_object()) Fail("", "a manifest must be a JSON object");
   OnlyKeys(j, "",
@@ -307,6 +393,9 @@ ConnectorManifest Parse(const json& j, const std::string& file) {
       (m.Supports(SourceMode::kLive) || m.Supports(SourceMode::kAuto))) {
     Fail("/modes", "a local SQLite database has only the \"local\" mode");
   }
+  if (m.source.kind == SourceKind::kMcp && !m.Supports(SourceMode::kLive)) {
+    Fail("/modes", "an MCP server is read live: its modes must include \"live\"");
+  }
   if (j.contains("credentials")) {
     const json& c = Object(j, "credentials", "");
     OnlyKeys(c, "/credentials", {"env"});
@@ -319,6 +408,19 @@ ConnectorManifest Parse(const json& j, const std::string& file) {
     m.sync.max_age_s = Integer(s, "max_age_s", "/sync", 3600, 0, int64_t{1} << 40);
     m.sync.past_days = Integer(s, "past_days", "/sync", 30, 0, 36600);
     m.sync.future_days = Integer(s, "future_days", "/sync", 365, 0, 36600);
+  }
+  if (m.source.kind == SourceKind::kMcp) {
+    // The catalog comes from the server; the manifest may only refine its tools.
+    std::set<std::string> tools;
+    const json& ops = j.value("operations", json::array());
+    if (!ops.is_array()) Fail("/operations", "must be an array");
+    for (size_t i = 0; i < ops.size(); ++i) {
+      std::string at = "/operations/" + std::to_string(i);
+      McpToolOverride o = ParseMcpOverride(ops[i], at);
+      if (!tools.insert(o.tool).second) Fail(at + "/tool", "\"" + o.tool + "\" is listed twice");
+      m.mcp_overrides.push_back(std::move(o));
+    }
+    return m;
   }
   if (!j.contains("operations") || !j["operations"].is_array() || j["operations"].empty()) {
     Fail("/operations", "must be a non-empty array");
@@ -389,6 +491,8 @@ std::string ToString(SourceKind kind) {
       return "printed_cli";
     case SourceKind::kIcs:
       return "ics";
+    case SourceKind::kMcp:
+      return "mcp";
   }
   return "?";
 }

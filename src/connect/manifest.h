@@ -19,7 +19,7 @@
 namespace affordance::connect {
 
 enum class SourceMode { kLive, kLocal, kAuto };
-enum class SourceKind { kSqlite, kPrintedCli, kIcs };
+enum class SourceKind { kSqlite, kPrintedCli, kIcs, kMcp };
 enum class OperationKind { kList, kDetail, kSearch, kSql, kMutation };
 enum class Risk { kRead, kWrite, kDestructive };
 
@@ -73,6 +73,28 @@ struct Operation {
   std::string summary;
   std::string before_operation;
   nlohmann::json before_args = nlohmann::json::object();
+
+  // MCP sources (connect/mcp.h): the server's tool name (or the resource method) this operation
+  // calls, where its risk came from ("annotations", "manifest" or "default": no annotation says
+  // read), the server's whole inputSchema (kept as documentation: `args_schema` is the validated
+  // subset of it) and the JSON pointers of keywords in it that are not validated, and the
+  // tool's outputSchema (null when it declares none).
+  std::string mcp_tool;
+  std::string mcp_method;  // "tools/call" | "resources/list" | "resources/read"
+  std::string risk_source;
+  nlohmann::json documented_schema;
+  std::vector<std::string> unvalidated;
+  nlohmann::json output_schema;
+};
+
+// What an MCP manifest may say about one of the server's tools (its `operations` entries): only
+// make it stricter (risk), name what it serves, how a write is verified and described.
+struct McpToolOverride {
+  std::string tool;  // the server's tool name
+  std::string name;  // the operation name ("" = derived from the tool name)
+  std::optional<Risk> risk;
+  std::string description;
+  Operation extras;  // served_fields, handle, verify_*, summary, before_*
 };
 
 struct MirrorColumn {
@@ -109,6 +131,20 @@ struct SourceSpec {
   // time) and 1 for mirror sources (an indexed read takes microseconds; threads only add
   // contention: 0.44x). See docs/BENCHMARKS.md `## connect`.
   int max_parallel = 8;
+
+  // MCP (kind "mcp"): stdio (`command` + `args`, `env` whose values may name our environment
+  // variables as ${NAME}, `cwd`, default the manifest's folder) or Streamable HTTP (`url`, a
+  // bearer token read from the environment variable `bearer_env`). `timeout_ms` bounds every
+  // request, `init_timeout_ms` the start and initialize; a message over `max_message_bytes` ends
+  // the session; the server's stderr is kept in a log of at most `stderr_log_bytes`.
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string cwd;
+  std::string url;
+  std::string bearer_env;
+  int64_t init_timeout_ms = 10000;
+  int64_t max_message_bytes = 16 << 20;
+  int64_t stderr_log_bytes = 64 << 10;
 };
 
 struct ConnectorManifest {
@@ -122,6 +158,8 @@ struct ConnectorManifest {
   std::vector<MirrorTable> mirror_tables;
   SyncPolicy sync;
   std::vector<Operation> operations;
+  // MCP: the manifest's refinements of the server's tools, applied when the catalog is read.
+  std::vector<McpToolOverride> mcp_overrides;
 
   const Operation* FindOperation(const std::string& name) const;
   bool Supports(SourceMode mode) const;

@@ -150,8 +150,10 @@ MutationOutcome RunMutation(const ConnectorManifest& m, const Operation& op, con
       o.response = std::move(*written);
       return o;
     }
+    case SourceKind::kMcp:
+      break;  // through its session: ConnectorRoad::Mutate
   }
-  return Failed(MakeError("connect.write_failed", "unknown source kind"));
+  return Failed(MakeError("connect.write_failed", "this source's writes go through its road"));
 }
 
 Status CheckMutationArgs(const ConnectorManifest& m, const Operation& op, const json& args) {

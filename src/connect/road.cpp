@@ -252,6 +252,10 @@ Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorComman
       result.truncated_reason = "limit";
     }
   }
+  if (exec->clipped && !result.truncated) {
+    result.truncated = true;
+    result.truncated_reason = "char_cap";  // a field was cut to fit (its row says which)
+  }
   if (exec->source_truncated && !result.truncated) {
     result.truncated = true;
     result.truncated_reason = "source_row_cap";

@@ -30,6 +30,7 @@
 #include "connect/chooser.h"
 #include "connect/manifest.h"
 #include "connect/mirror.h"
+#include "connect/mutate.h"
 #include "connect/result.h"
 #include "connect/sql_guard.h"
 
@@ -55,6 +56,9 @@ struct RoadOptions {
   int64_t default_limit = 50;
   int64_t max_limit = 500;
   size_t max_chars = kResultCharCap;
+  // MCP sources: the first wait before a failed server is started again (doubling per failure in
+  // a row, at most 30 s).
+  int64_t mcp_backoff_ms = 500;
 };
 
 // The resident tool's input: {connector, request, limit?, mode?}. `request` is either the user's
@@ -76,6 +80,8 @@ struct SyncReport {
   std::string source;  // "ics" | "printed_cli"
 };
 
+class McpHub;
+
 class ConnectorRoad {
  public:
   ConnectorRoad(std::vector<ConnectorManifest> manifests, RoadOptions options);
@@ -83,7 +89,11 @@ class ConnectorRoad {
   ConnectorRoad(const ConnectorRoad&) = delete;
   ConnectorRoad& operator=(const ConnectorRoad&) = delete;
 
-  const std::vector<ConnectorManifest>& manifests() const { return manifests_; }
+  // The manifests. An MCP connector's operations are its server's catalog: the first call (of
+  // either) starts each MCP server named and reads its tools/list, once; a server that cannot be
+  // reached leaves its connector without operations (state `disconnected`) and is tried again,
+  // after its backoff, by the next call.
+  const std::vector<ConnectorManifest>& manifests() const;
   const ConnectorManifest* Find(const std::string& slug) const;
   const RoadOptions& options() const { return options_; }
 
@@ -113,6 +123,17 @@ class ConnectorRoad {
   // Where the connector's mirror lives (the database itself for a local SQLite connector).
   std::string MirrorPath(const ConnectorManifest& manifest) const;
 
+  // Runs mutation `op` once (only authority calls this, for an effect a person approved): an MCP
+  // tool through the connector's session (a failure after the request was sent is kUnknown,
+  // never retried), any other source through connect::RunMutation.
+  MutationOutcome Mutate(const ConnectorManifest& m, const Operation& op,
+                         const nlohmann::json& args, const std::string& idempotency_key);
+
+  // An MCP connector's session as people see it (McpHub::Status): state, the server's name,
+  // version and instructions (untrusted), the last error, the stderr log's tail. null for
+  // other sources.
+  nlohmann::json McpStatus(const std::string& slug) const;
+
  private:
   struct Execution;  // one operation run: rows + ledger entry + contract
   Result<Execution> Execute(const ConnectorManifest& m, const Operation& op,
@@ -129,9 +150,18 @@ class ConnectorRoad {
   std::string CredentialState(const ConnectorManifest& m) const;
   Result<SyncReport> SyncNow(const ConnectorManifest& m, const ProgressFn& progress);
   int64_t Now() const;
+  // MCP (mcp_source.cpp): reads the catalog of `m` once (see manifests()); a sync re-reads
+  // every mirrored read live and returns the rows written.
+  Result<int64_t> SyncMcp(const ConnectorManifest& m, const ProgressFn& progress);
+  void EnsureCatalog(const ConnectorManifest& m) const;
+  // Serves an MCP read by `mode` (mirror-first for local/auto, see docs/CONNECTORS.md); a live
+  // read is mirrored when the connector has the local or auto mode.
+  Result<Execution> McpRead(const ConnectorManifest& m, const Operation& op,
+                            const nlohmann::json& args, SourceMode mode);
 
   std::vector<ConnectorManifest> manifests_;
   RoadOptions options_;
+  std::unique_ptr<McpHub> mcp_;
 
   struct SyncSlot {
     bool running = false;

@@ -194,6 +194,34 @@ Status CheckSchema(const json& schema, const std::string& ptr) {
   return {};
 }
 
+json SchemaSubset(const json& schema, const std::string& ptr, std::vector<std::string>& unvalidated,
+                  int depth) {
+  if (schema.is_boolean()) return schema;
+  if (!schema.is_object() || depth > 32) {
+    unvalidated.push_back(ptr.empty() ? "/" : ptr);
+    return json::object();
+  }
+  json out = json::object();
+  for (const auto& [key, value] : schema.items()) {
+    std::string at = ptr + "/" + Escape(key);
+    if (key == "properties" && value.is_object()) {
+      json props = json::object();
+      for (const auto& [name, sub] : value.items()) {
+        props[name] = SchemaSubset(sub, at + "/" + Escape(name), unvalidated, depth + 1);
+      }
+      out[key] = std::move(props);
+    } else if (key == "items" && (value.is_object() || value.is_boolean())) {
+      out[key] = SchemaSubset(value, at, unvalidated, depth + 1);
+    } else if (std::find(kKeywords.begin(), kKeywords.end(), key) != kKeywords.end() &&
+               key != "properties" && key != "items" && CheckSchema(json{{key, value}}, "").ok()) {
+      out[key] = value;
+    } else if (key != "$schema") {  // the dialect's name promises no check
+      unvalidated.push_back(at);
+    }
+  }
+  return out;
+}
+
 Status ValidateArgs(const json& schema, const json& value) {
   return Validate(schema, value, "", 0);
 }

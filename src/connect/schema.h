@@ -12,12 +12,20 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace affordance::connect {
 
 // Checks that `schema` uses only the supported subset. Errors name `pointer` + the bad path
 // (code "connect.manifest_invalid").
 Status CheckSchema(const nlohmann::json& schema, const std::string& pointer);
+
+// The part of a foreign schema (an MCP tool's inputSchema) this subset can check: every keyword
+// outside it (or with a value it cannot read) is left out and its JSON pointer appended to
+// `unvalidated`, so the caller can keep the whole schema as documentation and say what is not
+// checked. The result passes CheckSchema.
+nlohmann::json SchemaSubset(const nlohmann::json& schema, const std::string& pointer,
+                            std::vector<std::string>& unvalidated, int depth = 0);
 
 // Validates `value` against `schema` (which passed CheckSchema). Error code "connect.bad_args";
 // the message names the JSON pointer of the first violation, e.g. "/limit: must be <= 100".

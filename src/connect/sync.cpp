@@ -1,6 +1,7 @@
 // The road's mirrors: where they live, syncing them (foreground and background), freshness and
 // credential state, and direct guarded SQL.
 #include "connect/calendar.h"
+#include "connect/internal/mcp_hub.h"
 #include "connect/printed_cli.h"
 #include "connect/road.h"
 
@@ -14,15 +15,29 @@ namespace affordance::connect {
 using nlohmann::json;
 
 ConnectorRoad::ConnectorRoad(std::vector<ConnectorManifest> manifests, RoadOptions options)
-    : manifests_(std::move(manifests)), options_(std::move(options)) {
+    : manifests_(std::move(manifests)),
+      options_(std::move(options)),
+      mcp_(std::make_unique<McpHub>(options_.mcp_backoff_ms)) {
   if (options_.data_dir.empty()) options_.data_dir = DefaultDataDir();
 }
 
-ConnectorRoad::~ConnectorRoad() { WaitForSyncs(); }
+ConnectorRoad::~ConnectorRoad() {
+  WaitForSyncs();
+  mcp_->StopAll();
+}
+
+const std::vector<ConnectorManifest>& ConnectorRoad::manifests() const {
+  for (const auto& m : manifests_) {
+    if (m.source.kind == SourceKind::kMcp) EnsureCatalog(m);
+  }
+  return manifests_;
+}
 
 const ConnectorManifest* ConnectorRoad::Find(const std::string& slug) const {
   for (const auto& m : manifests_) {
-    if (m.slug == slug) return &m;
+    if (m.slug != slug) continue;
+    if (m.source.kind == SourceKind::kMcp) EnsureCatalog(m);
+    return &m;
   }
   return nullptr;
 }
@@ -34,6 +49,7 @@ std::string ConnectorRoad::MirrorPath(const ConnectorManifest& m) const {
     case SourceKind::kPrintedCli:
       return PrintedCliMirrorPath(m.source);
     case SourceKind::kIcs:
+    case SourceKind::kMcp:
       break;
   }
   return options_.data_dir + "/" + m.slug + "/mirror.db";
@@ -48,6 +64,12 @@ int64_t ConnectorRoad::Now() const {
 
 Result<SyncReport> ConnectorRoad::SyncNow(const ConnectorManifest& m, const ProgressFn& progress) {
   SyncReport report{m.slug, 0, Now(), ToString(m.source.kind)};
+  if (m.source.kind == SourceKind::kMcp) {
+    auto synced = SyncMcp(m, progress);
+    if (!synced) return synced.error();
+    report.rows = *synced;
+    return report;
+  }
   if (m.source.kind == SourceKind::kIcs) {
     auto rows = SyncCalendar(m, MirrorPath(m), report.synced_at, progress);
     if (!rows) return rows.error();
@@ -73,9 +95,14 @@ Error NothingToSync(const ConnectorManifest& m) {
   return MakeError("connect.nothing_to_sync",
                    m.source.kind == SourceKind::kSqlite
                        ? "\"" + m.slug + "\" is a local SQLite database; it is its own mirror"
+                   : m.source.kind == SourceKind::kMcp
+                       ? "\"" + m.slug + "\" is an MCP server read live only (no local or auto mode)"
                        : "the connector CLI of \"" + m.slug + "\" has no sync verb");
 }
 bool Syncable(const ConnectorManifest& m) {
+  if (m.source.kind == SourceKind::kMcp) {
+    return m.Supports(SourceMode::kLocal) || m.Supports(SourceMode::kAuto);
+  }
   return m.source.kind == SourceKind::kIcs ||
          (m.source.kind == SourceKind::kPrintedCli && m.HasVerb("sync"));
 }
@@ -164,6 +191,10 @@ Freshness ConnectorRoad::ReadFreshness(const ConnectorManifest& m) const {
   Freshness f;
   f.max_age_s = m.sync.max_age_s;
   std::string path = MirrorPath(m);
+  if (m.source.kind == SourceKind::kMcp) {
+    f.state = mcp_->State(m.slug);  // live | disconnected | empty (never started)
+    return f;
+  }
   if (m.source.kind == SourceKind::kIcs) {
     SyncRecord record = ReadSyncRecord(path);
     if (record.synced) {

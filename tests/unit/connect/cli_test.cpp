@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <map>
+
 namespace affordance::connect {
 namespace {
 
@@ -138,6 +140,62 @@ TEST(ConnectorCli, InputNestedTooDeepIsRefused) {
   EXPECT_EQ(e["code"], "connect.too_deep");
   EXPECT_EQ(e["message"], "the manifest nests deeper than 128 levels of arrays and objects");
   EXPECT_EQ(e["detail"], manifests / "deep.json" + ": limit 128");
+}
+
+}  // namespace
+}  // namespace affordance::connect
+
+namespace affordance::connect {
+namespace {
+
+// The example MCP manifests (examples/connectors/mcp): the reference servers from tools/.
+TEST(ConnectorCli, TheExampleMcpServersShowTheirCatalogRiskSourcesAndReadAsRows) {
+  TempDir data;
+  setenv("AFFORDANCE_MEMORY_FILE", (data / "memory.jsonl").c_str(), 1);
+  auto run = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {AFFORDANCE_CLI, "connector",
+                                     "--connectors", testing::Source("examples/connectors/mcp"),
+                                     "--data",       data.path()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = RunProcess(argv, 60000);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().ToString());
+    return r.ok() ? r.value() : ProcessOutput{};
+  };
+  auto list = run({"list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  json j = json::parse(list.out);
+  ASSERT_EQ(j["connectors"].size(), 2u);
+  const json& files = j["connectors"][0];
+  EXPECT_EQ(files["slug"], "files");
+  EXPECT_EQ(files["source"], "mcp");
+  EXPECT_EQ(files["mcp"]["state"], "connected") << files.dump();
+  EXPECT_EQ(files["mcp"]["server"]["name"], "secure-filesystem-server");
+  EXPECT_EQ(files["freshness"], "live");
+  std::map<std::string, json> ops;
+  for (const auto& op : files["operations"]) ops[op["name"].get<std::string>()] = op;
+  EXPECT_EQ(ops["read_text_file"]["risk"], "read");
+  EXPECT_EQ(ops["read_text_file"]["risk_source"], "annotations");
+  EXPECT_EQ(ops["read_text_file"]["trust"], "untrusted");
+  EXPECT_TRUE(ops["read_text_file"]["input_schema"].contains("$schema"));
+  EXPECT_EQ(ops["write_file"]["risk"], "destructive");
+  EXPECT_EQ(ops["write_file"]["kind"], "mutation");
+  EXPECT_EQ(ops["write_file"]["verify"], "read_text_file");
+  const json& memory = j["connectors"][1];
+  EXPECT_EQ(memory["slug"], "memory");
+  EXPECT_EQ(memory["mcp"]["server"]["instructions"]["trust"], "untrusted");
+
+  auto read = run({"run", "files", "--operation", "read_text_file", "--args",
+                   R"({"path": "offsite.txt"})", "--json"});
+  ASSERT_EQ(read.exit_code, 0) << read.out << read.err;
+  json r = json::parse(read.out);
+  ASSERT_EQ(r["rows"].size(), 1u);
+  EXPECT_NE(r["rows"][0]["content"].get<std::string>().find("Team offsite"), std::string::npos);
+  EXPECT_EQ(r["operation_ledger"][0]["source"], "live");
+
+  auto write = run({"run", "files", "--operation", "write_file", "--args",
+                    R"({"path": "x.txt", "content": "x"})", "--json"});
+  EXPECT_EQ(write.exit_code, 2) << write.out;
+  EXPECT_EQ(json::parse(write.out)["error"]["code"], "connect.mutation_not_readable");
 }
 
 }  // namespace
