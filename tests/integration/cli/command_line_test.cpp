@@ -244,9 +244,6 @@ TEST(CommandLine, AnExhaustedReplayScriptCountsItsStepsInWords) {
   EXPECT_THAT(r.out + r.err, Not(HasSubstr("1 steps")));
 }
 
-}  // namespace
-}  // namespace affordance::cli
-
 // An app author's `description` prop reaches the model: the tool `render --json` lists has it,
 // and the prompt the adapter renders carries it in the tool table.
 TEST(RenderDoor, ADescriptionPropIsTheProjectedToolsDescriptionInThePrompt) {
@@ -277,3 +274,6 @@ TEST(RenderDoor, ADescriptionPropIsTheProjectedToolsDescriptionInThePrompt) {
   ASSERT_EQ(prompt.exit_code, 0) << prompt.err;
   EXPECT_THAT(prompt.out, HasSubstr("\"description\": \"Mark the to-do item buy milk as done\""));
 }
+
+}  // namespace
+}  // namespace affordance::cli
