@@ -2,6 +2,8 @@
 // execute.cpp). authority.h states the contract.
 #include "authority/authority.h"
 
+#include "base/nearest.h"
+
 #include "connect/effect.h"
 #include "connect/mutate.h"
 #include "connect/printed_cli.h"
@@ -101,8 +103,10 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
   if (road_ != nullptr) {
     const connect::ConnectorManifest* m = road_->Find(connector);
     if (m == nullptr) {
+      std::vector<std::string> slugs;
+      for (const auto& c : road_->manifests()) slugs.push_back(c.slug);
       return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
-                       "no connector \"" + connector + "\"");
+                       "no connector \"" + connector + "\"" + DidYouMean(connector, slugs));
     }
     if (!operation.empty() && m->FindOperation(operation) == nullptr) {
       return MakeError(ErrorKind::kNotFound, "connect.unknown_operation",
@@ -218,9 +222,14 @@ Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>> 
   const connect::ConnectorManifest* m = road_->Find(connector);
   if (m == nullptr) {
     std::string slugs;
-    for (const auto& c : road_->manifests()) slugs += (slugs.empty() ? "" : ", ") + c.slug;
+    std::vector<std::string> names;
+    for (const auto& c : road_->manifests()) {
+      slugs += (slugs.empty() ? "" : ", ") + c.slug;
+      names.push_back(c.slug);
+    }
     return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
-                     "no connector \"" + connector + "\"", "connectors: " + slugs);
+                     "no connector \"" + connector + "\"" + DidYouMean(connector, names),
+                     "connectors: " + slugs);
   }
   std::string mutations;
   for (const auto& op : m->operations) {

@@ -232,6 +232,7 @@ void TerminalView::Line(const std::string& text) {
 
 void TerminalView::Spin(const std::string& label) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (replaying_) return;
   spin_label_ = label;
   spinning_ = true;
 }
@@ -330,6 +331,31 @@ void TerminalView::Cite(const nlohmann::ordered_json& citation) {
   } else {
     word_ += Color(mark.color, mark.glyph);
   }
+}
+
+void TerminalView::EndOfTurn(std::string_view status, size_t steps, const std::string& weakest,
+                             const std::string& claims, int64_t prompt, int64_t cached) {
+  std::vector<std::string> facts = {"— " + std::string(status),
+                                    std::to_string(steps) + " step" + (steps == 1 ? "" : "s")};
+  if (!weakest.empty()) facts.push_back("evidence " + weakest);
+  if (!claims.empty()) facts.push_back(claims);
+  Legend();
+  facts.push_back(std::to_string(prompt) + " prompt tokens (" + std::to_string(cached) +
+                  " cached)");
+  // One line when it fits, else broken between facts.
+  std::string lines, current;
+  for (const auto& f : facts) {
+    if (current.empty()) {
+      current = f;
+    } else if (text::DisplayWidth(current) + 3 + text::DisplayWidth(f) <= columns_) {
+      current += " · " + f;
+    } else {
+      lines += Dim(current) + "\n";
+      current = "  " + f;
+    }
+  }
+  Line("");
+  Line(lines + Dim(current));
 }
 
 std::string TerminalView::ClaimCounts(const std::vector<harness::Claim>& claims) const {
@@ -491,7 +517,9 @@ void TerminalView::Show(const harness::Event& event) {
       // The result's reference, as the legend and the prose's citations name it.
       const std::string ref = e.ref.empty() ? "" : " [" + e.ref + "]";
       std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");
-      std::string detail = call.ok ? state : Shorten(call.error, 110);
+      // An error is folded, never cut: it may end with the command that fixes it ("ask the user
+      // to grant it: affordance grants grant …"). Only a runaway one is shortened.
+      std::string detail = call.ok ? state : Shorten(call.error, 1000);
       if (!call.approval.empty()) {
         detail = "awaiting approval: affordance approvals approve " + call.approval + " (or deny)";
       }
@@ -536,40 +564,173 @@ void TerminalView::Show(const harness::Event& event) {
       StopSpin();
       if (!e.report) return;
       const harness::TurnReport& r = *e.report;
-      const size_t steps = r.ledger.size();
-      std::vector<std::string> facts = {"— " + std::string(harness::TurnStatusName(r.status)),
-                                        std::to_string(steps) + " step" + (steps == 1 ? "" : "s")};
-      if (auto weakest = harness::WeakestEvidence(r.ledger)) {
-        facts.push_back("evidence " + std::string(harness::DataStateName(*weakest)));
-      }
-      if (!r.claims.empty()) facts.push_back(ClaimCounts(r.claims));
-      Legend();
+      const auto weakest = harness::WeakestEvidence(r.ledger);
       int64_t prompt = 0, cached = 0;
       for (const auto& s : r.ledger) {
         prompt += s.prompt_tokens;
         cached += s.cached_prompt_tokens;
       }
-      facts.push_back(std::to_string(prompt) + " prompt tokens (" + std::to_string(cached) +
-                      " cached)");
-      // One line when it fits, else broken between facts.
-      std::string lines, current;
-      for (const auto& f : facts) {
-        if (current.empty()) {
-          current = f;
-        } else if (text::DisplayWidth(current) + 3 + text::DisplayWidth(f) <= columns_) {
-          current += " · " + f;
-        } else {
-          lines += Dim(current) + "\n";
-          current = "  " + f;
-        }
-      }
-      Line("");
-      Line(lines + Dim(current));
+      EndOfTurn(harness::TurnStatusName(r.status), r.ledger.size(),
+                weakest ? std::string(harness::DataStateName(*weakest)) : "",
+                r.claims.empty() ? "" : ClaimCounts(r.claims), prompt, cached);
       return;
     }
     default:  // start, text-start, reasoning-*, tool-input-delta, denied, finish, abort
       return;
   }
+}
+
+void TerminalView::ShowStored(const store::MessageRecord& m,
+                              const std::map<std::string, store::ApprovalRecord>& approvals) {
+  using harness::Event;
+  using harness::EventKind;
+  if (m.role == "user") {
+    std::string text;
+    for (const auto& p : m.parts) {
+      if (p.kind == "text") text += p.data.value("text", "");
+    }
+    Line("");
+    Line((color_ ? "\033[1m›\033[0m " : "› ") + text::Printable(text, true));
+    return;
+  }
+  replaying_ = true;
+  const auto ordered = [](const nlohmann::json& j) {
+    return nlohmann::ordered_json::parse(j.dump());
+  };
+  for (const auto& p : m.parts) {
+    const nlohmann::json& d = p.data;
+    if (p.kind == "text") {
+      // The prose in the pieces the stream had: each citation's mark right after its "[rN]".
+      const std::string text = d.value("text", "");
+      std::vector<std::pair<size_t, nlohmann::json>> cites;
+      for (const auto& c : d.value("citations", nlohmann::json::array())) {
+        if (!c.is_object() || !c.contains("offset") || !c["offset"].is_number_integer() ||
+            c["offset"].get<int64_t>() < 0) {
+          continue;
+        }
+        const size_t end = c["offset"].get<size_t>() + c.value("citedText", "").size();
+        if (end <= text.size()) cites.emplace_back(end, c);
+      }
+      std::stable_sort(cites.begin(), cites.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      size_t at = 0;
+      for (const auto& [end, c] : cites) {
+        if (end < at) continue;
+        Event delta = Event::Of(EventKind::kTextDelta);
+        delta.text = text.substr(at, end - at);
+        Show(delta);
+        Event cite = Event::Of(EventKind::kCitation);
+        cite.value = ordered(c);
+        Show(cite);
+        at = end;
+      }
+      Event rest = Event::Of(EventKind::kTextDelta);
+      rest.text = text.substr(at);
+      Show(rest);
+      Show(Event::Of(EventKind::kTextEnd));
+    } else if (p.kind == "tool") {
+      const std::string status = d.value("status", "");
+      const std::string name = d.value("toolName", "");
+      const std::string code = d.value("errorCode", "");
+      const std::string error = d.value("errorText", "");
+      Event e;
+      e.id = p.key;
+      e.tool_name = name;
+      if (status == "input-error" || (status == "cancelled" && !d.contains("input"))) {
+        // Malformed, or cut off while the model wrote it: the stream's tool-input-error.
+        e.kind = EventKind::kToolInputError;
+        e.state = status == "cancelled" ? "cancelled" : "";
+        e.text = error;
+        Show(e);
+      } else {
+        e.kind = EventKind::kToolInputAvailable;
+        e.value = d.contains("input") ? ordered(d["input"]) : nlohmann::ordered_json();
+        Show(e);
+        Event out;
+        out.id = p.key;
+        if (status == "output-available" || status == "output-denied") {
+          out.kind = EventKind::kToolOutputAvailable;
+        } else if (status == "approval-requested") {
+          out.kind = EventKind::kToolApprovalRequest;
+          out.approval_id = d.value("approvalId", "");
+        } else {
+          out.kind = EventKind::kToolOutputError;
+          if (status == "cancelled") out.state = "cancelled";
+          if (status == "not-run") out.state = "not_run";
+          out.text = code.empty() ? error : code + ": " + error;
+          if (out.text.empty()) out.text = status;
+        }
+        Show(out);
+      }
+      Event truth = Event::Of(EventKind::kTruth);
+      truth.id = p.key;
+      truth.state = p.state;
+      truth.data_state = d.value("dataState", "");
+      truth.ref = d.value("ref", "");
+      Show(truth);
+      // The card the person decided on (or still has to), in the state its row is in now.
+      if (auto a = approvals.find(d.value("approvalId", "")); a != approvals.end()) {
+        const store::ApprovalRecord& r = a->second;
+        std::string state = r.status;
+        if (const auto o = d.find("output"); o != d.end() && o->is_object() &&
+                                             o->value("approvalId", "") == r.id &&
+                                             o->value("status", "") == r.status) {
+          state = o->value("state", r.status);
+        }
+        Event card = Event::Of(EventKind::kApproval);
+        card.id = r.id;
+        card.value = {{"approvalId", r.id},       {"toolCallId", p.key},
+                      {"state", state},           {"connector", r.connector},
+                      {"operation", r.operation}, {"effect", ordered(r.effect)},
+                      {"digest", r.digest},       {"expiresMs", r.expires_ms}};
+        if (!r.reason.empty()) card.value["reason"] = r.reason;
+        Show(card);
+      }
+    } else if (p.kind == "surface") {
+      Event surface = Event::Of(EventKind::kSurface);
+      surface.id = p.key;
+      surface.value = ordered(d);
+      surface.value["state"] = p.state;
+      Show(surface);
+    }
+  }
+  // How the turn ended, as its status line said it, with the reason.
+  const nlohmann::json& meta = m.meta;
+  std::string status = meta.value("status", m.status);
+  int64_t prompt = 0, cached = 0;
+  for (const auto& s : m.steps) {
+    prompt += s.prompt_tokens;
+    cached += s.cached_prompt_tokens;
+  }
+  std::string claims;
+  const nlohmann::json counts = meta.contains("truth")
+                                    ? meta["truth"].value("claims", nlohmann::json::object())
+                                    : nlohmann::json::object();
+  for (const char* cls : {"source", "effect", "unresolved", "inference"}) {
+    const int64_t n = counts.is_object() ? counts.value(cls, int64_t{0}) : 0;
+    if (n > 0) claims += (claims.empty() ? "claims " : ", ") + std::to_string(n) + " " + cls;
+  }
+  const std::string weakest =
+      meta.contains("truth") ? meta["truth"].value("weakestEvidence", "") : "";
+  if (status != "running") {
+    EndOfTurn(text::Printable(status), m.steps.size(), text::Printable(weakest), claims, prompt,
+              cached);
+  }
+  std::string why;
+  if (const auto err = meta.find("error"); err != meta.end() && err->is_object()) {
+    why = err->value("code", "") + ": " + err->value("message", "");
+  }
+  if (m.status == "interrupted" && !meta.contains("status")) {
+    Line(
+        Dim("  (interrupted: the process running this turn stopped before it finished; what it "
+            "wrote before is kept)"));
+  } else if (status == "running") {
+    Line(Dim("  (running: this turn has not ended yet)"));
+  } else if (!why.empty()) {
+    Line(Color("31", "error: ") + text::Printable(why));
+  }
+  StopSpin();
+  replaying_ = false;
 }
 
 namespace {

@@ -556,7 +556,7 @@ Result<ConnectorManifest> ParseManifest(const std::string& text, const std::stri
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return MakeError(ErrorKind::kInvalid, "connect.manifest_invalid", "manifest is not valid JSON",
-                     file);
+                     JsonSyntaxErrorIn(text, file));
   }
   try {
     return Parse(j, file);

@@ -7,6 +7,7 @@
 #include "model/internal/token_step.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -46,7 +47,7 @@ Result<ReplayScript> ParseReplayScript(std::string_view json) {
   nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
   if (doc.is_discarded()) {
     return MakeError(ErrorKind::kInvalid, "model.replay_script",
-                     "the replay script is not valid JSON");
+                     "the replay script is not valid JSON", JsonSyntaxError(json));
   }
   if (!doc.is_object()) {
     return MakeError(ErrorKind::kInvalid, "model.replay_script",
@@ -122,7 +123,11 @@ Result<ReplayScript> LoadReplayScript(const std::string& path) {
   auto script = ParseReplayScript(ss.str());
   if (!script.ok()) {
     Error e = script.error();
-    e.detail = e.detail.empty() ? path : path + ": " + e.detail;
+    // "FILE:LINE:COLUMN: PROBLEM" for a syntax error (its detail starts with the line), else
+    // "FILE: DETAIL".
+    const bool position =
+        !e.detail.empty() && std::isdigit(static_cast<unsigned char>(e.detail[0]));
+    e.detail = e.detail.empty() ? path : path + (position ? ":" : ": ") + e.detail;
     return e;
   }
   return script;
@@ -159,8 +164,10 @@ Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
   writer.StartStep();
   if (cancel.cancelled()) return writer.Abort();
   if (index >= script_.steps.size()) {
-    return writer.Fail(MakeError("model.replay_exhausted", "the replay script has no more steps",
-                                 std::to_string(script_.steps.size()) + " steps played"));
+    return writer.Fail(
+        MakeError("model.replay_exhausted", "the replay script has no more steps",
+                  std::to_string(script_.steps.size()) +
+                      (script_.steps.size() == 1 ? " step played" : " steps played")));
   }
   ++next_;
   const ReplayScript::Step* chosen = &script_.steps[index];
