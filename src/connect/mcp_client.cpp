@@ -271,10 +271,11 @@ Result<std::vector<std::string>> McpEnvironment(const SourceSpec& source) {
         out += value[i];
       }
     }
+    const std::string prefix = name + "=";
     env.erase(std::remove_if(env.begin(), env.end(),
-                             [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; }),
+                             [&prefix](const std::string& e) { return e.rfind(prefix, 0) == 0; }),
               env.end());
-    env.push_back(name + "=" + out);
+    env.push_back(prefix + out);
   }
   return env;
 }
@@ -332,9 +333,11 @@ class StdioSession final : public RpcSession {
     std::vector<std::string> argv{source_.command};
     argv.insert(argv.end(), source_.args.begin(), source_.args.end());
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
     std::vector<char*> envp;
+    envp.reserve(env->size() + 1);
     for (auto& e : *env) envp.push_back(e.data());
     envp.push_back(nullptr);
     int rc = source_.command.find('/') == std::string::npos
