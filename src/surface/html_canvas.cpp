@@ -315,7 +315,10 @@ class Tokenizer {
                                      "; put interactive parts in HtmlMount slots");
     }
     if (!has_value) return;
-    if (IsUrlAttribute(name) && IsExternalUrl(value)) External("attribute " + name, value);
+    // A script URL is refused as one (runtime-url below), not also as another host.
+    if (IsUrlAttribute(name) && !IsScriptUrl(value) && IsExternalUrl(value)) {
+      External("attribute " + name, value);
+    }
     if (IsUrlListAttribute(name)) {
       // srcset: "url [descriptor], url [descriptor]"; ping: URLs separated by spaces.
       for (size_t i = 0; i < value.size();) {

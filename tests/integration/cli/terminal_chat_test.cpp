@@ -499,7 +499,7 @@ TEST(TerminalChat, ReplayScriptModelsResumedThreadReadsAsItStreamed) {
   t.Type("/threads");
   ASSERT_TRUE(t.WaitFor("2. What is on this week?  (")) << t.Screen();
   t.Type("/resume 2");
-  ASSERT_TRUE(t.WaitFor("unmarked prose is inference")) << t.Screen();
+  ASSERT_TRUE(t.WaitFor("prose is inference")) << t.Screen();
   std::string screen = t.Screen();
   EXPECT_THAT(screen, HasSubstr("✓ RunConnectorCommand [r1]"));
   EXPECT_THAT(screen, HasSubstr("Your week has events [r1]\u25e6."));
@@ -519,13 +519,11 @@ TEST(TerminalChat, ReplayScriptModelsResumedThreadReadsAsItStreamed) {
   const std::string rows = t.Rows();
   for (const auto& l : Lines(rows)) EXPECT_LE(text::DisplayWidth(l), 60u) << l;
   std::istringstream words(
-      "Your week of 30 November is in the table above: team standups on Monday and Friday "
-      "(none on Wednesday, and Friday's is marked moved, to 10:00 UTC), and the other events");
+      "Your week is in the table above: a standup every weekday morning, planning on Monday "
+      "afternoon and the hackathon on Saturday.");
   for (std::string word; words >> word;) {
     EXPECT_THAT(rows, HasSubstr(word)) << rows;
   }
-  EXPECT_THAT(rows, HasSubstr("standups")) << rows;
-  EXPECT_THAT(rows, HasSubstr("Wednesday,")) << rows;
   t.Type("/quit");
 }
 
@@ -548,8 +546,11 @@ TEST(TerminalChat, AResumedFailedTurnSaysItsReason) {
 TEST(TerminalChat, ReplayScriptModelsMissingGrantKeepsTheGrantCommandWholeAt60Columns) {
   if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
   Workspace w;
-  for (const auto& g : json::parse(w.Cli({"grants", "list", "--json"}).out)["grants"]) {
-    ASSERT_EQ(w.Cli({"grants", "revoke", g["id"]}).exit_code, 0);
+  // The parsed list is kept: a range-for over a member of a temporary reads freed memory.
+  const json grants = json::parse(w.Cli({"grants", "list", "--json"}).out)["grants"];
+  ASSERT_FALSE(grants.empty());
+  for (const auto& g : grants) {
+    ASSERT_EQ(w.Cli({"grants", "revoke", g["id"].get<std::string>()}).exit_code, 0);
   }
   std::string screen = ChatScreen(w, 60, "", false, "cited.json");
   for (const auto& l : Lines(screen)) EXPECT_LE(text::DisplayWidth(l), 60u) << l << "\n" << screen;

@@ -472,9 +472,10 @@ TEST(ServerSecurity, EveryRecordNamesTheCredentialThatActed) {
   ASSERT_FALSE(artifact.empty()) << composed.dump();
   const std::string person = PersonHeader(port);
   ASSERT_FALSE(person.empty());
-  const json args = {
-      {"args",
-       {{"t", "Who staged this"}, {"s", "2026-12-03T10:00:00Z"}, {"e", "2026-12-03T11:00:00Z"}}}};
+  const json args = {{"args",
+                      {{"summary", "Who staged this"},
+                       {"start", "2026-12-03T10:00:00Z"},
+                       {"end", "2026-12-03T11:00:00Z"}}}};
   struct Case {
     std::string credential, headers, want;
   };
@@ -527,10 +528,12 @@ TEST(ServerSecurity, ALocalClientWithoutATokenIsNamedAsAClient) {
   const std::string artifact =
       composed.value("/result/structuredContent/artifact/id"_json_pointer, "");
   ASSERT_FALSE(artifact.empty()) << composed.dump();
-  auto staged = Http(
-      port, "POST", "/api/artifacts/" + artifact + "/mutations/create",
-      json{{"args", {{"t", "Local"}, {"s", "2026-12-03T10:00:00Z"}, {"e", "2026-12-03T11:00:00Z"}}}}
-          .dump());
+  auto staged = Http(port, "POST", "/api/artifacts/" + artifact + "/mutations/create",
+                     json{{"args",
+                           {{"summary", "Local"},
+                            {"start", "2026-12-03T10:00:00Z"},
+                            {"end", "2026-12-03T11:00:00Z"}}}}
+                         .dump());
   ASSERT_EQ(staged.status, 200) << staged.body;
   EXPECT_EQ(staged.json()["approval"]["stagedBy"], "client:local");
   auto read = Http(port, "POST", "/api/query",

@@ -555,8 +555,16 @@ TEST(EffectCard, AnApprovalExpiresWithItsTimeOrItsGrantWhicheverIsFirst) {
   EXPECT_EQ(late.error().code, "authority.approval_expired");
   EXPECT_THAT(Joined(connect::EffectLines(staged->effect, staged->expires_ms, w.now_ms + 1)),
               HasSubstr("expired"));
-  // Denying is still possible: it runs nothing.
-  EXPECT_TRUE(w.authority->Deny(staged->id, w.person, "too late").ok());
+  // Expired is settled, like a denial (nothing ran, the model is told): a late deny changes
+  // nothing, and the record says why it ended.
+  auto denied = w.authority->Deny(staged->id, w.person, "too late");
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.error().code, "authority.already_decided") << denied.error().message;
+  auto settled = w.authority->Expire(staged->id);
+  ASSERT_TRUE(settled.ok()) << settled.error().ToString();
+  EXPECT_EQ(settled->status, "expired");
+  EXPECT_THAT(settled->reason, HasSubstr("write grant that allowed it ended"));
+  EXPECT_EQ(w.Notes(), 0);
 }
 
 TEST(EffectCard, LocalTimeReadsUtcOffsetsAndDatesAndLeavesOtherTextAlone) {

@@ -71,8 +71,9 @@ TEST(SurfaceValidate, ScriptUrlsAreRejectedEvenWhenEncoded) {
   EXPECT_EQ(Codes(Canvas("<a href='&#106;avascript:x'>x</a>")), Codes_{"runtime-url"});
   EXPECT_EQ(Codes(Canvas("<iframe srcdoc='&lt;script&gt;x&lt;/script&gt;'>")),
             (Codes_{"runtime-script", "runtime-script"}));
+  // A whole-URL placeholder could also become another host (issue 43, item 2): both are named.
   EXPECT_EQ(Codes("root = Html(\"<a href='{{u}}'>x</a>\", {u: \"javascript:alert(1)\"})\n"),
-            Codes_{"runtime-url"});
+            (Codes_{"external-url", "runtime-url"}));
   EXPECT_EQ(Codes("root = Stack([Button(\"x\", Action([@OpenUrl(\"javascript:alert(1)\")]))])\n"),
             Codes_{"runtime-url"});
   EXPECT_TRUE(Codes(Canvas("<a href='/docs/javascript:'>x</a>")).empty());
