@@ -89,6 +89,7 @@ std::string UnknownWord(CLI::App& app, int argc, char** argv) {
     for (const CLI::Option* o : current->get_options()) positional |= !o->nonpositional();
     if (!subs.empty() && !positional) {
       std::vector<std::string> known;
+      known.reserve(subs.size());
       for (const CLI::App* s : subs) known.push_back(s->get_name());
       return path + ": unknown command \"" + arg + "\"" + DidYouMean(arg, known) + " " + help;
     }

@@ -63,6 +63,7 @@ std::optional<DataState> ParseDataState(std::string_view name) {
 const std::vector<DataState>& AllDataStates() {
   static const std::vector<DataState> all = [] {
     std::vector<DataState> v;
+    v.reserve(kData.size());
     for (const auto& [s, name] : kData) v.push_back(s);
     return v;
   }();

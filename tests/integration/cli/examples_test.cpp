@@ -1,14 +1,17 @@
 // The replay examples a newcomer runs from the README (examples/replay/), against a copy of the
 // example connectors: each is true on the day the test runs, because its reads name a period the
 // connector resolves when the read runs ({"range": "next_week"}) and the example calendar's
-// standup recurs every week; the write is staged, approved by the person, run once and verified.
+// standup recurs every week; the write (tomorrow, {{date+1}} in its script) is staged, approved by
+// the person, run once and verified.
 #include "connect/process.h"
+#include "model/replay_provider.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -113,8 +116,8 @@ TEST_F(Examples, CalendarCitedMarksEachClaimWithItsSource) {
 TEST_F(Examples, CalendarWriteIsStagedApprovedRunOnceAndVerified) {
   ASSERT_EQ(Cli({"grants", "grant", "calendar", "--write"}).exit_code, 0);
   const std::string chat =
-      "printf 'Add a budget sync on Saturday 5 December 2026, 15:00 to "
-      "16:00 UTC\\n/approve\\n/quit\\n' | env -u COLUMNS '" +
+      "printf 'Add a budget sync tomorrow, 15:00 to 16:00 UTC\\n/approve\\n/quit\\n' | env -u "
+      "COLUMNS '" +
       std::string(AFFORDANCE_CLI) + "' chat --script '" +
       Source("examples/replay/calendar_write.json") + "' --data '" + dir_ +
       "/data' --connectors '" + dir_ + "/connectors'";
@@ -125,7 +128,13 @@ TEST_F(Examples, CalendarWriteIsStagedApprovedRunOnceAndVerified) {
   EXPECT_THAT(r->out, HasSubstr("— awaiting_approval"));
   EXPECT_THAT(r->out, HasSubstr("Approved apr_"));
   EXPECT_THAT(r->out, HasSubstr("calendar.create_event · verified"));
-  EXPECT_THAT(r->out, HasSubstr("The budget sync is in your calendar"));
+  // The script plays tomorrow (UTC), whatever the date: its answer names that day.
+  const int64_t tomorrow = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count() +
+                           86400;
+  EXPECT_THAT(r->out, HasSubstr("The budget sync is in your calendar: " +
+                                model::ExpandReplayDays("{{day}}", tomorrow)));
   EXPECT_THAT(r->out, Not(HasSubstr("]\u2717")));  // no claim marked invalid
   std::ifstream in(dir_ + "/connectors/calendar.ics");
   std::stringstream ics;
