@@ -22,6 +22,21 @@ const DATA_TONE: Record<string, string> = {
   live: 'good', local: 'good', mirrored: 'info', syncing: 'info', stale: 'warn', partial: 'warn', empty: 'muted', disconnected: 'bad',
 };
 
+// An error often ends with the command that fixes it ("ask the user to grant it: affordance grants
+// grant calendar --write"): a word with a hyphen in it is kept on one line, so the browser never
+// breaks "--write" after its first "-" and the command a person types stays whole.
+function wholeWords(text: string) {
+  return text.split(/(\s+)/).map((w, i) =>
+    w.includes('-') && w.length <= 48 ? (
+      <span key={i} className="whole">
+        {w}
+      </span>
+    ) : (
+      w
+    ),
+  );
+}
+
 export function Badge({ label, tone, title }: { label: string; tone?: string; title?: string }) {
   return (
     <span className={`badge ${tone ?? 'muted'}`} title={title}>
@@ -236,7 +251,7 @@ function Tool({ part, truth, approval, onApproval }: {
           {unrun === 'cancelled' ? 'Cancelled' : 'Not run'}: {(part.errorText ?? '').replace(/^harness\.\w+: /, '')}
         </div>
       )}
-      {failed && part.errorText && <div className="tool-error">{part.errorText}</div>}
+      {failed && part.errorText && <div className="tool-error">{wholeWords(part.errorText)}</div>}
       {open && (
         <pre className="tool-detail">
           {JSON.stringify(part.state === 'output-available' ? { input: part.input, output: part.output } : { input: part.input }, null, 2)}

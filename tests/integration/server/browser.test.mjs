@@ -445,6 +445,12 @@ test('replay: a write whose grant ends before anyone decides reads expired, and 
       assert.match(await chip.getAttribute('title'), /expired before a person decided/);
     }
     assert.equal(server.calendar(), before, 'nothing ran');
+    // The second try's refusal names its fix; the command stays whole on one line ("--write" is
+    // never broken after its first "-").
+    const fix = page.locator('[data-tool="invoke_mutation"]').nth(1).locator('.tool-error .whole', { hasText: '--write' });
+    assert.equal(await fix.count(), 1);
+    const box2 = await fix.boundingBox();
+    assert.ok(box2 && box2.height < 24, `one line: ${JSON.stringify(box2)}`);
     await page.screenshot({ path: join(shots, 'web-expired.png') });
     assert.deepEqual(problems, []);
   } finally {
