@@ -23,18 +23,6 @@ int DaysIn(int y, int m) {
   return m == 2 && Leap(y) ? 29 : kDays[m - 1];
 }
 
-// `n` ASCII digits at `at`.
-bool Digits(std::string_view s, size_t at, size_t n, int* out) {
-  if (at + n > s.size()) return false;
-  int v = 0;
-  for (size_t i = at; i < at + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
-
 std::optional<int64_t> Fail(std::string* why, std::string reason) {
   if (why) *why = std::move(reason);
   return std::nullopt;
@@ -64,6 +52,17 @@ std::optional<int64_t> Day(std::string_view s, std::string* why) {
 }
 
 }  // namespace
+
+bool Digits(std::string_view s, size_t at, size_t n, int* out) {
+  if (at + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = at; i < at + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
 
 std::optional<int64_t> ParseDay(std::string_view text, std::string* why) {
   if (text.size() != 10) return Fail(why, "it is not written YYYY-MM-DD");
@@ -121,7 +120,7 @@ std::string FormatInstant(int64_t seconds) {
   const int64_t d = doy - (153 * mp + 2) / 5 + 1;
   const int64_t m = mp < 10 ? mp + 3 : mp - 9;
   const int64_t y = yoe + era * 400 + (m <= 2);
-  char buf[40];
+  char buf[96];  // room for any int64 fields (no truncation warning)
   std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
                 static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
                 static_cast<long long>(rest / 3600), static_cast<long long>(rest % 3600 / 60),

@@ -26,6 +26,9 @@ std::optional<int64_t> ParseInstant(std::string_view text, std::string* why = nu
 // A day `YYYY-MM-DD` (same ranges): seconds at its 00:00 UTC, or nullopt.
 std::optional<int64_t> ParseDay(std::string_view text, std::string* why = nullptr);
 
+// Exactly `n` ASCII digits at `at` of `s` into *out (false, *out untouched, when any is not one).
+bool Digits(std::string_view s, size_t at, size_t n, int* out);
+
 // `seconds` as `YYYY-MM-DDTHH:MM:SSZ`.
 std::string FormatInstant(int64_t seconds);
 

@@ -1,5 +1,6 @@
 #include "surface/internal/text_blocks.h"
 
+#include "base/instant.h"
 #include "surface/internal/evaluate.h"
 #include "text/display_width.h"
 #include "text/utf8.h"
@@ -22,17 +23,6 @@ struct Parsed {
   bool has_time = false;
   std::time_t when = 0;  // seconds since the epoch (a date alone: its UTC midnight)
 };
-
-bool Digits(std::string_view s, size_t at, size_t n, int* out) {
-  if (at + n > s.size()) return false;
-  int v = 0;
-  for (size_t i = at; i < at + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
 
 // ISO 8601 as Date.parse reads it: YYYY-MM-DD, then optionally THH:MM[:SS[.fff]] and Z or ±HH:MM
 // (a time without an offset is local time).
