@@ -92,12 +92,13 @@ Result<SyncReport> ConnectorRoad::SyncNow(const ConnectorManifest& m, const Prog
 
 namespace {
 Error NothingToSync(const ConnectorManifest& m) {
-  return MakeError("connect.nothing_to_sync",
-                   m.source.kind == SourceKind::kSqlite
-                       ? "\"" + m.slug + "\" is a local SQLite database; it is its own mirror"
-                   : m.source.kind == SourceKind::kMcp
-                       ? "\"" + m.slug + "\" is an MCP server read live only (no local or auto mode)"
-                       : "the connector CLI of \"" + m.slug + "\" has no sync verb");
+  return MakeError(
+      "connect.nothing_to_sync",
+      m.source.kind == SourceKind::kSqlite
+          ? "\"" + m.slug + "\" is a local SQLite database; it is its own mirror"
+      : m.source.kind == SourceKind::kMcp
+          ? "\"" + m.slug + "\" is an MCP server read live only (no local or auto mode)"
+          : "the connector CLI of \"" + m.slug + "\" has no sync verb");
 }
 bool Syncable(const ConnectorManifest& m) {
   if (m.source.kind == SourceKind::kMcp) {
