@@ -98,7 +98,7 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
                      "access must be read or write, not \"" + access + "\"");
   }
   if (road_ != nullptr) {
-    const connect::ConnectorManifest* m = road_->Find(connector);
+    auto m = road_->Find(connector);
     if (m == nullptr) {
       return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
                        "no connector \"" + connector + "\"");
@@ -209,12 +209,12 @@ Status Authority::AuthorizeRead(const std::string& connector, const std::string&
 
 // ---- staging and decisions ----------------------------------------------------------------------
 
-Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>> Authority::Mutation(
-    const std::string& connector, const std::string& operation) {
+Result<std::pair<std::shared_ptr<const connect::ConnectorManifest>, const connect::Operation*>>
+Authority::Mutation(const std::string& connector, const std::string& operation) {
   if (road_ == nullptr) {
     return MakeError("authority.no_connectors", "no connectors are configured");
   }
-  const connect::ConnectorManifest* m = road_->Find(connector);
+  auto m = road_->Find(connector);
   if (m == nullptr) {
     std::string slugs;
     for (const auto& c : road_->manifests()) slugs += (slugs.empty() ? "" : ", ") + c.slug;

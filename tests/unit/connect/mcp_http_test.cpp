@@ -100,7 +100,7 @@ TEST(McpHttpUrl, PlainHttpOnlyToThisMachineAndNeverWithAUserInTheUrl) {
 
 TEST(McpHttp, TheCatalogAndItsRiskComeFromToolsListOverHttp) {
   World w;
-  const ConnectorManifest* m = w.road->Find("memory");
+  auto m = w.road->Find("memory");
   ASSERT_NE(m, nullptr);
   const Operation* create = m->FindOperation("create_entities");
   ASSERT_NE(create, nullptr) << w.road->McpStatus("memory").dump();
