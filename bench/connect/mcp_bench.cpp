@@ -134,6 +134,7 @@ void BM_ReadMirror(benchmark::State& state) { BM_Read(state, SourceMode::kLocal,
 // The mirror write of one live read alone (11 rows).
 void BM_MirrorStore(benchmark::State& state) {
   std::vector<json> rows;
+  rows.reserve(11);
   for (int i = 0; i < 11; ++i) rows.push_back({{"name", "person-" + std::to_string(i)}});
   const std::string path = Dir() + "/store/mirror.db";
   auto t0 = std::chrono::steady_clock::now();

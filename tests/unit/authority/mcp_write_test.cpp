@@ -170,7 +170,7 @@ TEST(AuthorityMcp, WithoutADeclaredReadAWriteIsExecutedNeverVerified) {
 
 TEST(AuthorityMcp, NoAnswerAfterSendIsOutcomeUnknownNeverRetriedThenReconciled) {
   McpWorld w;
-  w.manifests = {FixtureManifest("slowwrite", w.dir.path(), /*verify=*/true, /*timeout=*/800)};
+  w.manifests = {FixtureManifest("slowwrite", w.dir.path(), /*verify=*/true, /*timeout_ms=*/800)};
   w.Open();
   ASSERT_TRUE(w.authority->Grant("log", "", "write", 0, w.person).ok());
   std::string id = w.Approved("log", "append", {{"line", "exactly once"}});
@@ -193,7 +193,7 @@ TEST(AuthorityMcp, NoAnswerAfterSendIsOutcomeUnknownNeverRetriedThenReconciled) 
 
 TEST(AuthorityMcp, KillMinusNineAfterApprovalIsOutcomeUnknownThenReconciledNeverCalledTwice) {
   McpWorld w;
-  w.manifests = {FixtureManifest("slowwrite", w.dir.path(), /*verify=*/true, /*timeout=*/60000)};
+  w.manifests = {FixtureManifest("slowwrite", w.dir.path(), /*verify=*/true, /*timeout_ms=*/60000)};
   w.Open();
   ASSERT_TRUE(w.authority->Grant("log", "", "write", 0, w.person).ok());
   std::string id = w.Approved("log", "append", {{"line", "before the kill"}});

@@ -30,6 +30,10 @@ class HttpBridge {
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back("--");
     argv.insert(argv.end(), server.begin(), server.end());
+    std::vector<char*> args;  // built before fork: the child only execs
+    args.reserve(argv.size() + 1);
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
     int out[2];
     if (pipe(out) != 0) return;
     pid_ = fork();
@@ -38,9 +42,6 @@ class HttpBridge {
       dup2(out[1], 1);
       close(out[0]);
       close(out[1]);
-      std::vector<char*> args;
-      for (auto& a : argv) args.push_back(a.data());
-      args.push_back(nullptr);
       execv(args[0], args.data());
       _exit(127);
     }

@@ -223,6 +223,26 @@ TEST(McpHttp, AServerThatNeverAnswersIsATimeout) {
   EXPECT_EQ(road.McpStatus("hostile")["state"], "disconnected");
 }
 
+TEST(McpHttp, AToolListChangeInsideAnAnswerStreamRefreshesTheCatalog) {
+  TempDir dir;
+  HttpBridge bridge({}, {AFFORDANCE_NODE, ModulePath("tests/fixtures/connect/hostile_mcp.mjs"),
+                         "changing", dir.path()});
+  json manifest = HttpManifest(bridge.url(), "", 5000);
+  manifest["slug"] = "hostile";
+  ConnectorRoad road({Parsed(manifest)}, TestOptions(dir));
+  ASSERT_NE(road.Find("hostile")->FindOperation("echo"), nullptr)
+      << road.McpStatus("hostile").dump();
+  EXPECT_EQ(road.Find("hostile")->FindOperation("added_1"), nullptr);
+  // The echo's SSE stream carries notifications/tools/list_changed before its answer.
+  ASSERT_TRUE(Read(road, "echo", {{"text", "hi"}}, "hostile").ok());
+  EXPECT_NE(road.Find("hostile")->FindOperation("added_1"), nullptr);
+  ASSERT_TRUE(Read(road, "echo", {{"text", "hi"}}, "hostile").ok());
+  auto removed = Read(road, "added_1", json::object(), "hostile");
+  ASSERT_FALSE(removed.ok());
+  EXPECT_EQ(removed.error().code, "connect.unknown_operation");
+  EXPECT_NE(road.Find("hostile")->FindOperation("added_2"), nullptr);
+}
+
 TEST(McpHttp, AnExpiredSessionIsInitializedAgainOnceAndTheRequestSentAgain) {
   World w;
   ASSERT_TRUE(Read(*w.road, "read_graph", json::object()).ok());

@@ -390,6 +390,7 @@ TEST(McpHostile, CatalogRefreshesWhileOtherThreadsReadItAreSafe) {
   ASSERT_NE(Op(h.road->Find("hostile"), "echo"), nullptr);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 15; ++i) {
