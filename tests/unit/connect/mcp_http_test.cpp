@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 namespace affordance::connect::testing {
@@ -241,6 +242,39 @@ TEST(McpHttp, AToolListChangeInsideAnAnswerStreamRefreshesTheCatalog) {
   ASSERT_FALSE(removed.ok());
   EXPECT_EQ(removed.error().code, "connect.unknown_operation");
   EXPECT_NE(road.Find("hostile")->FindOperation("added_2"), nullptr);
+}
+
+TEST(McpHttp, AnAnswerOverMaxMessageBytesIsRefusedInBothAnswerForms) {
+  for (bool json_answers : {false, true}) {
+    TempDir dir;
+    {
+      // A graph whose read_graph answer is about 6 MB (the SDK's stdio reader takes 10 MB).
+      std::ofstream graph(dir / "memory.jsonl");
+      for (int i = 0; i < 2000; ++i) {
+        graph << json{{"type", "entity"},
+                      {"name", "e" + std::to_string(i)},
+                      {"entityType", "thing"},
+                      {"observations", {std::string(1000, 'x')}}}
+                     .dump()
+              << "\n";
+      }
+    }
+    setenv("MEMORY_FILE_PATH", (dir / "memory.jsonl").c_str(), 1);
+    HttpBridge bridge(
+        json_answers ? std::vector<std::string>{"--json"} : std::vector<std::string>{},
+        MemoryServer());
+    json manifest = HttpManifest(bridge.url());
+    manifest["source"]["max_message_bytes"] = 1 << 20;
+    ConnectorRoad road({Parsed(manifest)}, TestOptions(dir));
+    auto r = Read(road, "read_graph", json::object());
+    ASSERT_FALSE(r.ok()) << json_answers;
+    EXPECT_EQ(r.error().code, "connect.mcp_message_too_large") << r.error().ToString();
+    EXPECT_EQ(road.McpStatus("memory")["state"], "disconnected");
+    // A small answer on a new session is fine.
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // the backoff
+    auto small = Read(road, "search_nodes", {{"query", "e1999"}});
+    ASSERT_TRUE(small.ok()) << small.error().ToString();
+  }
 }
 
 TEST(McpHttp, AnExpiredSessionIsInitializedAgainOnceAndTheRequestSentAgain) {
