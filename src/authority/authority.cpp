@@ -2,8 +2,11 @@
 // execute.cpp). authority.h states the contract.
 #include "authority/authority.h"
 
+#include "base/nearest.h"
+
 #include "connect/effect.h"
 #include "connect/mutate.h"
+#include "connect/printed_cli.h"
 #include "connect/schema.h"
 
 #include <openssl/evp.h>
@@ -100,8 +103,10 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
   if (road_ != nullptr) {
     auto m = road_->Find(connector);
     if (m == nullptr) {
+      std::vector<std::string> slugs;
+      for (const auto& c : road_->manifests()) slugs.push_back(c.slug);
       return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
-                       "no connector \"" + connector + "\"");
+                       "no connector \"" + connector + "\"" + DidYouMean(connector, slugs));
     }
     if (!operation.empty() && m->FindOperation(operation) == nullptr) {
       return MakeError(ErrorKind::kNotFound, "connect.unknown_operation",
@@ -217,9 +222,14 @@ Authority::Mutation(const std::string& connector, const std::string& operation) 
   auto m = road_->Find(connector);
   if (m == nullptr) {
     std::string slugs;
-    for (const auto& c : road_->manifests()) slugs += (slugs.empty() ? "" : ", ") + c.slug;
+    std::vector<std::string> names;
+    for (const auto& c : road_->manifests()) {
+      slugs += (slugs.empty() ? "" : ", ") + c.slug;
+      names.push_back(c.slug);
+    }
     return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
-                     "no connector \"" + connector + "\"", "connectors: " + slugs);
+                     "no connector \"" + connector + "\"" + DidYouMean(connector, names),
+                     "connectors: " + slugs);
   }
   std::string mutations;
   for (const auto& op : m->operations) {
@@ -252,6 +262,13 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
                          " do not match its schema: " + v.error().message,
                      op->args_schema.dump());
   }
+  // A value the source would refuse or read differently (an hour 99, a 30 February) is refused
+  // here, before a card shows it to anyone.
+  if (Status v = connect::CheckMutationArgs(*m, *op, r.args); !v) {
+    return MakeError(ErrorKind::kInvalid, "authority.bad_args",
+                     "the arguments of " + r.connector + "." + r.operation +
+                         " cannot be written: " + v.error().message);
+  }
   auto grant = Check(r.connector, r.operation, "write");
   if (!grant) return grant.error();
   store::ApprovalRecord a;
@@ -268,7 +285,13 @@ Result<store::ApprovalRecord> Authority::Stage(const StageRequest& r, const Acto
   a.status = "pending";
   a.request = RequestText(r.connector, r.operation, r.args);
   a.digest = RequestDigest(a.request);
-  a.effect = Effect(*m, *op, r.args);
+  auto effect = Effect(*m, *op, r.args, IdempotencyKeyOf(a.id));
+  if (!effect) {
+    return MakeError(ErrorKind::kInvalid, "authority.bad_args",
+                     "the arguments of " + r.connector + "." + r.operation +
+                         " cannot be written: " + effect.error().message);
+  }
+  a.effect = std::move(*effect);
   a.created_ms = a.updated_ms = Now();
   a.expires_ms = a.created_ms + options_.approval_ttl_ms;
   if (grant->expires_ms != 0) a.expires_ms = std::min(a.expires_ms, grant->expires_ms);
@@ -314,8 +337,10 @@ Result<std::optional<json>> Authority::ReadOne(const connect::ConnectorManifest&
   return std::optional<json>(read->rows.front());
 }
 
-json Authority::Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
-                       const json& args) {
+std::string IdempotencyKeyOf(const std::string& approval_id) { return "idem-" + approval_id; }
+
+Result<json> Authority::Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
+                               const json& args, const std::string& key) {
   auto what = connect::BeforeReadOf(op, args);
   std::optional<json> before;
   json read = json::object();
@@ -332,8 +357,29 @@ json Authority::Effect(const connect::ConnectorManifest& m, const connect::Opera
       before = *row;
     }
   }
-  json effect = connect::DescribeMutation(m, op, args, before);
+  json scope = nullptr;
+  if (m.source.kind == connect::SourceKind::kIcs) {
+    auto described = connect::DescribeCalendarScope(m, op, args, Now() / 1000);
+    if (!described) {
+      if (described.error().kind == ErrorKind::kInvalid) return described.error();
+      read["error"] = described.error().code + ": " + described.error().message;
+    } else if (described->has_value()) {
+      scope = **described;
+      // One occurrence: its own values are the before values, not the series' first one's.
+      if (scope.contains("current")) {
+        before = scope["current"];
+        scope.erase("current");
+      }
+    }
+  }
+  json effect = connect::DescribeMutation(m, op, args, before, scope);
   if (what) effect["before"] = read;
+  if (m.source.kind == connect::SourceKind::kPrintedCli) {
+    // The exact argv the approval runs: what a flag or a positional value becomes is on the card.
+    auto argv = connect::MutationArgv(m, op, args, key);
+    if (!argv) return argv.error();
+    effect["argv"] = *argv;
+  }
   return effect;
 }
 
@@ -364,10 +410,12 @@ Result<store::ApprovalRecord> Authority::Decide(const std::string& id, const Act
     }
   }
   if (approve && a->expires_ms != 0 && Now() >= a->expires_ms) {
+    // Settled as it is, so every door (and the model, on the next turn) reads it expired.
+    auto settled = Expire(id);
     return MakeError(ErrorKind::kConflict, "authority.approval_expired",
-                     "approval " + id +
-                         " expired before it was decided; nothing was approved. "
-                         "Ask again to stage it anew.");
+                     "approval " + id + " expired before it was decided" +
+                         (settled && !settled->reason.empty() ? " (" + settled->reason + ")" : "") +
+                         "; nothing was approved. Ask again to stage it anew.");
   }
   store::ApprovalRecord next = *a;
   next.status = approve ? "approved" : "denied";
@@ -385,6 +433,31 @@ Result<store::ApprovalRecord> Authority::Decide(const std::string& id, const Act
     auto cur = Load(id);
     if (!cur) return cur.error();
     return already(*cur);
+  }
+  return next;
+}
+
+Result<store::ApprovalRecord> Authority::Expire(const std::string& id) {
+  auto a = Load(id);
+  if (!a) return a.error();
+  if (a->status != "pending" || a->expires_ms == 0 || Now() < a->expires_ms) return a;
+  store::ApprovalRecord next = *a;
+  next.status = "expired";
+  next.updated_ms = Now();
+  next.reason = a->expires_ms < a->created_ms + options_.approval_ttl_ms
+                    ? "the write grant that allowed it ended before a person decided"
+                    : "no person decided within " +
+                          std::to_string(options_.approval_ttl_ms / (24 * 3600 * 1000)) + " days";
+  Status s = store_.Batch([&]() -> Status {
+    if (Status w = store_.UpdateApproval(next, "pending"); !w) return w;
+    return Log("expire", id, Actor::System(),
+               {{"request", json::parse(a->request)},
+                {"reason", next.reason},
+                {"expiresMs", a->expires_ms}});
+  });
+  if (!s) {
+    if (s.error().code != "store.conflict") return s.error();
+    return Load(id);  // decided or expired meanwhile: the row as it is
   }
   return next;
 }

@@ -77,8 +77,9 @@ struct StageRequest {
 struct EffectReport {
   store::ApprovalRecord approval;
   std::optional<store::ReceiptRecord> receipt;
-  // pending | approved | denied | refused | executing | executed | verified | failed |
-  // outcome_unknown | not_executed
+  // pending | approved | denied | expired | refused | executing | executed | verified | failed |
+  // outcome_unknown | not_executed ("expired": no person decided before its expiry, or its
+  // write grant ended first; nothing ran, like a denial)
   std::string state;
   nlohmann::json ToJson() const;
   // What the model reads as the staging call's result.
@@ -92,6 +93,9 @@ std::string RequestText(const std::string& connector, const std::string& operati
                         const nlohmann::json& args);
 // SHA-256 of a request text, lowercase hex: the digest a person's decision names.
 std::string RequestDigest(const std::string& request);
+// The idempotency key an approval's one execution is dispatched with ("idem-<approval id>"): known
+// when the write is staged, so the effect card can show the exact argv of a printed CLI.
+std::string IdempotencyKeyOf(const std::string& approval_id);
 
 class Authority {
  public:
@@ -118,6 +122,11 @@ class Authority {
                                         const std::string& digest = "");
   Result<store::ApprovalRecord> Deny(const std::string& approval_id, const Actor& by,
                                      const std::string& reason);
+  // Settles a pending approval whose expiry has passed: status "expired" (compare-and-set from
+  // pending), its reason saying why (it waited its whole time, or the write grant that allowed it
+  // ended first) and an Activity "expire" entry. Nothing runs, as for a denial. Returns the row as
+  // it now is: unchanged when it is not pending or not yet due.
+  Result<store::ApprovalRecord> Expire(const std::string& approval_id);
   // Runs an approved effect once (see the file comment).
   Result<EffectReport> Execute(const std::string& approval_id);
   Result<EffectReport> Reconcile(const std::string& approval_id);
@@ -142,9 +151,11 @@ class Authority {
   Result<store::ApprovalRecord> Decide(const std::string& approval_id, const Actor& by,
                                        bool approve, const std::string& reason,
                                        const std::string& digest);
-  // The effect card of a request about to be staged, with the fresh read of an update or delete.
-  nlohmann::json Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
-                        const nlohmann::json& args);
+  // The effect card of a request about to be staged, with the fresh read of an update or delete
+  // and, for a calendar, the scope of a recurring event's change. Error (kInvalid): args the
+  // fresh read shows cannot be written (an occurrence the series does not have).
+  Result<nlohmann::json> Effect(const connect::ConnectorManifest& m, const connect::Operation& op,
+                                const nlohmann::json& args, const std::string& key);
   // The first read of `operation` with `args`, live where the source allows (nullopt: no row).
   Result<std::optional<nlohmann::json>> ReadOne(const connect::ConnectorManifest& m,
                                                 const std::string& operation,

@@ -68,6 +68,7 @@ std::string_view TruthStateOf(const std::string& state) {
   if (state == "approved") return "approved";
   if (state == "refused") return "refused";
   if (state == "denied") return "denied";
+  if (state == "expired") return "expired";
   return "";
 }
 
@@ -119,6 +120,13 @@ std::string EffectReport::ModelText() const {
            (approval.reason.empty() ? "" : ": " + approval.reason) +
            ". Nothing ran. Do not retry it unless the user asks again.";
   }
+  if (state == "expired") {
+    return "expired (authority.approval_expired): approval " + approval.id + " (" + what +
+           ") expired before a person decided" +
+           (approval.reason.empty() ? "" : ": " + approval.reason) +
+           ". Nothing ran. Tell the user it expired and was not done; it runs only if staged again "
+           "and approved in time.";
+  }
   if (state == "verified") {
     return "verified: " + what + " ran once and a fresh read confirmed the effect" + rc + ".";
   }
@@ -158,6 +166,8 @@ Result<EffectReport> Authority::Report(const std::string& id) {
   if (!receipts) return receipts.error();
   if (!receipts->empty()) r.receipt = receipts->back();
   r.state = a->status;
+  // Past its expiry and still undecided: expired, whether or not anything has settled the row yet.
+  if (a->status == "pending" && a->expires_ms != 0 && Now() >= a->expires_ms) r.state = "expired";
   if (a->status == "executed" && r.receipt && r.receipt->verification == "verified") {
     r.state = "verified";
   }
@@ -269,6 +279,9 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   if (Status v = connect::ValidateArgs(op->args_schema, a.args); !v) {
     return Refuse(a, MakeError(ErrorKind::kInvalid, "authority.bad_args", v.error().message));
   }
+  if (Status v = connect::CheckMutationArgs(*m, *op, a.args); !v) {
+    return Refuse(a, MakeError(ErrorKind::kInvalid, "authority.bad_args", v.error().message));
+  }
   if (auto grant = Check(a.connector, a.operation, "write"); !grant) {
     return Refuse(a, grant.error());
   }
@@ -276,7 +289,7 @@ Result<EffectReport> Authority::Execute(const std::string& id) {
   // 1. Claim: the key and a "dispatching" receipt are durable before anything is sent.
   store::ApprovalRecord claimed = a;
   claimed.status = "executing";
-  claimed.idempotency_key = "idem-" + a.id;
+  claimed.idempotency_key = IdempotencyKeyOf(a.id);
   claimed.executor = ThisExecutor();
   claimed.updated_ms = Now();
   store::ReceiptRecord receipt;
@@ -334,6 +347,15 @@ Result<std::optional<bool>> Authority::FreshRead(const connect::ConnectorManifes
                                                  const connect::Operation& op,
                                                  const store::ApprovalRecord& a,
                                                  const json& response, json& evidence) {
+  if (op.verify_operation.empty() && m.source.kind == connect::SourceKind::kIcs &&
+      op.effect == "update") {
+    // A calendar update (a recurring one above all) is verified by reading the file again: the
+    // VEVENT its scope names holds every value it set.
+    auto read = connect::ReadCalendarUpdate(m, a.args, response);
+    if (!read) return read.error();
+    evidence = *read;
+    return std::optional<bool>(evidence.value("shows", false));
+  }
   if (op.verify_operation.empty()) return std::optional<bool>();
   json bindings = a.args;
   bindings["idempotency_key"] = a.idempotency_key;

@@ -46,10 +46,21 @@ int JsonValueDepth(const nlohmann::ordered_json& value, int limit = kMaxJsonDept
 Status CheckJsonDepth(std::string_view text, std::string_view too_deep_code, std::string_view what,
                       int limit = kMaxJsonDepth);
 
+// Where `text` stops being JSON, for a person who opens it in an editor: "LINE:COLUMN: PROBLEM"
+// (1-based; PROBLEM is the parser's own diagnosis, what it found and what it expected there, e.g.
+// "3:5: syntax error while parsing object key - unexpected '}'; expected string literal").
+// Empty when the text is valid JSON. A SAX pass that builds no value (no recursion); like every
+// door, call it after the depth check.
+std::string JsonSyntaxError(std::string_view text);
+
+// The same, prefixed with the file it came from: "FILE:LINE:COLUMN: PROBLEM" (or "LINE:COLUMN:
+// PROBLEM" when `file` is empty), the detail every command gives a JSON input that is not JSON.
+std::string JsonSyntaxErrorIn(std::string_view text, std::string_view file);
+
 // Parses untrusted JSON text: the depth check above (JsonTextDepth), then nlohmann's parser.
 // Errors: `too_deep_code` (deeper than `limit`), `bad_json_code` ("<what> is not valid JSON",
-// detail: the parser's message). Numbers out of range (1e400) are a bad_json error too, never an
-// exception.
+// detail: "LINE:COLUMN: PROBLEM" as JsonSyntaxError). Numbers out of range (1e400) are a bad_json
+// error too, never an exception.
 template <class Json = nlohmann::json>
 Result<Json> ParseJson(std::string_view text, std::string_view too_deep_code,
                        std::string_view bad_json_code, std::string_view what,
@@ -58,8 +69,9 @@ Result<Json> ParseJson(std::string_view text, std::string_view too_deep_code,
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::exception& e) {
+    std::string where = JsonSyntaxError(text);
     return MakeError(ErrorKind::kInvalid, std::string(bad_json_code),
-                     std::string(what) + " is not valid JSON", e.what());
+                     std::string(what) + " is not valid JSON", where.empty() ? e.what() : where);
   }
 }
 

@@ -30,11 +30,12 @@ enum class ErrorKind {
   kTooLarge,          // the input is over a size limit                       413, exit 2
   kUnsupportedMedia,  // the body is not of a type this door reads            415, exit 2
   kMisdirected,       // the request was addressed to another server          421, exit 1
+  kTooManyRequests,   // too many tries (wrong credentials): wait, then retry   429, exit 1
   kUnavailable,       // busy or stopping: try again later                    503, exit 1
 };
 
 // "internal", "invalid", "unauthenticated", "forbidden", "not_found", "not_allowed", "timeout",
-// "conflict", "too_large", "unsupported_media", "misdirected", "unavailable".
+// "conflict", "too_large", "unsupported_media", "misdirected", "too_many_requests", "unavailable".
 constexpr std::string_view ErrorKindName(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::kInternal:
@@ -59,6 +60,8 @@ constexpr std::string_view ErrorKindName(ErrorKind kind) {
       return "unsupported_media";
     case ErrorKind::kMisdirected:
       return "misdirected";
+    case ErrorKind::kTooManyRequests:
+      return "too_many_requests";
     case ErrorKind::kUnavailable:
       return "unavailable";
   }
@@ -89,6 +92,8 @@ constexpr int HttpStatusOf(ErrorKind kind) {
       return 415;
     case ErrorKind::kMisdirected:
       return 421;
+    case ErrorKind::kTooManyRequests:
+      return 429;
     case ErrorKind::kUnavailable:
       return 503;
   }

@@ -3,6 +3,7 @@
 #include "cli/output.h"
 #include "cli/session.h"
 #include "connect/manifest.h"
+#include "text/display_width.h"
 
 #include <ctime>
 #include <filesystem>
@@ -58,9 +59,15 @@ Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o) {
   return g;
 }
 
-void PrintJson(const nlohmann::json& j) {
-  std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+std::string JsonText(const nlohmann::json& j) {
+  return text::EscapeHiddenInJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
+
+std::string HumanJsonText(const nlohmann::json& j) {
+  return text::Printable(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void PrintJson(const nlohmann::json& j) { std::cout << JsonText(j) << std::endl; }
 
 std::string FormatMs(int64_t ms) {
   if (ms == 0) return "never";

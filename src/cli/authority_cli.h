@@ -40,6 +40,11 @@ Result<std::unique_ptr<Governance>> OpenGovernance(const GovernOptions& o);
 
 // Prints JSON on one line.
 void PrintJson(const nlohmann::json& j);
+// `j` as one JSON line a terminal can print: invalid UTF-8 replaced, and raw C1 controls and
+// bidi / invisible format characters written as \u escapes (text::EscapeHiddenInJson).
+std::string JsonText(const nlohmann::json& j);
+// JSON text for a human line: hidden and C1 characters shown as a visible "⟨U+202E⟩" mark.
+std::string HumanJsonText(const nlohmann::json& j);
 
 // "2026-11-30 12:01:02" (UTC) for a millisecond timestamp; "never" for 0.
 std::string FormatMs(int64_t ms);

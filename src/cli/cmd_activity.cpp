@@ -4,6 +4,7 @@
 #include "cli/authority_cli.h"
 #include "cli/command.h"
 #include "cli/output.h"
+#include "text/display_width.h"
 
 #include <cstdio>
 #include <memory>
@@ -35,8 +36,9 @@ int Run(const Options& o) {
   if (entries->empty()) std::printf("no activity\n");
   for (const auto& e : *entries) {
     std::printf("%6lld %s %-9s %-22s %-16s %s\n", static_cast<long long>(e.seq),
-                FormatMs(e.at_ms).c_str(), e.kind.c_str(), e.subject.c_str(), e.actor.c_str(),
-                e.data.dump().c_str());
+                FormatMs(e.at_ms).c_str(), text::Printable(e.kind).c_str(),
+                text::Printable(e.subject).c_str(), text::Printable(e.actor).c_str(),
+                HumanJsonText(e.data).c_str());
   }
   return kExitOk;
 }

@@ -5,6 +5,7 @@
 #include "cli/authority_cli.h"
 #include "cli/command.h"
 #include "cli/output.h"
+#include "text/display_width.h"
 
 #include "connect/effect.h"
 #include "store/store.h"
@@ -38,10 +39,12 @@ void PrintEffect(const store::ApprovalRecord& a) {
   std::printf("  risk %s · request %s\n", a.risk.c_str(), a.digest.substr(0, 12).c_str());
 }
 
+// Every value below comes from a model, a connector or a store row: printed through
+// text::Printable (text) or JsonText (JSON), it runs no control sequence and reorders nothing.
 void Line(const authority::EffectReport& r) {
-  std::printf("%-22s %-16s %-10s %s.%s %s\n", r.approval.id.c_str(), r.state.c_str(),
-              r.approval.risk.c_str(), r.approval.connector.c_str(), r.approval.operation.c_str(),
-              r.approval.args.dump().c_str());
+  const std::string what = text::Printable(r.approval.connector + "." + r.approval.operation);
+  std::printf("%-22s %-16s %-10s %s %s\n", text::Printable(r.approval.id).c_str(), r.state.c_str(),
+              r.approval.risk.c_str(), what.c_str(), HumanJsonText(r.approval.args).c_str());
 }
 
 int Print(const authority::EffectReport& r, bool json, bool detail) {
@@ -53,25 +56,28 @@ int Print(const authority::EffectReport& r, bool json, bool detail) {
   if (!detail) return kExitOk;
   const auto& a = r.approval;
   PrintEffect(a);
-  std::printf("  args %s\n", a.args.dump().c_str());
-  std::printf("  staged by %s at %s", a.staged_by.c_str(), FormatMs(a.created_ms).c_str());
-  if (!a.thread_id.empty())
-    std::printf(" (thread %s, call %s)", a.thread_id.c_str(), a.tool_call_id.c_str());
+  std::printf("  args %s\n", HumanJsonText(a.args).c_str());
+  std::printf("  staged by %s at %s", text::Printable(a.staged_by).c_str(),
+              FormatMs(a.created_ms).c_str());
+  if (!a.thread_id.empty()) {
+    std::printf(" (thread %s, call %s)", text::Printable(a.thread_id).c_str(),
+                text::Printable(a.tool_call_id).c_str());
+  }
   std::printf("\n");
   if (!a.decided_by.empty()) {
     std::printf("  %s by %s at %s%s\n", a.status == "denied" ? "denied" : "approved",
-                a.decided_by.c_str(), FormatMs(a.decided_ms).c_str(),
-                a.reason.empty() ? "" : (" — " + a.reason).c_str());
+                text::Printable(a.decided_by).c_str(), FormatMs(a.decided_ms).c_str(),
+                a.reason.empty() ? "" : text::Printable(" — " + a.reason).c_str());
   }
-  if (!a.evidence.empty()) std::printf("  evidence %s\n", a.evidence.dump().c_str());
+  if (!a.evidence.empty()) std::printf("  evidence %s\n", HumanJsonText(a.evidence).c_str());
   if (r.receipt) {
     std::printf("  receipt %s: %s, verification %s, key %s\n", r.receipt->id.c_str(),
                 r.receipt->outcome.c_str(),
                 r.receipt->verification.empty() ? "-" : r.receipt->verification.c_str(),
                 r.receipt->idempotency_key.c_str());
-    std::printf("  response %s\n", r.receipt->response.dump().c_str());
+    std::printf("  response %s\n", HumanJsonText(r.receipt->response).c_str());
   }
-  std::printf("  %s\n", r.ModelText().c_str());
+  std::printf("  %s\n", text::Printable(r.ModelText()).c_str());
   return kExitOk;
 }
 

@@ -19,7 +19,13 @@
 #include "cli/terminal.h"
 #include "text/display_width.h"
 
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cctype>
+#include <cstdio>
 #include <ctime>
 #include <functional>
 #include <iostream>
@@ -34,6 +40,57 @@ struct ChatOptions {
   std::string thread;
 };
 
+// The shell's habits at the chat's prompts, while the chat runs: Ctrl-C at a prompt clears the
+// line being typed (the terminal discards it) and asks again, instead of killing the process;
+// Ctrl-D (end of input) or /quit leaves. During a step the turn's InterruptGuard takes Ctrl-C
+// (it cancels the step) and gives it back after. On a terminal the echo of control characters is
+// turned off (ECHOCTL), so a Ctrl-C leaves no "^C" in the text the chat is printing; the
+// terminal's settings are restored on the way out.
+std::atomic<bool> g_prompt_interrupted{false};
+void OnPromptInterrupt(int) { g_prompt_interrupted = true; }
+
+class PromptKeys {
+ public:
+  PromptKeys() {
+    struct sigaction sa {};
+    sa.sa_handler = OnPromptInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;  // no SA_RESTART: a read at the prompt returns, so the prompt asks again
+    sigaction(SIGINT, &sa, &previous_);
+    if (isatty(0) == 1 && tcgetattr(0, &saved_) == 0) {
+      termios quiet = saved_;
+      quiet.c_lflag &= ~static_cast<tcflag_t>(ECHOCTL);
+      restore_ = tcsetattr(0, TCSANOW, &quiet) == 0;
+    }
+  }
+  ~PromptKeys() {
+    if (restore_) tcsetattr(0, TCSANOW, &saved_);
+    sigaction(SIGINT, &previous_, nullptr);
+  }
+  PromptKeys(const PromptKeys&) = delete;
+  PromptKeys& operator=(const PromptKeys&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+  termios saved_{};
+  bool restore_ = false;
+};
+
+enum class Read { kLine, kInterrupted, kEnd };
+
+// A line from standard input: kInterrupted when Ctrl-C ended the read (the input is usable again),
+// kEnd at the end of input.
+Read ReadLine(std::string& line) {
+  g_prompt_interrupted = false;
+  if (std::getline(std::cin, line)) return Read::kLine;
+  if (g_prompt_interrupted.exchange(false)) {
+    std::cin.clear();
+    clearerr(stdin);
+    return Read::kInterrupted;
+  }
+  return Read::kEnd;
+}
+
 std::string When(int64_t ms) {
   std::time_t t = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
@@ -46,9 +103,10 @@ std::string When(int64_t ms) {
 void Help(std::ostream& out, size_t width) {
   // Folded between commands to the terminal's width.
   const std::vector<std::string> items = {
-      "Commands:", "/threads",      "/resume N",
-      "/new",      "/approve [ID]", "/deny [ID] [reason]",
-      "/help",     "/quit",         "(Ctrl-C cancels a running step)"};
+      "Commands:",     "/threads",      "/resume N",
+      "/new",          "/approve [ID]", "/deny [ID] [reason]",
+      "/help",         "/quit",         "(Ctrl-C cancels a running step or clears the line;",
+      "Ctrl-D leaves)"};
   size_t column = 0;
   for (const auto& item : items) {
     const size_t gap = column == 0 ? 0 : 2;
@@ -64,37 +122,22 @@ void Help(std::ostream& out, size_t width) {
   out << "\n";
 }
 
-// Prints the last messages of a thread so a resumed conversation has its context on screen, its
-// surfaces as text with fresh rows.
-void ShowThread(Session& s, const std::string& id, std::ostream& out, bool color) {
+// Prints the last messages of a thread so a resumed conversation has its context on screen, as it
+// read when it streamed (TerminalView::ShowStored): answer text wrapped with its citation marks,
+// tool lines, effect cards, surfaces as text with fresh rows, legend, status line and the reason
+// of each end state.
+void ShowThread(Session& s, const std::string& id, std::ostream& out, bool tty) {
   auto messages = s.store->LoadThread(id);
   if (!messages) return;
-  surface::TextOptions o;
-  o.width = TerminalWidth(1);
-  o.color = color;
-  const SurfaceSource source{s.store, s.session->road(), &s.harness->authority()};
-  size_t from = messages->size() > 6 ? messages->size() - 6 : 0;
-  for (size_t i = from; i < messages->size(); ++i) {
-    const auto& m = (*messages)[i];
-    std::string text;
-    for (const auto& p : m.parts) {
-      if (p.kind == "text") text += p.data.value("text", "");
-      if (p.kind == "surface") out << SurfacePartText(p.data, source, o);
-    }
-    text = text::Printable(text, true);
-    if (m.role == "user") {
-      out << "› " << text << "\n";
-    } else {
-      out << text << "\n";
-      std::string status = m.meta.value("status", m.status);
-      if (m.status == "interrupted" && !m.meta.contains("status")) {
-        status +=
-            ": the process running this turn stopped before it finished; what it wrote "
-            "before is kept";
-      }
-      out << "  (" << status << ")\n";
-    }
+  std::map<std::string, store::ApprovalRecord> approvals;
+  if (auto listed = s.store->ListApprovals("", id); listed) {
+    for (auto& a : *listed) approvals[a.id] = std::move(a);
   }
+  TerminalView view(out, tty, {s.store, s.session->road(), &s.harness->authority()});
+  // The last three exchanges: from the user message that opens the sixth-last message or after.
+  size_t from = messages->size() > 6 ? messages->size() - 6 : 0;
+  while (from > 0 && (*messages)[from].role != "user") --from;
+  for (size_t i = from; i < messages->size(); ++i) view.ShowStored((*messages)[i], approvals);
 }
 
 // Runs turns with their terminal view and Ctrl-C guard, and decides staged writes with the person.
@@ -134,14 +177,19 @@ class ChatTurns {
         out_ << "\n  Approve " << (pending.size() == 1 ? "this write" : a.id)
              << "? [y]es, [n]o, [l]ater › " << std::flush;
         std::string answer;
-        if (!std::getline(std::cin, answer)) return;
+        const Read read = ReadLine(answer);
+        if (read == Read::kEnd) return;
+        if (read == Read::kInterrupted) {
+          out_ << "\n";
+          answer.clear();  // Ctrl-C: not decided now
+        }
         answer = Lower(Trim(answer));
         if (answer == "y" || answer == "yes") {
           decided |= Decide(a, true, "");
         } else if (answer == "n" || answer == "no") {
           out_ << "  Why (optional) › " << std::flush;
           std::string reason;
-          if (!std::getline(std::cin, reason)) reason.clear();
+          if (ReadLine(reason) != Read::kLine) reason.clear();
           decided |= Decide(a, false, Trim(reason));
         } else {
           const std::string id = pending.size() == 1 ? "" : " " + a.id;
@@ -260,9 +308,18 @@ int Chat(const ChatOptions& o) {
   ChatTurns turns(s, out, tty, interactive);
   std::vector<store::ThreadInfo> listed;
   std::string line;
+  PromptKeys keys;
+  bool cleared = false;  // the last prompt was cleared by Ctrl-C: ask again on the same line
   while (true) {
-    out << (color ? "\n\033[1m›\033[0m " : "\n› ") << std::flush;
-    if (!std::getline(std::cin, line)) break;
+    if (cleared && tty) {
+      out << "\r\033[K" << (color ? "\033[1m›\033[0m " : "› ") << std::flush;
+    } else {
+      out << (cleared ? "\n› " : color ? "\n\033[1m›\033[0m " : "\n› ") << std::flush;
+    }
+    const Read read = ReadLine(line);
+    cleared = read == Read::kInterrupted;
+    if (cleared) continue;
+    if (read == Read::kEnd) break;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     if (line == "/quit" || line == "/exit") break;
     if (line == "/help") {
@@ -312,7 +369,7 @@ int Chat(const ChatOptions& o) {
       }
       thread = t->id;
       out << "Resumed \"" << (t->title.empty() ? "New conversation" : t->title) << "\".\n";
-      ShowThread(s, thread, out, color);
+      ShowThread(s, thread, out, tty);
       continue;
     }
     if (line.rfind("/approve", 0) == 0 || line.rfind("/deny", 0) == 0) {

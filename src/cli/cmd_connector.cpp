@@ -5,6 +5,7 @@
 // --data DIR, else $AFFORDANCE_DATA, else $XDG_DATA_HOME/affordance/connectors. `run` has no model
 // here, so a request in words that the connector's own `which` does not resolve comes back
 // `unresolved` with its candidates; name the operation with --operation/--args to run it.
+#include "base/json_limits.h"
 #include "cli/command.h"
 #include "cli/output.h"
 #include "connect/manifest.h"
@@ -150,9 +151,9 @@ int RunRun(const Options& o) {
     }
     json args = json::parse(o.args, nullptr, false);
     if (args.is_discarded()) {
-      return ReportError(
-          MakeError(ErrorKind::kInvalid, "connect.bad_args", "--args is not valid JSON", o.args),
-          o.json, kExitUsage);
+      return ReportError(MakeError(ErrorKind::kInvalid, "connect.bad_args",
+                                   "--args is not valid JSON", JsonSyntaxErrorIn(o.args, "--args")),
+                         o.json, kExitUsage);
     }
     input["request"] = {{"operation", o.operation}, {"args", args}};
   } else {

@@ -6,6 +6,7 @@
 //
 // --library defaults to the product's default library. --existing FILE treats stdin as an edit
 // patch merged into FILE. `validate` exits 1 when the program has errors.
+#include "base/json_limits.h"
 #include "cli/command.h"
 #include "cli/output.h"
 #include "surface/edit.h"
@@ -29,7 +30,13 @@ Result<surface::Library> LoadLibrary(const LangOptions& o) {
   if (o.library.empty()) return surface::Library::Default();
   Result<std::string> text = ReadFileOrStdin(o.library);
   if (!text.ok()) return text.error();
-  return surface::Library::FromJson(*text);
+  auto library = surface::Library::FromJson(*text);
+  if (!library.ok() && library.error().code == "surface.library_not_json") {
+    Error e = library.error();
+    e.detail = (o.library == "-" ? "<stdin>" : o.library) + ":" + e.detail;
+    return e;
+  }
+  return library;
 }
 
 Result<Json> LoadJsonFile(const std::string& path, const char* code, const char* what) {
@@ -37,7 +44,10 @@ Result<Json> LoadJsonFile(const std::string& path, const char* code, const char*
   if (!text.ok()) return text.error();
   if (auto deep = CheckInputDepth(*text, what); !deep) return deep.error();
   Json doc = Json::parse(text->begin(), text->end(), nullptr, false);
-  if (doc.is_discarded()) return MakeError(code, std::string(what) + " is not valid JSON", path);
+  if (doc.is_discarded()) {
+    return MakeError(ErrorKind::kInvalid, code, std::string(what) + " is not valid JSON",
+                     JsonSyntaxErrorIn(*text, path == "-" ? "<stdin>" : path));
+  }
   return doc;
 }
 

@@ -14,6 +14,7 @@
 //     projected handler and prints the re-render like `render`.
 // Invalid input exits with 2, render failures with 1; in --json mode errors print
 // {"error": {"code", "message"[, "detail"]}} on stdout.
+#include "base/json_limits.h"
 #include "cli/command.h"
 #include "cli/output.h"
 #include "render/renderer.h"
@@ -44,7 +45,10 @@ Result<nlohmann::ordered_json> ReadState(const RenderOptions& o) {
   if (auto deep = CheckInputDepth(*text, "the state"); !deep) return deep.error();
   nlohmann::ordered_json state = nlohmann::ordered_json::parse(*text, nullptr, false);
   if (state.is_discarded()) {
-    return MakeError(ErrorKind::kInvalid, "cli.bad_state", "the state is not valid JSON", o.state);
+    return MakeError(ErrorKind::kInvalid, "cli.bad_state", "the state is not valid JSON",
+                     JsonSyntaxErrorIn(*text, inline_json      ? "--state"
+                                              : o.state == "-" ? "<stdin>"
+                                                               : o.state));
   }
   if (o.batch && !state.is_array()) {
     return MakeError(ErrorKind::kInvalid, "cli.bad_state", "--batch needs a JSON array of states",

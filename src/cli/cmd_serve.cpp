@@ -177,8 +177,10 @@ int Serve(ServeOptions& o) {
   // The person's web sessions are keyed from the same trust root as the operator session.
   server::PersonSessions sessions(*secret);
   server::RefusalCounts refusals;
+  server::CredentialBackoff backoff;
   o.server.sessions = &sessions;
   o.server.refusals = &refusals;
+  o.server.backoff = &backoff;
 
   server::ApiOptions ao;
   ao.web_root = WebRoot(o.web);
@@ -188,6 +190,7 @@ int Serve(ServeOptions& o) {
   ao.road = api_road->get();
   ao.sessions = &sessions;
   ao.refusals = &refusals;
+  ao.backoff = &backoff;
   server::Api api(*store, *hub, ao);
   auto handlers = api.Handlers();
   handlers.merge(mcp_http.Handlers());

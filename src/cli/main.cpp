@@ -1,4 +1,5 @@
 // `affordance`: the command-line entry point. Subcommands register themselves (see command.h).
+#include "base/nearest.h"
 #include "base/version.h"
 #include "cli/command.h"
 #include "cli/output.h"
@@ -52,43 +53,60 @@ void ScrubSecrets(int argc, char** argv) {
   }
 }
 
-// The edit distance of two command names (for "did you mean": a typo of a closed list of names,
-// never a reading of what a person meant).
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+// What a command line names that the parser does not know, with the nearest name it knows: the
+// words walked from the top as the parser walks them (a subcommand's name descends into it, an
+// option that takes a value takes the next word), stopping at the first option the reached
+// command lacks, or the first word where a command that has subcommands and no positional
+// arguments wants one. Empty when every word is known (the parser's own message is then right).
+std::string UnknownWord(CLI::App& app, int argc, char** argv) {
+  CLI::App* current = &app;
+  std::string path = "affordance";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    const std::string help = "(" + path + " --help lists them)";
+    if (arg.size() > 1 && arg[0] == '-') {
+      const std::string name = arg.substr(0, arg.find('='));
+      const CLI::Option* option = current->get_option_no_throw(name);
+      if (option == nullptr) {
+        std::vector<std::string> known;
+        for (const CLI::Option* o : current->get_options()) {
+          for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+        }
+        return path + ": unknown option \"" + name + "\"" + DidYouMean(name, known) + " " + help;
+      }
+      if (option->get_type_size_max() > 0 && name.size() == arg.size()) ++i;  // its value
+      continue;
+    }
+    auto named = current->get_subcommands([&](const CLI::App* a) { return a->check_name(arg); });
+    if (!named.empty()) {
+      current = named.front();
+      path += " " + arg;
+      continue;
+    }
+    auto subs = current->get_subcommands([](const CLI::App*) { return true; });
+    bool positional = false;
+    for (const CLI::Option* o : current->get_options()) positional |= !o->nonpositional();
+    if (!subs.empty() && !positional) {
+      std::vector<std::string> known;
+      known.reserve(subs.size());
+      for (const CLI::App* s : subs) known.push_back(s->get_name());
+      return path + ": unknown command \"" + arg + "\"" + DidYouMean(arg, known) + " " + help;
     }
   }
-  return row[b.size()];
+  return "";
 }
 
-// Usage errors exit 2 (docs: the exit status table); --help and --version exit 0. An unknown
-// command names the nearest known one when it is a likely typo.
+// Usage errors exit 2 (docs: the exit status table); --help and --version exit 0. A word the
+// parser does not know (a mistyped option or command) is said once, with the nearest known name
+// when it is a likely typo, instead of the parser's messages about what followed from it.
 int ParseFailure(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
-  const int printed = app.exit(e);
-  if (printed == 0) return 0;
-  if (argc > 1 && argv[1][0] != '-') {
-    const std::string_view given = argv[1];
-    bool known = false;
-    std::string nearest;
-    size_t best = std::string::npos;
-    for (const auto& command : Commands()) {
-      if (command.name == given) known = true;
-      const size_t d = EditDistance(given, command.name);
-      if (d < best) best = d, nearest = command.name;
-    }
-    if (!known && !nearest.empty() && best <= std::max<size_t>(2, given.size() / 3)) {
-      std::cerr << "affordance: unknown command \"" << given << "\"; did you mean \"" << nearest
-                << "\"? (affordance --help lists them)" << std::endl;
-    }
+  if (e.get_exit_code() == 0) return app.exit(e);
+  if (std::string unknown = UnknownWord(app, argc, argv); !unknown.empty()) {
+    std::cerr << unknown << std::endl;
+    return kExitUsage;
   }
+  app.exit(e);
   return kExitUsage;
 }
 

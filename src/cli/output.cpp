@@ -1,5 +1,7 @@
 #include "cli/output.h"
 
+#include "text/display_width.h"
+
 #include "base/json_limits.h"
 
 #include <nlohmann/json.hpp>
@@ -21,11 +23,12 @@ int ReportError(const Error& error, bool json, int exit_code) {
     nlohmann::json e = {{"code", error.code}, {"message", error.message}};
     if (!error.detail.empty()) e["detail"] = error.detail;
     e["category"] = ErrorKindName(error.kind);
-    std::cout << nlohmann::json{{"error", e}}.dump(-1, ' ', false,
-                                                   nlohmann::json::error_handler_t::replace)
+    std::cout << text::EscapeHiddenInJson(nlohmann::json{{"error", e}}.dump(
+                     -1, ' ', false, nlohmann::json::error_handler_t::replace))
               << std::endl;
   } else {
-    std::cerr << "affordance: " << error.ToString() << " [" << error.code << "]" << std::endl;
+    std::cerr << "affordance: " << text::Printable(error.ToString()) << " ["
+              << text::Printable(error.code) << "]" << std::endl;
   }
   return exit_code < 0 ? ExitCodeOf(error.kind) : exit_code;
 }

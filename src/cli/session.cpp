@@ -3,6 +3,7 @@
 #include "authority/authority.h"
 
 #include "base/data_dir.h"
+#include "base/json_limits.h"
 #include "cli/output.h"
 #include "connect/manifest.h"
 #include "formats/output_parser.h"
@@ -110,7 +111,8 @@ namespace {
 // `option` names the option for errors ("--extra-body").
 Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file, const char* option) {
   std::string text = text_or_file;
-  if (!text.empty() && text[0] != '{') {
+  const bool inline_json = !text.empty() && text[0] == '{';
+  if (!inline_json) {
     std::ifstream in(text_or_file, std::ios::binary);
     if (!in) return MakeError(ErrorKind::kInvalid, "cli.bad_file", "cannot read " + text_or_file);
     std::stringstream ss;
@@ -118,12 +120,13 @@ Result<nlohmann::ordered_json> ReadJsonArg(const std::string& text_or_file, cons
     text = ss.str();
   }
   if (auto deep = CheckInputDepth(text, option); !deep) return deep.error();
-  try {
-    return nlohmann::ordered_json::parse(text);
-  } catch (const std::exception& e) {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (doc.is_discarded()) {
     return MakeError(ErrorKind::kInvalid, "cli.bad_json",
-                     "not valid JSON: " + text_or_file.substr(0, 80), e.what());
+                     std::string(option) + " is not valid JSON",
+                     JsonSyntaxErrorIn(text, inline_json ? option : text_or_file));
   }
+  return doc;
 }
 
 Result<std::unique_ptr<model::Provider>> MakeProvider(const SessionOptions& options,

@@ -64,6 +64,45 @@ std::string ArgsSummary(const nlohmann::ordered_json& input) {
   return out;
 }
 
+// What a connector result served of what its source held, when that is less than all of it or
+// when some of its reads failed: "5 of 30 rows, cut by the limit", "11 of 12 rows, 1 read failed:
+// get_item id 7". "" for a whole result (and for anything that is not a connector result).
+std::string ServedNote(const nlohmann::ordered_json& out) {
+  if (!out.is_object() || !out.contains("returned_rows") || !out.contains("total_rows")) return "";
+  const auto returned = out.value("returned_rows", int64_t{0});
+  const auto total = out.value("total_rows", int64_t{0});
+  const bool truncated = out.value("truncated", false);
+  const bool partial = out.value("status", "") == "partial";
+  if (!truncated && !partial && returned == total) return "";
+  std::string note = std::to_string(returned) + " of " + std::to_string(total) +
+                     (out.value("total_rows_exact", true) ? "" : "+") + " rows";
+  if (truncated) {
+    const std::string reason = out.value("truncated_reason", "");
+    note += reason == "limit"      ? ", cut by the limit"
+            : reason == "char_cap" ? ", cut at the result's size cap"
+                                   : ", the source stopped at its row cap";
+  }
+  if (partial) {
+    int64_t failed = 0;
+    std::string which;
+    for (const auto& entry : out.value("operation_ledger", nlohmann::ordered_json::array())) {
+      const auto& fan = entry.value("fan_out", nlohmann::ordered_json());
+      if (!fan.is_object()) continue;
+      failed += fan.value("failed", int64_t{0});
+      for (const auto& e : fan.value("errors", nlohmann::ordered_json::array())) {
+        if (which.size() > 60) break;
+        const auto& id = e.value("id", nlohmann::ordered_json());
+        which += (which.empty() ? ": " + e.value("operation", "") + " id " : ", ") +
+                 (id.is_string() ? id.get<std::string>() : id.dump());
+      }
+    }
+    note += failed > 0 ? ", " + std::to_string(failed) + (failed == 1 ? " read" : " reads") +
+                             " failed" + which
+                       : ", partial: the source failed part of the request";
+  }
+  return note;
+}
+
 std::string Shorten(const std::string& s, size_t n) {
   if (s.size() <= n) return s;
   size_t cut = n - 1;
@@ -193,6 +232,7 @@ void TerminalView::Line(const std::string& text) {
 
 void TerminalView::Spin(const std::string& label) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (replaying_) return;
   spin_label_ = label;
   spinning_ = true;
 }
@@ -293,6 +333,31 @@ void TerminalView::Cite(const nlohmann::ordered_json& citation) {
   }
 }
 
+void TerminalView::EndOfTurn(std::string_view status, size_t steps, const std::string& weakest,
+                             const std::string& claims, int64_t prompt, int64_t cached) {
+  std::vector<std::string> facts = {"— " + std::string(status),
+                                    std::to_string(steps) + " step" + (steps == 1 ? "" : "s")};
+  if (!weakest.empty()) facts.push_back("evidence " + weakest);
+  if (!claims.empty()) facts.push_back(claims);
+  Legend();
+  facts.push_back(std::to_string(prompt) + " prompt tokens (" + std::to_string(cached) +
+                  " cached)");
+  // One line when it fits, else broken between facts.
+  std::string lines, current;
+  for (const auto& f : facts) {
+    if (current.empty()) {
+      current = f;
+    } else if (text::DisplayWidth(current) + 3 + text::DisplayWidth(f) <= columns_) {
+      current += " · " + f;
+    } else {
+      lines += Dim(current) + "\n";
+      current = "  " + f;
+    }
+  }
+  Line("");
+  Line(lines + Dim(current));
+}
+
 std::string TerminalView::ClaimCounts(const std::vector<harness::Claim>& claims) const {
   std::map<harness::ClaimClass, int> n;
   for (const auto& c : claims) ++n[c.cls];
@@ -318,7 +383,8 @@ void TerminalView::Legend() {
     if (f.contains("connector")) facts += " · " + f.value("connector", "");
     if (f.contains("dataState")) {
       facts += " · " + f.value("dataState", "");
-      if (f.contains("syncedAt") && f.value("dataState", "") != "live") {
+      const std::string state = f.value("dataState", "");
+      if (f.contains("syncedAt") && state != "live" && state != "local") {
         facts += ", synced " + Ago(f.value("syncedAt", int64_t{0}));
       }
     }
@@ -394,6 +460,7 @@ void TerminalView::Show(const harness::Event& event) {
       return;
     case EventKind::kToolOutputAvailable:
       calls_[e.id].ok = true;
+      calls_[e.id].served = ServedNote(e.value);
       return;
     case EventKind::kToolApprovalRequest: {
       Call& call = calls_[e.id];
@@ -421,6 +488,9 @@ void TerminalView::Show(const harness::Event& event) {
                Dim(". Nothing retries it: affordance reconcile " + id));
         } else if (state == "denied") {
           Line("    " + Dim("denied" + (reason.empty() ? "" : ": " + reason) + ". Nothing ran."));
+        } else if (state == "expired") {
+          Line("    " + Color("33", "expired before anyone decided") +
+               Dim((reason.empty() ? "" : ": " + reason) + ". Nothing ran."));
         }
       }
       return;
@@ -443,10 +513,13 @@ void TerminalView::Show(const harness::Event& event) {
       }
       std::string state = call.ok ? e.state : "";
       if (!e.data_state.empty()) state += " · " + e.data_state;
+      if (call.ok && !call.served.empty()) state += " · " + call.served;
       // The result's reference, as the legend and the prose's citations name it.
       const std::string ref = e.ref.empty() ? "" : " [" + e.ref + "]";
       std::string mark = call.ok ? Color("32", "✓") : Color("31", "✗");
-      std::string detail = call.ok ? state : Shorten(call.error, 110);
+      // An error is folded, never cut: it may end with the command that fixes it ("ask the user
+      // to grant it: affordance grants grant …"). Only a runaway one is shortened.
+      std::string detail = call.ok ? state : Shorten(call.error, 1000);
       if (!call.approval.empty()) {
         detail = "awaiting approval: affordance approvals approve " + call.approval + " (or deny)";
       }
@@ -491,40 +564,173 @@ void TerminalView::Show(const harness::Event& event) {
       StopSpin();
       if (!e.report) return;
       const harness::TurnReport& r = *e.report;
-      const size_t steps = r.ledger.size();
-      std::vector<std::string> facts = {"— " + std::string(harness::TurnStatusName(r.status)),
-                                        std::to_string(steps) + " step" + (steps == 1 ? "" : "s")};
-      if (auto weakest = harness::WeakestEvidence(r.ledger)) {
-        facts.push_back("evidence " + std::string(harness::DataStateName(*weakest)));
-      }
-      if (!r.claims.empty()) facts.push_back(ClaimCounts(r.claims));
-      Legend();
+      const auto weakest = harness::WeakestEvidence(r.ledger);
       int64_t prompt = 0, cached = 0;
       for (const auto& s : r.ledger) {
         prompt += s.prompt_tokens;
         cached += s.cached_prompt_tokens;
       }
-      facts.push_back(std::to_string(prompt) + " prompt tokens (" + std::to_string(cached) +
-                      " cached)");
-      // One line when it fits, else broken between facts.
-      std::string lines, current;
-      for (const auto& f : facts) {
-        if (current.empty()) {
-          current = f;
-        } else if (text::DisplayWidth(current) + 3 + text::DisplayWidth(f) <= columns_) {
-          current += " · " + f;
-        } else {
-          lines += Dim(current) + "\n";
-          current = "  " + f;
-        }
-      }
-      Line("");
-      Line(lines + Dim(current));
+      EndOfTurn(harness::TurnStatusName(r.status), r.ledger.size(),
+                weakest ? std::string(harness::DataStateName(*weakest)) : "",
+                r.claims.empty() ? "" : ClaimCounts(r.claims), prompt, cached);
       return;
     }
     default:  // start, text-start, reasoning-*, tool-input-delta, denied, finish, abort
       return;
   }
+}
+
+void TerminalView::ShowStored(const store::MessageRecord& m,
+                              const std::map<std::string, store::ApprovalRecord>& approvals) {
+  using harness::Event;
+  using harness::EventKind;
+  if (m.role == "user") {
+    std::string text;
+    for (const auto& p : m.parts) {
+      if (p.kind == "text") text += p.data.value("text", "");
+    }
+    Line("");
+    Line((color_ ? "\033[1m›\033[0m " : "› ") + text::Printable(text, true));
+    return;
+  }
+  replaying_ = true;
+  const auto ordered = [](const nlohmann::json& j) {
+    return nlohmann::ordered_json::parse(j.dump());
+  };
+  for (const auto& p : m.parts) {
+    const nlohmann::json& d = p.data;
+    if (p.kind == "text") {
+      // The prose in the pieces the stream had: each citation's mark right after its "[rN]".
+      const std::string text = d.value("text", "");
+      std::vector<std::pair<size_t, nlohmann::json>> cites;
+      for (const auto& c : d.value("citations", nlohmann::json::array())) {
+        if (!c.is_object() || !c.contains("offset") || !c["offset"].is_number_integer() ||
+            c["offset"].get<int64_t>() < 0) {
+          continue;
+        }
+        const size_t end = c["offset"].get<size_t>() + c.value("citedText", "").size();
+        if (end <= text.size()) cites.emplace_back(end, c);
+      }
+      std::stable_sort(cites.begin(), cites.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      size_t at = 0;
+      for (const auto& [end, c] : cites) {
+        if (end < at) continue;
+        Event delta = Event::Of(EventKind::kTextDelta);
+        delta.text = text.substr(at, end - at);
+        Show(delta);
+        Event cite = Event::Of(EventKind::kCitation);
+        cite.value = ordered(c);
+        Show(cite);
+        at = end;
+      }
+      Event rest = Event::Of(EventKind::kTextDelta);
+      rest.text = text.substr(at);
+      Show(rest);
+      Show(Event::Of(EventKind::kTextEnd));
+    } else if (p.kind == "tool") {
+      const std::string status = d.value("status", "");
+      const std::string name = d.value("toolName", "");
+      const std::string code = d.value("errorCode", "");
+      const std::string error = d.value("errorText", "");
+      Event e;
+      e.id = p.key;
+      e.tool_name = name;
+      if (status == "input-error" || (status == "cancelled" && !d.contains("input"))) {
+        // Malformed, or cut off while the model wrote it: the stream's tool-input-error.
+        e.kind = EventKind::kToolInputError;
+        e.state = status == "cancelled" ? "cancelled" : "";
+        e.text = error;
+        Show(e);
+      } else {
+        e.kind = EventKind::kToolInputAvailable;
+        e.value = d.contains("input") ? ordered(d["input"]) : nlohmann::ordered_json();
+        Show(e);
+        Event out;
+        out.id = p.key;
+        if (status == "output-available" || status == "output-denied") {
+          out.kind = EventKind::kToolOutputAvailable;
+        } else if (status == "approval-requested") {
+          out.kind = EventKind::kToolApprovalRequest;
+          out.approval_id = d.value("approvalId", "");
+        } else {
+          out.kind = EventKind::kToolOutputError;
+          if (status == "cancelled") out.state = "cancelled";
+          if (status == "not-run") out.state = "not_run";
+          out.text = code.empty() ? error : code + ": " + error;
+          if (out.text.empty()) out.text = status;
+        }
+        Show(out);
+      }
+      Event truth = Event::Of(EventKind::kTruth);
+      truth.id = p.key;
+      truth.state = p.state;
+      truth.data_state = d.value("dataState", "");
+      truth.ref = d.value("ref", "");
+      Show(truth);
+      // The card the person decided on (or still has to), in the state its row is in now.
+      if (auto a = approvals.find(d.value("approvalId", "")); a != approvals.end()) {
+        const store::ApprovalRecord& r = a->second;
+        std::string state = r.status;
+        if (const auto o = d.find("output"); o != d.end() && o->is_object() &&
+                                             o->value("approvalId", "") == r.id &&
+                                             o->value("status", "") == r.status) {
+          state = o->value("state", r.status);
+        }
+        Event card = Event::Of(EventKind::kApproval);
+        card.id = r.id;
+        card.value = {{"approvalId", r.id},       {"toolCallId", p.key},
+                      {"state", state},           {"connector", r.connector},
+                      {"operation", r.operation}, {"effect", ordered(r.effect)},
+                      {"digest", r.digest},       {"expiresMs", r.expires_ms}};
+        if (!r.reason.empty()) card.value["reason"] = r.reason;
+        Show(card);
+      }
+    } else if (p.kind == "surface") {
+      Event surface = Event::Of(EventKind::kSurface);
+      surface.id = p.key;
+      surface.value = ordered(d);
+      surface.value["state"] = p.state;
+      Show(surface);
+    }
+  }
+  // How the turn ended, as its status line said it, with the reason.
+  const nlohmann::json& meta = m.meta;
+  std::string status = meta.value("status", m.status);
+  int64_t prompt = 0, cached = 0;
+  for (const auto& s : m.steps) {
+    prompt += s.prompt_tokens;
+    cached += s.cached_prompt_tokens;
+  }
+  std::string claims;
+  const nlohmann::json counts = meta.contains("truth")
+                                    ? meta["truth"].value("claims", nlohmann::json::object())
+                                    : nlohmann::json::object();
+  for (const char* cls : {"source", "effect", "unresolved", "inference"}) {
+    const int64_t n = counts.is_object() ? counts.value(cls, int64_t{0}) : 0;
+    if (n > 0) claims += (claims.empty() ? "claims " : ", ") + std::to_string(n) + " " + cls;
+  }
+  const std::string weakest =
+      meta.contains("truth") ? meta["truth"].value("weakestEvidence", "") : "";
+  if (status != "running") {
+    EndOfTurn(text::Printable(status), m.steps.size(), text::Printable(weakest), claims, prompt,
+              cached);
+  }
+  std::string why;
+  if (const auto err = meta.find("error"); err != meta.end() && err->is_object()) {
+    why = err->value("code", "") + ": " + err->value("message", "");
+  }
+  if (m.status == "interrupted" && !meta.contains("status")) {
+    Line(
+        Dim("  (interrupted: the process running this turn stopped before it finished; what it "
+            "wrote before is kept)"));
+  } else if (status == "running") {
+    Line(Dim("  (running: this turn has not ended yet)"));
+  } else if (!why.empty()) {
+    Line(Color("31", "error: ") + text::Printable(why));
+  }
+  StopSpin();
+  replaying_ = false;
 }
 
 namespace {

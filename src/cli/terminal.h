@@ -7,6 +7,7 @@
 #include "harness/event.h"
 #include "harness/evidence.h"
 #include "model/provider.h"
+#include "store/store.h"
 
 #include <signal.h>
 
@@ -16,6 +17,7 @@
 #include <mutex>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace affordance::cli {
@@ -41,12 +43,24 @@ class TerminalView {
   ~TerminalView();
   void Show(const harness::Event& event);
 
+  // A stored message as it read when it streamed (/resume): a user message as its prompt line,
+  // an assistant message replayed part by part through Show (answer text word-wrapped with its
+  // citation marks, one line per tool call, effect cards, surfaces with fresh rows), then the
+  // legend, the status line and the reason of its end state. `approvals`: the thread's approval
+  // rows by id, for the cards its calls staged.
+  void ShowStored(const store::MessageRecord& message,
+                  const std::map<std::string, store::ApprovalRecord>& approvals);
+
  private:
   // A citation of the prose: its class mark inline; its references join the legend.
   void Cite(const nlohmann::ordered_json& citation);
   // The cited references, one line each with their class and evidence, then the key.
   void Legend();
   std::string ClaimCounts(const std::vector<harness::Claim>& claims) const;
+  // The turn's closing lines: the legend, then "— status · N steps · evidence … · claims … ·
+  // P prompt tokens (C cached)", one line when it fits.
+  void EndOfTurn(std::string_view status, size_t steps, const std::string& weakest,
+                 const std::string& claims, int64_t prompt, int64_t cached);
   void Write(const std::string& text);  // erases the spinner first
   // Streams answer text, wrapping at word boundaries at the terminal's width (tty only).
   void Prose(const std::string& delta);
@@ -73,6 +87,7 @@ class TerminalView {
   std::string word_;              // a word still arriving
   std::string spin_label_;
   bool spinning_ = false;
+  bool replaying_ = false;  // ShowStored: no spinner (nothing runs)
   bool spinner_drawn_ = false;
   std::atomic<bool> quit_{false};
   std::thread spinner_;
@@ -82,6 +97,7 @@ class TerminalView {
     std::string error;
     std::string approval;  // a staged effect awaiting a decision
     std::string unrun;     // "cancelled" / "not_run": closed without running, not an error
+    std::string served;    // a connector read: what it served of what the source held
     bool shown = false;    // its line is printed already (a malformed or cut-off call)
     bool ok = false;
   };

@@ -1,5 +1,7 @@
 #include "connect/calendar.h"
 
+#include "connect/internal/calendar_edit.h"
+
 #include <libical/ical.h>
 #include <sqlite3.h>
 
@@ -46,29 +48,6 @@ std::string PropertyText(icalcomponent* c, icalproperty_kind kind) {
   if (!p) return "";
   const char* v = icalproperty_get_value_as_string(p);
   return v ? v : "";
-}
-
-time_t ToUtc(icaltimetype t) {
-  const icaltimezone* zone = t.zone ? t.zone : icaltimezone_get_utc_timezone();
-  return icaltime_as_timet_with_zone(t, zone);
-}
-
-// The instant a RECURRENCE-ID names. libical resolves the TZID of DTSTART and DTEND against the
-// calendar's VTIMEZONEs but leaves a RECURRENCE-ID's unresolved (its time would read as UTC, and
-// the override would not replace its instance): resolve it the same way, falling back to libical's
-// builtin zone of that name.
-time_t RecurrenceIdUtc(icalcomponent* event) {
-  icalproperty* p = icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY);
-  icaltimetype t = icalproperty_get_recurrenceid(p);
-  icalparameter* tzid = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER);
-  if (tzid && !t.zone && !icaltime_is_utc(t)) {
-    const char* name = icalparameter_get_tzid(tzid);
-    icalcomponent* calendar = icalcomponent_get_parent(event);
-    icaltimezone* zone = calendar ? icalcomponent_get_timezone(calendar, name) : nullptr;
-    if (!zone) zone = icaltimezone_get_builtin_timezone(name);
-    if (zone) t = icaltime_set_timezone(&t, zone);
-  }
-  return ToUtc(t);
 }
 
 Result<std::vector<fs::path>> IcsFiles(const std::vector<std::string>& paths) {
@@ -161,6 +140,33 @@ std::vector<icalcomponent*> Events(icalcomponent* root) {
 
 }  // namespace
 
+namespace ics {
+
+time_t ToUtc(icaltimetype t) {
+  const icaltimezone* zone = t.zone ? t.zone : icaltimezone_get_utc_timezone();
+  return icaltime_as_timet_with_zone(t, zone);
+}
+
+// The instant a RECURRENCE-ID names. libical resolves the TZID of DTSTART and DTEND against the
+// calendar's VTIMEZONEs but leaves a RECURRENCE-ID's unresolved (its time would read as UTC, and
+// the override would not replace its instance): resolve it the same way, falling back to libical's
+// builtin zone of that name.
+time_t RecurrenceIdUtc(icalcomponent* event) {
+  icalproperty* p = icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY);
+  icaltimetype t = icalproperty_get_recurrenceid(p);
+  icalparameter* tzid = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER);
+  if (tzid && !t.zone && !icaltime_is_utc(t)) {
+    const char* name = icalparameter_get_tzid(tzid);
+    icalcomponent* calendar = icalcomponent_get_parent(event);
+    icaltimezone* zone = calendar ? icalcomponent_get_timezone(calendar, name) : nullptr;
+    if (!zone) zone = icaltimezone_get_builtin_timezone(name);
+    if (zone) t = icaltime_set_timezone(&t, zone);
+  }
+  return ToUtc(t);
+}
+
+}  // namespace ics
+
 const std::string& CalendarSchema() {
   static const std::string schema =
       "CREATE TABLE IF NOT EXISTS events("
@@ -217,7 +223,7 @@ Result<int64_t> SyncCalendar(const ConnectorManifest& manifest, const std::strin
       for (icalcomponent* e : Events(r)) {
         events.push_back({&cal, e});
         if (!icaltime_is_null_time(icalcomponent_get_recurrenceid(e))) {
-          w.overridden.insert({Text(icalcomponent_get_uid(e)), RecurrenceIdUtc(e)});
+          w.overridden.insert({Text(icalcomponent_get_uid(e)), ics::RecurrenceIdUtc(e)});
         }
       }
     }
@@ -250,8 +256,8 @@ Result<int64_t> SyncCalendar(const ConnectorManifest& manifest, const std::strin
       if (w.uid.empty()) w.uid = cal->name + "#" + std::to_string(i);
       w.all_day = dtstart.is_date;
       icaltimetype dtend = icalcomponent_get_dtend(e);
-      w.duration =
-          icaltime_is_null_time(dtend) ? (w.all_day ? 86400 : 0) : ToUtc(dtend) - ToUtc(dtstart);
+      w.duration = icaltime_is_null_time(dtend) ? (w.all_day ? 86400 : 0)
+                                                : ics::ToUtc(dtend) - ics::ToUtc(dtstart);
       if (w.duration < 0) w.duration = 0;
       w.is_override = !icaltime_is_null_time(icalcomponent_get_recurrenceid(e));
       w.recurring = icalcomponent_get_first_property(e, ICAL_RRULE_PROPERTY) != nullptr ||

@@ -5,6 +5,8 @@
 // across processes; readers never see a partial file because rename(2) is atomic.
 #include "connect/mutate.h"
 
+#include "base/instant.h"
+#include "connect/internal/calendar_edit.h"
 #include "connect/internal/ics_text.h"
 
 #include <fcntl.h>
@@ -102,152 +104,6 @@ std::vector<ics::EventSpan> EventsWithUid(const ics::CalendarLayout& layout,
   for (const auto& e : layout.events) {
     if (e.uid == uid) out.push_back(e);
   }
-  return out;
-}
-
-Result<std::string> UtcStamp(const json& args, const char* name) {
-  std::string text = args.value(name, "");
-  std::tm tm{};
-  char z = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 ||
-      z != 'Z' || text.size() != 20) {
-    return MakeError(ErrorKind::kInvalid, "connect.bad_args",
-                     std::string("/") + name + ": \"" + text +
-                         "\" is not an ISO 8601 UTC time like "
-                         "2026-12-03T15:00:00Z");
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  time_t t = timegm(&tm);  // normalizes out-of-range fields, as libical's reading of it would
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &utc);
-  return std::string(buf);
-}
-
-// The event properties a write sets, in the order a new event lists them.
-struct Field {
-  const char* arg;
-  const char* property;
-  bool time;
-};
-constexpr Field kFields[] = {{"start", "DTSTART", true},
-                             {"end", "DTEND", true},
-                             {"summary", "SUMMARY", false},
-                             {"location", "LOCATION", false},
-                             {"description", "DESCRIPTION", false}};
-
-// One property a write sets: `value` is a time in iCalendar UTC form or the unescaped text.
-struct Setting {
-  const Field* field;
-  std::string value;
-};
-
-Result<std::vector<Setting>> Settings(const json& args) {
-  std::vector<Setting> out;
-  for (const Field& f : kFields) {
-    if (!args.contains(f.arg)) continue;
-    if (f.time) {
-      auto stamp = UtcStamp(args, f.arg);
-      if (!stamp) return stamp.error();
-      out.push_back({&f, *stamp});
-    } else if (!args[f.arg].is_string()) {
-      return MakeError(ErrorKind::kInvalid, "connect.bad_args",
-                       std::string("/") + f.arg + " must be a string");
-    } else {
-      out.push_back({&f, args[f.arg].get<std::string>()});
-    }
-  }
-  return out;
-}
-
-// A property line of a new event (unfolded).
-std::string NewProperty(const Setting& s) {
-  return std::string(s.field->property) + ":" +
-         (s.field->time ? s.value : ics::EscapeText(s.value));
-}
-
-std::string NewEvent(const std::string& uid, const std::vector<Setting>& settings,
-                     const std::string& eol) {
-  std::string out = "BEGIN:VEVENT" + eol;
-  out += ics::FoldLine("UID:" + ics::EscapeText(uid), eol);
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-  out += "DTSTAMP:" + std::string(stamp) + eol;
-  for (const Setting& s : settings) out += ics::FoldLine(NewProperty(s), eol);
-  return out + "END:VEVENT" + eol;
-}
-
-// A replacement of the bytes [begin, end) of an event's text; begin == end inserts.
-struct Splice {
-  size_t begin, end;
-  std::string text;
-};
-
-// The unfolded line that gives `existing` (a line of the same property) the setting's value,
-// or nothing when it already has that value. Text keeps the line's parameters (LANGUAGE, ...);
-// a time replaces them, since TZID and VALUE=DATE describe the old value's form.
-std::optional<std::string> Rewritten(const ics::ContentLine& existing, const Setting& s) {
-  if (s.field->time) {
-    std::string line = NewProperty(s);
-    return existing.unfolded == line ? std::nullopt : std::optional(line);
-  }
-  if (ics::UnescapeText(existing.value()) == s.value) return std::nullopt;
-  return existing.unfolded.substr(0, existing.value_at) + ics::EscapeText(s.value);
-}
-
-// `event` (the bytes of one VEVENT) with `settings` applied: a property the event has is rewritten
-// in place (only when its value changes), one it lacks is added after its last property (before a
-// VALARM or END:VEVENT). Every other byte stays.
-std::string UpdatedEvent(std::string_view event, const std::vector<Setting>& settings,
-                         const std::string& eol) {
-  std::vector<ics::ContentLine> lines = ics::SplitContentLines(event);
-  std::vector<const ics::ContentLine*> own;  // the VEVENT's own properties, not its VALARMs'
-  size_t append_at = event.size();
-  int depth = 0;
-  for (const auto& line : lines) {
-    if (line.name == "BEGIN" || line.name == "END") {
-      if (depth == 1 && append_at == event.size()) append_at = line.begin;
-      depth += line.name == "BEGIN" ? 1 : -1;
-    } else if (depth == 1) {
-      own.push_back(&line);
-    }
-  }
-  auto find = [&](std::string_view name) -> const ics::ContentLine* {
-    for (const auto* line : own) {
-      if (line->name == name) return line;
-    }
-    return nullptr;
-  };
-  std::vector<Splice> splices;
-  for (const Setting& s : settings) {
-    const ics::ContentLine* line = find(s.field->property);
-    if (!line && std::string_view(s.field->property) == "DTEND") {
-      line = find("DURATION");  // an end replaces a duration: an event has one or the other
-    }
-    if (!line) {
-      splices.push_back({append_at, append_at, ics::FoldLine(NewProperty(s), eol)});
-      continue;
-    }
-    std::optional<std::string> text =
-        line->name == "DURATION" ? std::optional(NewProperty(s)) : Rewritten(*line, s);
-    if (text) splices.push_back({line->begin, line->end, ics::FoldLine(*text, eol)});
-  }
-  std::stable_sort(splices.begin(), splices.end(),
-                   [](const Splice& a, const Splice& b) { return a.begin < b.begin; });
-  std::string out;
-  size_t at = 0;
-  for (const Splice& s : splices) {
-    out.append(event.substr(at, s.begin - at));
-    out += s.text;
-    at = s.end;
-  }
-  out.append(event.substr(at));
   return out;
 }
 
@@ -366,6 +222,160 @@ Result<std::optional<json>> ReadCalendarEvent(const ConnectorManifest& m, const 
   return std::optional<json>(std::move(row));
 }
 
+namespace {
+
+// The file's text and layout under the lock, for a read that must see what a write would.
+struct Snapshot {
+  std::string file, text;
+  ics::CalendarLayout layout;
+};
+Result<Snapshot> ReadSnapshot(const ConnectorManifest& m) {
+  Snapshot snap;
+  snap.file = TargetFile(m);
+  auto text = ReadCalendar(snap.file);
+  if (!text) return text.error();
+  snap.text = std::move(*text);
+  auto layout = MapReadable(snap.text, snap.file);
+  if (!layout) return layout.error();
+  snap.layout = std::move(*layout);
+  return snap;
+}
+
+std::string Iso(int64_t t) { return FormatInstant(t); }
+
+}  // namespace
+
+Result<std::optional<json>> DescribeCalendarScope(const ConnectorManifest& m, const Operation& op,
+                                                  const json& args, int64_t now_s) {
+  if (op.effect != "update" && op.effect != "delete") return std::optional<json>();
+  std::lock_guard guard(WriteMutex());
+  FileLock lock(TargetFile(m));
+  auto snap = ReadSnapshot(m);
+  if (!snap) return snap.error();
+  auto series = ics::ReadSeries(snap->text, snap->layout, args.value("uid", ""));
+  if (!series) {
+    if (series.error().code == "connect.not_found") return std::optional<json>();
+    return series.error();
+  }
+  const int64_t from = now_s - m.sync.past_days * 86400;
+  const int64_t to = now_s + m.sync.future_days * 86400;
+  json scope = {{"window", {{"from", Iso(from)}, {"to", Iso(to)}}},
+                {"overrides", series->overrides()}};
+  const size_t before = ics::OccurrenceStarts(*series, from, to).size();
+  if (op.effect == "delete") {
+    scope["kind"] = series->recurring ? "series" : "event";
+    scope["occurrences"] = {{"before", before}, {"after", 0}};
+    return std::optional<json>(std::move(scope));
+  }
+  auto settings = ics::Settings(args);
+  if (!settings) return settings.error();
+  auto what = ics::ScopeOf(*series, snap->text, *settings, args);
+  if (!what) return what.error();
+  scope["kind"] = what->kind;
+  if (what->kind == "occurrence") {
+    scope["occurrence"] = Iso(what->recurrence_id);
+    scope["changed_before"] = what->index >= 0;  // it was already changed on its own
+    // The occurrence as it is now, for the card's before values (not the series' first one).
+    icalcomponent* c =
+        series->components[static_cast<size_t>(what->index >= 0 ? what->index : series->master)];
+    auto text_of = [](const char* v) { return std::string(v ? v : ""); };
+    int64_t start = what->recurrence_id, end = what->recurrence_id + series->duration;
+    if (what->index >= 0) {
+      start = ics::ToUtc(icalcomponent_get_dtstart(c));
+      icaltimetype e = icalcomponent_get_dtend(c);
+      end = icaltime_is_null_time(e) ? start : ics::ToUtc(e);
+    }
+    json current = {{"uid", args.value("uid", "")},
+                    {"summary", text_of(icalcomponent_get_summary(c))},
+                    {"start", Iso(start)},
+                    {"end", Iso(end)},
+                    {"recurring", true}};
+    if (const char* l = icalcomponent_get_location(c)) current["location"] = l;
+    if (const char* d = icalcomponent_get_description(c)) current["description"] = d;
+    scope["current"] = current;
+    return std::optional<json>(std::move(scope));
+  }
+  if (what->kind == "series") {
+    // A dry run of the write: how many occurrences the series has after it, in the same window.
+    std::string out =
+        ics::ApplyUpdate(snap->text, *series, *what, *settings, snap->layout.line_ending);
+    size_t after = before;
+    if (auto layout = ics::MapCalendar(out)) {
+      if (auto next = ics::ReadSeries(out, *layout, args.value("uid", ""))) {
+        after = ics::OccurrenceStarts(*next, from, to).size();
+      }
+    }
+    scope["occurrences"] = {{"before", before}, {"after", after}};
+    scope["moves"] = what->moves;
+    scope["overrides_after"] = what->moves ? 0 : series->overrides();
+  }
+  return std::optional<json>(std::move(scope));
+}
+
+Result<json> ReadCalendarUpdate(const ConnectorManifest& m, const json& args,
+                                const json& response) {
+  std::lock_guard guard(WriteMutex());
+  FileLock lock(TargetFile(m));
+  auto snap = ReadSnapshot(m);
+  if (!snap) return snap.error();
+  const std::string uid = args.value("uid", "");
+  json evidence = {{"read", "the calendar file"}, {"uid", uid}};
+  auto series = ics::ReadSeries(snap->text, snap->layout, uid);
+  if (!series) {
+    if (series.error().code != "connect.not_found") return series.error();
+    evidence["found"] = false;
+    evidence["shows"] = false;
+    return evidence;
+  }
+  auto settings = ics::Settings(args);
+  if (!settings) return settings.error();
+  auto scope = ics::ScopeOf(*series, snap->text, *settings, args);
+  if (!scope) return scope.error();
+  std::vector<size_t> targets;
+  if (scope->kind == "occurrence") {
+    if (scope->index >= 0) targets.push_back(static_cast<size_t>(scope->index));
+  } else if (scope->kind == "event" || series->master < 0) {
+    for (size_t i = 0; i < series->spans.size(); ++i) targets.push_back(i);
+  } else {
+    targets.push_back(static_cast<size_t>(series->master));
+  }
+  bool shows = !targets.empty() && !scope->moves;
+  json checked = json::array();
+  for (size_t i : targets) {
+    icalcomponent* c = series->components[i];
+    for (const ics::Setting& st : *settings) {
+      std::string now;
+      const std::string_view prop = st.field->property;
+      if (prop == "DTSTART" || prop == "DTEND") {
+        icaltimetype t =
+            prop == "DTSTART" ? icalcomponent_get_dtstart(c) : icalcomponent_get_dtend(c);
+        if (!icaltime_is_null_time(t)) {
+          now = Iso(ics::ToUtc(t));
+          now.erase(std::remove(now.begin(), now.end(), '-'), now.end());
+          now.erase(std::remove(now.begin(), now.end(), ':'), now.end());
+        }
+      } else {
+        const char* v = prop == "SUMMARY"    ? icalcomponent_get_summary(c)
+                        : prop == "LOCATION" ? icalcomponent_get_location(c)
+                                             : icalcomponent_get_description(c);
+        now = v ? v : "";
+      }
+      const bool same = now == st.value;
+      shows = shows && same;
+      checked.push_back({{"property", st.field->property}, {"expected", st.value}, {"found", now}});
+    }
+  }
+  if (response.value("overrides_removed", 0) > 0) {
+    evidence["overrides"] = series->overrides();
+    shows = shows && series->overrides() == 0;
+  }
+  evidence["scope"] = scope->kind;
+  evidence["checked"] = checked;
+  evidence["found"] = true;
+  evidence["shows"] = shows;
+  return evidence;
+}
+
 Result<json> WriteCalendar(const ConnectorManifest& m, const Operation& op, const json& args,
                            const std::string& key) {
   std::lock_guard guard(WriteMutex());
@@ -391,19 +401,25 @@ Result<json> WriteCalendar(const ConnectorManifest& m, const Operation& op, cons
     if (!args.contains("start") || !args.contains("end")) {
       return MakeError(ErrorKind::kInvalid, "connect.bad_args", "a new event needs start and end");
     }
-    auto settings = Settings(args);
+    auto settings = ics::Settings(args);
     if (!settings) return settings.error();
     out = *text;
-    out.insert(layout->calendar_end, NewEvent(uid, *settings, layout->line_ending));
+    out.insert(layout->calendar_end, ics::NewEvent(uid, *settings, layout->line_ending));
   } else if (events.empty()) {
     return MakeError("connect.not_found", "the calendar has no event with UID \"" + uid + "\"",
                      file);
   } else if (op.effect == "update") {
-    auto settings = Settings(args);
+    auto settings = ics::Settings(args);
     if (!settings) return settings.error();
-    out = ReplaceSpans(*text, events, [&](std::string_view event) {
-      return UpdatedEvent(event, *settings, layout->line_ending);
-    });
+    auto series = ics::ReadSeries(*text, *layout, uid);
+    if (!series)
+      return MakeError(series.error().kind, series.error().code, series.error().message, file);
+    auto scope = ics::ScopeOf(*series, *text, *settings, args);
+    if (!scope) return scope.error();
+    out = ics::ApplyUpdate(*text, *series, *scope, *settings, layout->line_ending);
+    response["scope"] = scope->kind;
+    if (scope->kind == "series" && scope->moves)
+      response["overrides_removed"] = series->overrides();
   } else {
     out = ReplaceSpans(*text, events, [](std::string_view) { return std::string(); });
     response["removed"] = events.size();

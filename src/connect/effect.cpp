@@ -1,5 +1,7 @@
 #include "connect/effect.h"
 
+#include "base/instant.h"
+#include "connect/printed_cli.h"
 #include "text/display_width.h"
 
 #include <algorithm>
@@ -20,9 +22,18 @@ struct CalendarField {
   const char* kind;
 };
 constexpr CalendarField kCalendarFields[] = {
-    {"summary", "Title", "text"},  {"start", "Starts", "datetime"},  {"end", "Ends", "datetime"},
-    {"location", "Where", "text"}, {"description", "Notes", "text"}, {"uid", "Event UID", "text"},
+    {"summary", "Title", "text"},
+    {"start", "Starts", "datetime"},
+    {"end", "Ends", "datetime"},
+    {"location", "Where", "text"},
+    {"description", "Notes", "text"},
+    {"uid", "Event UID", "text"},
+    {"occurrence", "Occurrence", "datetime"},
 };
+
+std::string Plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
 
 bool IsCalendar(const ConnectorManifest& m, const Operation& op) {
   return m.source.kind == SourceKind::kIcs && !op.effect.empty();
@@ -128,7 +139,7 @@ std::optional<BeforeRead> BeforeReadOf(const Operation& op, const json& args) {
 }
 
 json DescribeMutation(const ConnectorManifest& m, const Operation& op, const json& args,
-                      const std::optional<json>& before) {
+                      const std::optional<json>& before, const json& scope) {
   const bool calendar = IsCalendar(m, op);
   const std::string verb = op.effect.empty() ? "write" : op.effect;
   const bool removes = verb == "delete";
@@ -170,7 +181,44 @@ json DescribeMutation(const ConnectorManifest& m, const Operation& op, const jso
                : verb == "update" ? "Change"
                                   : "Delete") +
               std::string(" event “") + name + "”";
-    if (removes && before && before->value("recurring", false)) summary += ", every occurrence";
+    const std::string kind = scope.is_object() ? scope.value("kind", "") : "";
+    const size_t overrides = scope.is_object() ? scope.value("overrides", size_t{0}) : 0;
+    if (removes && before && before->value("recurring", false)) {
+      summary += ", every occurrence";
+    } else if (kind == "occurrence") {
+      summary = "Change one occurrence of “" + name + "”; the rest of the series stays as it is";
+    } else if (kind == "series") {
+      summary = "Change every occurrence of “" + name + "” (the whole series)";
+      if (overrides > 0) {
+        summary += scope.value("moves", false)
+                       ? "; its " +
+                             Plural(overrides, "separately changed occurrence returns",
+                                    "separately changed occurrences return") +
+                             " to the series"
+                       : "; its " +
+                             Plural(overrides, "separately changed occurrence keeps its",
+                                    "separately changed occurrences keep their") +
+                             " own time and takes the new text";
+      }
+    }
+    if (kind == "series" && scope.contains("occurrences")) {
+      // How many occurrences there are in the calendar's window, now and after the write.
+      const json& n = scope["occurrences"];
+      json f = Field("occurrences", "Occurrences in the window", "number");
+      f["before"] = n.value("before", 0);
+      if (!removes) {
+        f["after"] = n.value("after", 0);
+        f["changed"] = f["before"] != f["after"];
+      }
+      fields.push_back(std::move(f));
+      if (overrides > 0 && !removes) {
+        json o = Field("overrides", "Separately changed", "number");
+        o["before"] = overrides;
+        o["after"] = scope.value("overrides_after", overrides);
+        o["changed"] = o["before"] != o["after"];
+        fields.push_back(std::move(o));
+      }
+    }
   } else {
     summary = Humanize(op.name) + " in " + (m.title.empty() ? m.slug : m.title);
   }
@@ -178,54 +226,26 @@ json DescribeMutation(const ConnectorManifest& m, const Operation& op, const jso
   const std::string source = SourceName(m);
   if (!source.empty()) where += " (" + source + ")";
   json effect = {{"verb", verb}, {"summary", summary}, {"target", where}, {"fields", fields}};
+  if (scope.is_object()) effect["scope"] = scope;
   return effect;
 }
 
 std::string LocalTime(const std::string& iso) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  std::tm tm{};
+  // Read strictly (base/instant.h): a text that names no real instant is shown as written, never
+  // as the instant a lenient reader would carry it into.
   char buf[96];
-  if (iso.size() == 10 && std::sscanf(iso.c_str(), "%4d-%2d-%2d", &y, &mo, &d) == 3) {
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = 12;
-    std::time_t t = timegm(&tm);
-    std::tm day{};
-    gmtime_r(&t, &day);
-    std::strftime(buf, sizeof buf, "%a %d %b %Y", &day);
-  } else {
-    int consumed = 0;
-    if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s,
-                    &consumed) != 6) {
-      return iso;
-    }
-    size_t at = static_cast<size_t>(consumed);
-    if (at < iso.size() && iso[at] == '.') {
-      while (++at < iso.size() && iso[at] >= '0' && iso[at] <= '9') {
-      }
-    }
-    long offset = 0;
-    const std::string zone = iso.substr(at);
-    int oh = 0, om = 0;
-    if (zone == "Z" || zone == "z") {
-      offset = 0;
-    } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') &&
-               std::sscanf(zone.c_str() + 1, "%2d:%2d", &oh, &om) == 2) {
-      offset = (zone[0] == '-' ? -1 : 1) * (oh * 3600L + om * 60L);
-    } else {
-      return iso;  // no zone: which instant it names is not known
-    }
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = s;
-    std::time_t t = timegm(&tm) - offset;
+  if (std::optional<int64_t> day = ParseDay(iso)) {
+    std::time_t t = static_cast<std::time_t>(*day + 12 * 3600);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    std::strftime(buf, sizeof buf, "%a %d %b %Y", &tm);
+  } else if (std::optional<int64_t> at = ParseInstant(iso)) {
+    std::time_t t = static_cast<std::time_t>(*at);
     std::tm local{};
     localtime_r(&t, &local);
     std::strftime(buf, sizeof buf, "%a %d %b %Y, %H:%M %Z", &local);
+  } else {
+    return iso;
   }
   std::string out = buf;
   // "Thu 03 Dec" reads as "Thu 3 Dec".
@@ -262,12 +282,15 @@ std::string Cap(std::string line, size_t width) {
   return line;
 }
 
+// How long until an expiry, in the one rounding rule every door uses (the web's expiry() in
+// web/src/message.tsx says the same): whole seconds under 90 s, then minutes under 90 min, hours
+// under 36 h, else days, each rounded to the nearest (a half rounds up).
 std::string Ago(int64_t delta_ms) {
-  int64_t s = delta_ms / 1000;
+  const int64_t s = delta_ms / 1000;
   if (s < 90) return std::to_string(s) + " s";
-  if (s < 90 * 60) return std::to_string(s / 60) + " min";
-  if (s < 36 * 3600) return std::to_string(s / 3600) + " h";
-  return std::to_string(s / 86400) + " days";
+  if (s < 90 * 60) return std::to_string((s + 30) / 60) + " min";
+  if (s < 36 * 3600) return std::to_string((s + 1800) / 3600) + " h";
+  return std::to_string((s + 43200) / 86400) + " days";
 }
 
 std::string IsoOf(int64_t ms) {
@@ -314,6 +337,11 @@ std::vector<std::string> EffectLines(const json& effect, int64_t expires_ms, int
       if (f.contains("before") && f.contains("after")) value += "  (unchanged)";
     }
     lines.push_back(Cap("  " + label + "  " + value, width));
+  }
+  if (effect.contains("argv") && effect["argv"].is_array()) {
+    std::vector<std::string> argv;
+    for (const auto& w : effect["argv"]) argv.push_back(Display(w));
+    lines.push_back(Cap("  runs " + ArgvText(argv), width));
   }
   const json before = effect.value("before", json::object());
   if (before.contains("error")) {

@@ -29,9 +29,14 @@ namespace affordance::connect {
 // The effect of `op` with `args` before any read: verb, summary, target and the fields' after
 // values. `before` (a row from a fresh read, or nullopt when there is no target to read, or
 // none was found) fills the before values and the summary's name of what changes.
+// `scope` (a calendar's, from DescribeCalendarScope, or null) names what a recurring event's
+// update or delete reaches: the summary says "one occurrence" or "every occurrence", and the
+// fields count the occurrences and the separately changed ones before and after. It is kept as
+// the effect's `scope`.
 nlohmann::json DescribeMutation(const ConnectorManifest& m, const Operation& op,
                                 const nlohmann::json& args,
-                                const std::optional<nlohmann::json>& before);
+                                const std::optional<nlohmann::json>& before,
+                                const nlohmann::json& scope = nullptr);
 
 // The fresh read behind an update or delete, where the contract makes one: the `before`
 // operation's args with "$name" strings bound from `args`. nullopt: nothing to read (a create,

@@ -131,9 +131,9 @@ Result<ConnectorRoad::Execution> ConnectorRoad::ExecuteOnce(const ConnectorManif
       auto guard = SqlGuard::Open(PrintedCliMirrorPath(m.source), options_.guard);
       if (!guard) return guard.error();
       if (auto s = (*guard)->Check(query); !s) return s.error();
-      reply = InvokePrintedCli(m.source, {"sql", query}, std::nullopt);
+      reply = InvokePrintedCli(m.source, CliCall{{"sql"}, {query}}, std::nullopt);
     } else {
-      reply = InvokePrintedCli(m.source, OperationWords(op, args), cli_mode);
+      reply = InvokePrintedCli(m.source, OperationCall(op, args), cli_mode);
     }
     if (!reply) return reply.error();
     ex.rows = RowsOf(reply->results, op);
@@ -213,6 +213,7 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
     if (!id_only) return {};  // rows already carry content: no fan-out
   }
   std::vector<json> ids;
+  ex.listed = static_cast<int64_t>(ex.rows.size());
   for (const auto& row : ex.rows) {
     if (static_cast<int64_t>(ids.size()) >= limit) break;
     ids.push_back(row[list.id_field]);
@@ -245,14 +246,23 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
   std::vector<json> rows;
   std::set<std::string> served;
   json errors = json::array();
+  json failed_ids = json::array();
   int64_t ok = 0;
   std::string source;
   std::optional<Error> first_error;
-  for (auto& r : reads) {
+  for (size_t i = 0; i < reads.size(); ++i) {
+    auto& r = reads[i];
     if (!r->ok()) {
       if (!first_error) first_error = r->error();
-      if (errors.size() < 3)
-        errors.push_back({{"code", r->error().code}, {"message", r->error().message}});
+      // Which item is missing, by the read that failed: its id, operation and arguments.
+      failed_ids.push_back(ids[i]);
+      if (errors.size() < kMaxFanOutErrors) {
+        errors.push_back({{"id", ids[i]},
+                          {"operation", detail->name},
+                          {"args", {{list.id_field, ids[i]}}},
+                          {"code", r->error().code},
+                          {"message", r->error().message.substr(0, 300)}});
+      }
       continue;
     }
     ++ok;
@@ -261,7 +271,15 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
     for (const auto& f : one.ledger[0].served_fields) served.insert(f);
     for (auto& row : one.rows) rows.push_back(std::move(row));
   }
-  if (ok == 0 && first_error) return *first_error;
+  if (ok == 0 && first_error) {
+    Error all = *first_error;
+    all.message = "every detail read of " + list.name + " failed (" + std::to_string(ids.size()) +
+                  " of " + std::to_string(ids.size()) + "); the first, " + detail->name + " " +
+                  list.id_field + " " +
+                  (ids[0].is_string() ? ids[0].get<std::string>() : ids[0].dump()) + ": " +
+                  first_error->message;
+    return all;
+  }
   int64_t failed = static_cast<int64_t>(ids.size()) - ok;
   json id_list = ids;
   LedgerEntry entry;
@@ -270,11 +288,9 @@ Status ConnectorRoad::FanOut(const ConnectorManifest& m, const Operation& list, 
   entry.served_fields.assign(served.begin(), served.end());
   entry.source = source;
   entry.rows = static_cast<int64_t>(rows.size());
-  entry.fan_out = {{"of", list.name},
-                   {"requested", ids.size()},
-                   {"succeeded", ok},
-                   {"failed", failed},
-                   {"parallel", width}};
+  entry.fan_out = {{"of", list.name},  {"requested", ids.size()}, {"succeeded", ok},
+                   {"failed", failed}, {"parallel", width},       {"listed", ex.listed}};
+  if (!failed_ids.empty()) entry.fan_out["failed_ids"] = failed_ids;
   if (!errors.empty()) entry.fan_out["errors"] = errors;
   ex.contracts.push_back(
       {detail->handle, m.slug, detail->name, entry.args, source, entry.served_fields});

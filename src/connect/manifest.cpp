@@ -281,7 +281,14 @@ SourceSpec ParseSource(const json& j, const std::string& ptr, const std::string&
       for (auto& p : s.paths) p = Resolve(base, p);
       break;
     case SourceKind::kPrintedCli:
-      OnlyKeys(j, ptr, {"kind", "command", "mirror_path", "verbs", "timeout_ms", "max_parallel"});
+      OnlyKeys(j, ptr,
+               {"kind", "command", "mirror_path", "verbs", "timeout_ms", "max_parallel",
+                "end_of_options"});
+      if (j.contains("end_of_options")) {
+        if (!j["end_of_options"].is_boolean())
+          Fail(ptr + "/end_of_options", "must be true or false");
+        s.end_of_options = j["end_of_options"].get<bool>();
+      }
       s.command = String(j, "command", ptr, true);
       if (s.command.find('/') != std::string::npos) s.command = Resolve(base, s.command);
       s.mirror_path = Resolve(base, String(j, "mirror_path", ptr, false));
@@ -555,7 +562,7 @@ Result<ConnectorManifest> ParseManifest(const std::string& text, const std::stri
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return MakeError(ErrorKind::kInvalid, "connect.manifest_invalid", "manifest is not valid JSON",
-                     file);
+                     JsonSyntaxErrorIn(text, file));
   }
   try {
     return Parse(j, file);

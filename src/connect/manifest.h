@@ -123,6 +123,10 @@ struct SourceSpec {
   // key>` answers the effect recorded under that key, exit 3 when there is none).
   std::vector<std::string> verbs;
   int64_t timeout_ms = 30000;  // printed CLI: per invocation
+  // printed CLI: it reads `--` as the end of its options (cobra/pflag do, and the Printing Press
+  // CLIs are cobra programs). Then every positional value goes after `--`; without it, a
+  // positional value that begins with '-' is refused ("connect.bad_args").
+  bool end_of_options = true;
   // Fan-out width. Default 8 for printed CLIs (one process per read: 7.3x faster than one at a
   // time) and 1 for mirror sources (an indexed read takes microseconds; threads only add
   // contention: 0.44x). See docs/BENCHMARKS.md `## connect`.

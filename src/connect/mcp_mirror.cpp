@@ -109,7 +109,10 @@ Result<std::optional<MirroredRead>> LoadMcpRead(const std::string& path,
   if (head->rows.empty()) return std::optional<MirroredRead>();
   MirroredRead out;
   out.read_at = head->rows[0].value("read_at", int64_t{0});
-  json served = json::parse(head->rows[0].value("served_fields", "[]"), nullptr, false);
+  const std::string served_text = head->rows[0].value("served_fields", "[]");
+  json served = JsonTextDepth(served_text) > kMaxJsonDepth
+                    ? json(nullptr)
+                    : json::parse(served_text, nullptr, false);
   if (served.is_array()) {
     for (const auto& f : served) {
       if (f.is_string()) out.served_fields.push_back(f.get<std::string>());
@@ -140,7 +143,9 @@ Result<std::vector<MirroredKey>> MirroredReads(const std::string& path, const Gu
     return rows.error();
   }
   for (const auto& r : rows->rows) {
-    json args = json::parse(r.value("args", "{}"), nullptr, false);
+    const std::string args_text = r.value("args", "{}");
+    if (JsonTextDepth(args_text) > kMaxJsonDepth) continue;
+    json args = json::parse(args_text, nullptr, false);
     if (args.is_discarded()) continue;
     out.push_back({r.value("operation", ""), args, r.value("read_at", int64_t{0})});
   }

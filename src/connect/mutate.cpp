@@ -1,6 +1,7 @@
 // RunMutation for SQLite and printed-CLI sources, and the idempotency-key lookups (mutate.h).
 #include "connect/mutate.h"
 
+#include "base/instant.h"
 #include "connect/printed_cli.h"
 
 #include <sqlite3.h>
@@ -100,12 +101,9 @@ MutationOutcome SqliteMutation(const ConnectorManifest& m, const Operation& op, 
 // started may have applied the effect; a typed refusal or a command that never started did not.
 MutationOutcome CliMutation(const ConnectorManifest& m, const Operation& op, const json& args,
                             const std::string& key) {
-  std::vector<std::string> words = OperationWords(op, args);
-  if (!op.idempotency_flag.empty()) {
-    words.push_back("--" + op.idempotency_flag);
-    words.push_back(key);
-  }
-  auto reply = InvokePrintedCli(m.source, words, std::nullopt);
+  CliCall call = OperationCall(op, args);
+  if (!op.idempotency_flag.empty()) call.words.push_back("--" + op.idempotency_flag + "=" + key);
+  auto reply = InvokePrintedCli(m.source, call, std::nullopt);
   MutationOutcome o;
   if (reply) {
     o.dispatch = Dispatch::kExecuted;
@@ -158,6 +156,32 @@ MutationOutcome RunMutation(const ConnectorManifest& m, const Operation& op, con
   return Failed(MakeError("connect.write_failed", "this source's writes go through its road"));
 }
 
+Status CheckMutationArgs(const ConnectorManifest& m, const Operation& op, const json& args) {
+  const json props = op.args_schema.is_object() ? op.args_schema.value("properties", json::object())
+                                                : json::object();
+  for (const auto& [name, schema] : props.items()) {
+    if (!args.is_object() || !args.contains(name) || !args[name].is_string()) continue;
+    const std::string format = schema.is_object() ? schema.value("format", "") : "";
+    const std::string& text = args[name].get_ref<const std::string&>();
+    std::string why;
+    if (format == "date-time" && !ParseInstant(text, &why)) {
+      return MakeError(ErrorKind::kInvalid, "connect.bad_args",
+                       "/" + name + ": \"" + text + "\" is not an ISO 8601 time (" + why + ")");
+    }
+    if (format == "date" && !ParseDay(text, &why)) {
+      return MakeError(
+          ErrorKind::kInvalid, "connect.bad_args",
+          "/" + name + ": \"" + text + "\" is not a day like 2026-12-03 (" + why + ")");
+    }
+  }
+  if (m.source.kind == SourceKind::kIcs) return CheckCalendarArgs(op, args);
+  if (m.source.kind == SourceKind::kPrintedCli) {
+    auto argv = MutationArgv(m, op, args, "");
+    if (!argv) return argv.error();
+  }
+  return {};
+}
+
 Result<KeyLookup> LookupIdempotencyKey(const ConnectorManifest& m, const Operation& op,
                                        const std::string& key) {
   KeyLookup out;
@@ -172,7 +196,7 @@ Result<KeyLookup> LookupIdempotencyKey(const ConnectorManifest& m, const Operati
   }
   if (m.source.kind == SourceKind::kPrintedCli && m.HasVerb("lookup")) {
     out.supported = true;
-    auto reply = InvokePrintedCli(m.source, {"lookup", key}, std::nullopt);
+    auto reply = InvokePrintedCli(m.source, CliCall{{"lookup"}, {key}}, std::nullopt);
     if (!reply) {
       if (reply.error().code != "connect.not_found") return reply.error();
       return out;

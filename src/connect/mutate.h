@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -43,6 +44,14 @@ std::string DispatchName(MutationOutcome::Dispatch d);
 // own timeout (printed CLIs).
 MutationOutcome RunMutation(const ConnectorManifest& m, const Operation& op,
                             const nlohmann::json& args, const std::string& idempotency_key);
+
+// What the source would refuse in `args` (already valid against the operation's schema), found
+// before anything is staged, so that no card shows a value the write would refuse or read
+// differently: a string whose schema has `format` "date-time" or "date" must name a real instant
+// or day (base/instant.h: nothing out of range, no normalising); a calendar's `start` / `end`
+// must be UTC ("...Z") and `end` after `start`. Error: "connect.bad_args" (ErrorKind::kInvalid).
+Status CheckMutationArgs(const ConnectorManifest& m, const Operation& op,
+                         const nlohmann::json& args);
 
 // What the source itself says about an idempotency key, where it can say anything: a calendar
 // create (the UID derived from the key), a printed CLI with the `lookup` verb. `supported` is
@@ -68,6 +77,25 @@ std::string CalendarUidFor(const std::string& idempotency_key);
 // (a date for an all-day event). nullopt: no such event.
 Result<std::optional<nlohmann::json>> ReadCalendarEvent(const ConnectorManifest& m,
                                                         const std::string& uid);
+// CheckMutationArgs for a calendar source.
+Status CheckCalendarArgs(const Operation& op, const nlohmann::json& args);
+// The scope of a calendar update or delete as a fresh read of the file finds it now
+// (internal/calendar_edit.h): {kind: "event" | "occurrence" | "series", window {from, to} (the
+// connector's sync window around `now_s`), overrides (separately changed occurrences), and for a
+// series occurrences {before, after} in that window (after: a dry run of the write), moves (its
+// start or end changes), overrides_after; for one occurrence `occurrence` (its original start)
+// and changed_before}. nullopt: a create, or no event with that UID. Errors: "connect.bad_args"
+// (kInvalid) for an `occurrence` the series does not have; read errors.
+Result<std::optional<nlohmann::json>> DescribeCalendarScope(const ConnectorManifest& m,
+                                                            const Operation& op,
+                                                            const nlohmann::json& args,
+                                                            int64_t now_s);
+// The verifying read of a calendar update: the file read afresh, the VEVENT the update's scope
+// names, and whether each value it set is there (and, when `response` says changed occurrences
+// were removed, that none remain): {read, uid, scope, checked [{property, expected, found}],
+// found, shows}.
+Result<nlohmann::json> ReadCalendarUpdate(const ConnectorManifest& m, const nlohmann::json& args,
+                                          const nlohmann::json& response);
 // True when the calendar holds an event with that UID.
 Result<bool> CalendarHasUid(const ConnectorManifest& m, const std::string& uid);
 

@@ -4,7 +4,9 @@
 #include "connect/process.h"
 #include "connect/sql_guard.h"
 
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace affordance::connect {
@@ -48,23 +50,43 @@ Error ExitCodeError(int code, const std::string& message, const std::string& det
                    detail);
 }
 
-Result<CliReply> InvokePrintedCli(const SourceSpec& source, const std::vector<std::string>& words,
-                                  std::optional<SourceMode> mode) {
+Result<std::vector<std::string>> PrintedCliArgv(const SourceSpec& source, const CliCall& call,
+                                                std::optional<SourceMode> mode) {
   std::vector<std::string> argv{source.command};
-  argv.insert(argv.end(), words.begin(), words.end());
+  argv.insert(argv.end(), call.words.begin(), call.words.end());
   argv.push_back("--agent");
   if (mode) {
     argv.push_back("--data-source");
     argv.push_back(ToString(*mode));
   }
+  if (call.positional.empty()) return argv;
+  if (source.end_of_options) {
+    argv.push_back("--");
+  } else {
+    for (const auto& v : call.positional) {
+      if (!v.empty() && v[0] == '-') {
+        return MakeError(ErrorKind::kInvalid, "connect.bad_args",
+                         "\"" + v + "\" begins with '-', and " + source.command +
+                             " would read it as an option (it does not read `--`)");
+      }
+    }
+  }
+  argv.insert(argv.end(), call.positional.begin(), call.positional.end());
+  return argv;
+}
+
+Result<CliReply> InvokePrintedCli(const SourceSpec& source, const CliCall& call,
+                                  std::optional<SourceMode> mode) {
+  auto made = PrintedCliArgv(source, call, mode);
+  if (!made) return made.error();
+  const std::vector<std::string>& argv = *made;
   auto run = RunProcess(argv, source.timeout_ms);
   if (!run) return run.error();
   // The connector's output is untrusted: too deep, it is never parsed (a value built from it would
   // overflow the stack of whoever walks it next); a failed run then reports its stderr.
   const bool too_deep = JsonTextDepth(run->out) > kMaxJsonDepth;
   json body = too_deep ? json(json::value_t::discarded) : json::parse(run->out, nullptr, false);
-  std::string detail = source.command;
-  for (const auto& w : words) detail += " " + w;
+  std::string detail = ArgvText(argv);
   if (run->exit_code != 0) {
     std::string message;
     if (body.is_object() && body.contains("error")) message = Stringify(body["error"]);
@@ -99,19 +121,51 @@ Result<CliReply> InvokePrintedCli(const SourceSpec& source, const std::vector<st
   return CliReply{body["results"], meta, false};
 }
 
-std::vector<std::string> OperationWords(const Operation& op, const json& args) {
-  std::vector<std::string> words = op.argv;
-  for (const auto& name : op.positional) {
-    if (args.contains(name)) words.push_back(Stringify(args[name]));
-  }
+CliCall OperationCall(const Operation& op, const json& args) {
+  CliCall call;
+  call.words = op.argv;
   for (const auto& [name, value] : args.items()) {  // nlohmann objects iterate in key order
     bool positional = false;
     for (const auto& p : op.positional) positional = positional || p == name;
     if (positional || value.is_null()) continue;
-    words.push_back("--" + name);
-    words.push_back(Stringify(value));
+    call.words.push_back("--" + name + "=" + Stringify(value));
   }
-  return words;
+  for (const auto& name : op.positional) {
+    if (args.contains(name)) call.positional.push_back(Stringify(args[name]));
+  }
+  return call;
+}
+
+Result<std::vector<std::string>> MutationArgv(const ConnectorManifest& m, const Operation& op,
+                                              const json& args, const std::string& key) {
+  CliCall call = OperationCall(op, args);
+  if (!op.idempotency_flag.empty()) call.words.push_back("--" + op.idempotency_flag + "=" + key);
+  return PrintedCliArgv(m.source, call, std::nullopt);
+}
+
+std::string ArgvText(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& word : argv) {
+    bool plain = !word.empty();
+    for (unsigned char c : word) {
+      plain = plain && (std::isalnum(c) || std::strchr("-_./=:@,+%", c) != nullptr);
+    }
+    if (!out.empty()) out += ' ';
+    if (plain) {
+      out += word;
+      continue;
+    }
+    out += '\'';
+    for (char c : word) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    out += '\'';
+  }
+  return out;
 }
 
 std::string PrintedCliMirrorPath(const SourceSpec& source) {
@@ -127,7 +181,7 @@ std::string PrintedCliMirrorPath(const SourceSpec& source) {
 }
 
 Result<std::vector<WhichMatch>> RunWhich(const SourceSpec& source, const std::string& query) {
-  auto reply = InvokePrintedCli(source, {"which", query}, std::nullopt);
+  auto reply = InvokePrintedCli(source, CliCall{{"which"}, {query}}, std::nullopt);
   if (!reply) return reply.error();
   const json& body = reply->results;
   const json* matches = nullptr;

@@ -25,14 +25,39 @@ struct CliReply {
   bool partial = false;    // exit code 6 with results present
 };
 
-// Runs one invocation. `words` are everything between the command and "--agent". Output nested
-// deeper than kMaxJsonDepth (base/json_limits.h) is never parsed: "connect.too_deep".
-Result<CliReply> InvokePrintedCli(const SourceSpec& source, const std::vector<std::string>& words,
+// One invocation's words: `words` (verb words and `--name=value` flags) go before "--agent";
+// `positional` values go after `--` (source.end_of_options), so a value chosen by a model or
+// a connector that begins with '-' is never read as an option. A flag's value is joined to its
+// name with '=' for the same reason.
+struct CliCall {
+  std::vector<std::string> words;
+  std::vector<std::string> positional;
+};
+
+// The exact argv of `call`: command, words, "--agent", "--data-source <mode>" when given, then
+// "--" and the positional values. Error "connect.bad_args" (kInvalid): a positional value that
+// begins with '-' for a CLI that does not read `--` (end_of_options false).
+Result<std::vector<std::string>> PrintedCliArgv(const SourceSpec& source, const CliCall& call,
+                                                std::optional<SourceMode> mode);
+
+// Runs one invocation (argv from PrintedCliArgv). Output nested deeper than kMaxJsonDepth
+// (base/json_limits.h) is never parsed: "connect.too_deep".
+Result<CliReply> InvokePrintedCli(const SourceSpec& source, const CliCall& call,
                                   std::optional<SourceMode> mode);
 
-// The words for `op` with `args` (validated): verb words, positional args in declared order, then
-// the remaining args as flags in name order. Strings pass verbatim, other JSON values as JSON text.
-std::vector<std::string> OperationWords(const Operation& op, const nlohmann::json& args);
+// The call for `op` with `args` (validated): verb words, then the args that are not positional
+// as `--name=value` in name order, and the positional args in declared order. Strings pass
+// verbatim, other JSON values as JSON text.
+CliCall OperationCall(const Operation& op, const nlohmann::json& args);
+
+// The argv of mutation `op` with `args` and the idempotency key (`--<flag>=<key>` when the
+// manifest names the CLI's flag): what an approval runs, and what its effect card shows.
+Result<std::vector<std::string>> MutationArgv(const ConnectorManifest& m, const Operation& op,
+                                              const nlohmann::json& args, const std::string& key);
+
+// An argv as one line a person can read and a shell would split the same way: each word that is
+// not plain is single-quoted.
+std::string ArgvText(const std::vector<std::string>& argv);
 
 // The typed error for a non-zero exit code.
 Error ExitCodeError(int exit_code, const std::string& message, const std::string& detail);

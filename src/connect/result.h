@@ -11,13 +11,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace affordance::connect {
 
 inline constexpr size_t kResultCharCap = 24000;
+inline constexpr size_t kMaxFanOutErrors = 20;
 
 // One operation that ran. `source` is "live" (read from the source during this call), "mirror"
 // (the connector's SQLite mirror) or "local" (a local database that is its own source).
@@ -27,7 +30,10 @@ struct LedgerEntry {
   std::vector<std::string> served_fields;  // fields the returned rows carry
   std::string source;
   int64_t rows = 0;
-  nlohmann::json fan_out;  // null, or {detail, requested, succeeded, failed, ...}
+  // null, or {of, requested, succeeded, failed, parallel, listed, failed_ids?, errors?}: listed is
+  // the list's size (requested is less when a limit cut it); failed_ids names every failed detail
+  // read's id; errors holds the first kMaxFanOutErrors as {id, operation, args, code, message}.
+  nlohmann::json fan_out;
 };
 
 // What a later Query() binding must match to re-execute this read exactly.
@@ -49,11 +55,18 @@ struct MutationContract {
   std::string risk;
 };
 
+// Every freshness state the road reports (Freshness::state), and nothing else: live (read from
+// the source during this call), local (a local database that is its own source), mirrored,
+// syncing (served from the mirror while a sync runs), stale (the mirror is older than max_age_s),
+// empty (nothing synced yet). Each names the harness data state of the same name
+// (harness::DataStateOf; a test enumerates this list against it and against the road's code).
+inline constexpr std::array<std::string_view, 6> kFreshnessStates = {"live",    "local", "mirrored",
+                                                                     "syncing", "stale", "empty"};
+
 struct Freshness {
-  // live | mirrored | stale | empty | syncing | local
-  std::string state = "empty";
-  int64_t synced_at = 0;  // epoch seconds; 0 = never
-  int64_t age_s = -1;     // -1 = unknown
+  std::string state = "empty";  // one of kFreshnessStates
+  int64_t synced_at = 0;        // epoch seconds; 0 = never
+  int64_t age_s = -1;           // -1 = unknown
   int64_t max_age_s = 0;
   int64_t mirror_rows = 0;
 };
@@ -81,7 +94,9 @@ struct ConnectorResult {
   bool truncated = false;
   std::string truncated_reason;  // limit | char_cap | source_row_cap
   int64_t returned_rows = 0;
-  int64_t total_rows = 0;        // rows the operation produced (before bounding)
+  // Rows the operation produced before bounding; for a list that fans out, the list's size (a
+  // limit that cut the list before its detail reads makes the result truncated, reason "limit").
+  int64_t total_rows = 0;
   bool total_rows_exact = true;  // false when the source itself stopped at its row cap
   std::vector<LedgerEntry> operation_ledger;
   std::vector<std::string> registered_query_handles;

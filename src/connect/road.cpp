@@ -243,6 +243,15 @@ Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorComman
   }
   result.mirror_snapshot = exec->snapshot;
   if (auto s = BoundRows(result, limit, options_.max_chars); !s) return s.error();
+  if (exec->listed >= 0) {
+    // A list that fanned out: its size is the list's, whatever the limit let through the detail
+    // reads (and whichever of those failed: a partial result says so in its status).
+    result.total_rows = std::max(result.total_rows, exec->listed);
+    if (limit >= 0 && exec->listed > limit && !result.truncated) {
+      result.truncated = true;
+      result.truncated_reason = "limit";
+    }
+  }
   if (exec->clipped && !result.truncated) {
     result.truncated = true;
     result.truncated_reason = "char_cap";  // a field was cut to fit (its row says which)

@@ -77,7 +77,7 @@ Result<SyncReport> ConnectorRoad::SyncNow(const ConnectorManifest& m, const Prog
   }
   // Printed CLI: its own `sync` verb fills its own mirror.
   if (progress) progress({"run", 0, 1});
-  auto reply = InvokePrintedCli(m.source, {"sync"}, std::nullopt);
+  auto reply = InvokePrintedCli(m.source, CliCall{{"sync"}, {}}, std::nullopt);
   if (!reply) return reply.error();
   if (progress) progress({"run", 1, 1});
   const json& r = reply->results;

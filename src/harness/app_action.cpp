@@ -9,11 +9,17 @@ const bool declared_app_action = authority::DeclareCapability(
     ToolCapability("app_action", "app", "act", authority::Mode::kLocalState,
                    "an action projected from a mounted app"));
 
+// The app's own words for what the action does (its element's `description` prop), else which
+// event of a mounted app it is.
+std::string DescriptionOf(const render::Tool& projected) {
+  const std::string event = "An action of a mounted app (" + projected.event + ").";
+  return projected.description.empty() ? event : projected.description + " " + event;
+}
+
 class AppAction final : public SimpleTool {
  public:
   AppAction(const render::Tool& projected, Frame& frame)
-      : SimpleTool({projected.name, "An action of a mounted app (" + projected.event + ").",
-                    projected.parameters, "app_action"}),
+      : SimpleTool({projected.name, DescriptionOf(projected), projected.parameters, "app_action"}),
         frame_(frame) {}
 
   ToolOutcome Execute(ToolContext&, const nlohmann::json& input) override {

@@ -10,8 +10,8 @@ namespace {
 // Final states: the model is told once. Others (approved but refused to run, executing,
 // outcome_unknown) are written again on the next turn until they settle.
 bool Settled(const std::string& state) {
-  return state == "verified" || state == "executed" || state == "denied" || state == "failed" ||
-         state == "not_executed" || state == "refused";
+  return state == "verified" || state == "executed" || state == "denied" || state == "expired" ||
+         state == "failed" || state == "not_executed" || state == "refused";
 }
 
 }  // namespace
@@ -20,8 +20,15 @@ std::vector<nlohmann::ordered_json> Harness::ResolveApprovals(const std::string&
   std::vector<nlohmann::ordered_json> chunks;
   auto approvals = store_.ListApprovals("", thread_id);
   if (!approvals) return chunks;
-  for (const auto& a : *approvals) {
-    if (a.reported || a.tool_call_id.empty() || a.status == "pending") continue;
+  for (auto a : *approvals) {
+    if (a.reported || a.tool_call_id.empty()) continue;
+    if (a.status == "pending") {
+      // Undecided past its expiry (its time, or its write grant, ran out): settled like a denial,
+      // so the model is told it expired instead of reading that it still waits.
+      auto settled = authority_->Expire(a.id);
+      if (!settled || settled->status != "expired") continue;
+      a = std::move(*settled);
+    }
     std::optional<Error> refused;
     if (a.status == "approved") {
       if (auto ran = authority_->Execute(a.id); !ran) refused = ran.error();
@@ -37,7 +44,8 @@ std::vector<nlohmann::ordered_json> Harness::ResolveApprovals(const std::string&
     if (!message) continue;
     for (auto p : message->parts) {
       if (p.kind != "tool" || p.key != a.tool_call_id) continue;
-      const bool denied = report->state == "denied";
+      // Expired is a denial by time: the call's result says so, and nothing ran.
+      const bool denied = report->state == "denied" || report->state == "expired";
       // Refused (a final state with its reason) is an outcome like any other; only an error that
       // left the approval where it was is an error of this call.
       const bool stuck = refused && report->state == "approved";

@@ -85,6 +85,9 @@ std::pair<CitationClass, std::string> ClassOf(const Reference& r) {
     if (r.status == "approval-requested" || r.truth == "persisted") {
       return {C::kUnresolved, "the write awaits a person's decision: nothing has run"};
     }
+    if (r.truth == "expired") {
+      return {C::kUnresolved, "the write expired before a person decided: nothing ran"};
+    }
     if (r.status == "output-denied" || r.truth == "denied") {
       return {C::kUnresolved, "the write was denied: nothing ran"};
     }
@@ -98,6 +101,10 @@ std::pair<CitationClass, std::string> ClassOf(const Reference& r) {
   if (available) {
     if (!r.connector.empty() && !r.rows) {
       return {C::kUnresolved, "the request matched no operation: it served no data"};
+    }
+    if (r.data_state == "partial") {
+      return {C::kUnresolved,
+              "the read is partial: some of its reads failed, so items may be missing"};
     }
     return {C::kSource, ""};
   }

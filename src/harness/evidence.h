@@ -10,8 +10,9 @@
 // then classes the claims of each text part:
 //   source      cited, and the cited call served data
 //   effect      cited, and the cited call's write was executed or verified
-//   unresolved  cited, but a cited call failed, was refused, denied or not run, its write awaits a
-//               decision or its outcome is unknown, or a citation names no result (invalid)
+//   unresolved  cited, but a cited call failed, was refused, denied or not run, its read is partial
+//               (some detail reads failed), its write awaits a decision or its outcome is unknown,
+//               or a citation names no result (invalid)
 //   inference   not cited
 #pragma once
 
@@ -35,7 +36,7 @@ struct Reference {
   std::string tool_name;
   std::string status;      // the tool part's status (output-available, output-denied, ...)
   std::string truth;       // its truth state (executed, verified, denied, refused, ...)
-  std::string data_state;  // connector reads: live, mirrored, stale, empty, syncing, disconnected
+  std::string data_state;  // connector reads: a harness DataState name (live, local, partial, ...)
   std::string connector;
   int64_t synced_at = 0;        // epoch seconds the served data was last synced (0: unknown)
   std::optional<int64_t> rows;  // rows the read served (nullopt: it served none)

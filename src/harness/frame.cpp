@@ -104,7 +104,25 @@ Result<std::unique_ptr<Frame>> Frame::Load(FrameOptions options) {
     entry = "default";
   }
   auto renderer = render::Renderer::Load(entry_file, entry, options.tokenizer, options.model, vo);
-  if (!renderer) return renderer.error();
+  if (!renderer) {
+    // An app component its view does not export: said of the person's file and component, never
+    // of the generated entry that imports it (whose line the loader would point at).
+    const Error& e = renderer.error();
+    // The loader's message: "\"TARGET\" does not export \"NAME\"".
+    const size_t close = e.message.find('"', 1);
+    const std::string target = close == std::string::npos ? "" : e.message.substr(1, close - 1);
+    std::error_code ec;
+    for (const MountedApp& app : options.apps) {
+      if (e.code == "view.missing_export" && !target.empty() &&
+          fs::weakly_canonical(target, ec) == fs::weakly_canonical(app.view, ec) &&
+          e.message.ends_with(" does not export \"" + app.component + "\"")) {
+        return MakeError(ErrorKind::kInvalid, "harness.bad_app",
+                         "the app view does not export a component \"" + app.component + "\"",
+                         app.view);
+      }
+    }
+    return e;
+  }
   return std::unique_ptr<Frame>(new Frame(std::move(options), std::move(*renderer)));
 }
 

@@ -35,7 +35,8 @@ ToolOutcome ConnectorOutcome(Result<connect::ConnectorResult> result) {
   if (!result) return ToolOutcome::Fail(result.error());
   const connect::ConnectorResult& r = *result;
   ToolOutcome o = ToolOutcome::Ok(connect::ToJson(r));
-  o.data_state = DataStateOf(r.mirror_snapshot.freshness.state, r.mirror_snapshot.credential_state);
+  o.data_state = DataStateOf(r.mirror_snapshot.freshness.state, r.mirror_snapshot.credential_state,
+                             r.status == "partial");
   o.connector = r.connector;
   if (r.status != "unresolved") o.rows = r.returned_rows;
   o.synced_at = r.mirror_snapshot.freshness.synced_at;

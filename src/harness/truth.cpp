@@ -19,11 +19,13 @@ constexpr std::array<std::pair<TruthState, std::string_view>, 9> kTruth = {{
 }};
 
 // Strongest first.
-constexpr std::array<std::pair<DataState, std::string_view>, 6> kData = {{
+constexpr std::array<std::pair<DataState, std::string_view>, 8> kData = {{
     {DataState::kLive, "live"},
+    {DataState::kLocal, "local"},
     {DataState::kMirrored, "mirrored"},
     {DataState::kSyncing, "syncing"},
     {DataState::kStale, "stale"},
+    {DataState::kPartial, "partial"},
     {DataState::kEmpty, "empty"},
     {DataState::kDisconnected, "disconnected"},
 }};
@@ -58,10 +60,21 @@ std::optional<DataState> ParseDataState(std::string_view name) {
   return std::nullopt;
 }
 
-DataState DataStateOf(std::string_view freshness, std::string_view credential_state) {
+const std::vector<DataState>& AllDataStates() {
+  static const std::vector<DataState> all = [] {
+    std::vector<DataState> v;
+    v.reserve(kData.size());
+    for (const auto& [s, name] : kData) v.push_back(s);
+    return v;
+  }();
+  return all;
+}
+
+DataState DataStateOf(std::string_view freshness, std::string_view credential_state, bool partial) {
   if (credential_state == "missing" || credential_state == "rejected") {
     return DataState::kDisconnected;
   }
+  if (partial) return DataState::kPartial;
   return ParseDataState(freshness).value_or(DataState::kEmpty);
 }
 

@@ -16,8 +16,10 @@
 //              retried automatically, only reconciled
 //
 // Data states describe where connector evidence came from (the mirror snapshot of a read): live,
-// mirrored, stale, empty, syncing, disconnected. They travel with the evidence into the ledger and
-// the turn report.
+// local (a local database that is its own source), mirrored, syncing, stale, partial (some of the
+// read's detail reads failed: items may be missing), empty, disconnected. They travel with the
+// evidence into the ledger and the turn report. Every freshness state the connector road reports
+// (connect::kFreshnessStates) has its own data state of the same name.
 //
 // A static surface (no Query binding) owes no paint acknowledgement: its strongest required state
 // is persisted. Everything here is plain data; nothing in this header moves a state.
@@ -42,20 +44,35 @@ enum class TruthState {
   kOutcomeUnknown,
 };
 
-enum class DataState { kLive, kMirrored, kStale, kEmpty, kSyncing, kDisconnected };
+enum class DataState {
+  kLive,
+  kLocal,
+  kMirrored,
+  kSyncing,
+  kStale,
+  kPartial,
+  kEmpty,
+  kDisconnected,
+};
+
+// Every data state, strongest first (what DataStrength orders by).
+const std::vector<DataState>& AllDataStates();
 
 std::string_view TruthName(TruthState state);
 std::optional<TruthState> ParseTruth(std::string_view name);
 std::string_view DataStateName(DataState state);
 std::optional<DataState> ParseDataState(std::string_view name);
 
-// The data state of a connector read from its mirror snapshot: the freshness state ("live",
-// "mirrored", "stale", "empty", "syncing") and the credential state ("missing" / "rejected" make
-// a source disconnected). An unknown freshness state is "empty" (claims nothing).
-DataState DataStateOf(std::string_view freshness, std::string_view credential_state);
+// The data state of a connector read from its mirror snapshot: the credential state ("missing" /
+// "rejected" make a source disconnected), else a partial read (`partial`: the result's status is
+// "partial") is partial, else the freshness state names its own data state. A freshness state
+// that names none is "empty" (claims nothing); the road reports none such (a test enumerates
+// connect::kFreshnessStates against this function).
+DataState DataStateOf(std::string_view freshness, std::string_view credential_state,
+                      bool partial = false);
 
 // How strong the evidence of a data state is, for "the weakest true state" of a report: live is
-// the strongest, disconnected the weakest.
+// the strongest, then local, mirrored, syncing, stale, partial, empty; disconnected the weakest.
 int DataStrength(DataState state);
 
 }  // namespace affordance::harness

@@ -375,7 +375,8 @@ Result<std::unique_ptr<TurnRun>> Harness::Begin(const std::string& thread_id,
   for (auto& chunk : resolved) {
     const std::string id = chunk["approvalId"].get<std::string>();
     if (!user_text && chunk.contains("toolCallId")) {
-      const bool denied = chunk.value("state", "") == "denied";
+      const bool denied =
+          chunk.value("state", "") == "denied" || chunk.value("state", "") == "expired";
       adapter.EmitToolOutcome(chunk["toolCallId"].get<std::string>(), denied, chunk);
     }
     adapter.EmitApproval(id, std::move(chunk));

@@ -3,10 +3,12 @@
 #include <chrono>
 #include <thread>
 
+#include "base/instant.h"
 #include "base/json_limits.h"
 #include "model/internal/token_step.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -39,6 +41,60 @@ Result<ReplayScript::Step> ParseStep(const nlohmann::json& s, const std::string&
 
 }  // namespace
 
+std::string ExpandReplayDays(const std::string& text, int64_t now_s) {
+  static const char* const kWeekdays[] = {"Thursday", "Friday",  "Saturday", "Sunday",
+                                          "Monday",   "Tuesday", "Wednesday"};  // 1970-01-01 on
+  static const char* const kMonths[] = {"January",   "February", "March",    "April",
+                                        "May",       "June",     "July",     "August",
+                                        "September", "October",  "November", "December"};
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find("{{", i);
+    if (open == std::string::npos) break;
+    out.append(text, i, open - i);
+    // {{date}} / {{day}}, optionally +N or -N (up to 3 digits), then "}}"; anything else is kept.
+    size_t p = open + 2;
+    const bool iso = text.compare(p, 4, "date") == 0;
+    const bool human = !iso && text.compare(p, 3, "day") == 0;
+    int64_t offset = 0;
+    bool ok = iso || human;
+    if (ok) {
+      p += iso ? 4 : 3;
+      if (p < text.size() && (text[p] == '+' || text[p] == '-')) {
+        const bool minus = text[p] == '-';
+        size_t digits = 0;
+        for (++p;
+             p < text.size() && digits < 4 && std::isdigit(static_cast<unsigned char>(text[p]));
+             ++p, ++digits) {
+          offset = offset * 10 + (text[p] - '0');
+        }
+        ok = digits >= 1 && digits <= 3;
+        if (minus) offset = -offset;
+      }
+      ok = ok && text.compare(p, 2, "}}") == 0;
+    }
+    if (!ok) {
+      out += "{{";
+      i = open + 2;
+      continue;
+    }
+    const int64_t day = (now_s >= 0 ? now_s / 86400 : (now_s - 86399) / 86400) + offset;
+    const std::string ymd = FormatInstant(day * 86400).substr(0, 10);
+    if (iso) {
+      out += ymd;
+    } else {
+      const int month = std::stoi(ymd.substr(5, 2));
+      out += std::string(kWeekdays[((day % 7) + 7) % 7]) + " " +
+             std::to_string(std::stoi(ymd.substr(8, 2))) + " " + kMonths[month - 1] + " " +
+             ymd.substr(0, 4);
+    }
+    i = p + 2;
+  }
+  out.append(text, i, std::string::npos);
+  return out;
+}
+
 Result<ReplayScript> ParseReplayScript(std::string_view json) {
   if (auto deep = CheckJsonDepth(json, "model.too_deep", "the replay script"); !deep) {
     return deep.error();
@@ -46,7 +102,7 @@ Result<ReplayScript> ParseReplayScript(std::string_view json) {
   nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
   if (doc.is_discarded()) {
     return MakeError(ErrorKind::kInvalid, "model.replay_script",
-                     "the replay script is not valid JSON");
+                     "the replay script is not valid JSON", JsonSyntaxError(json));
   }
   if (!doc.is_object()) {
     return MakeError(ErrorKind::kInvalid, "model.replay_script",
@@ -122,7 +178,11 @@ Result<ReplayScript> LoadReplayScript(const std::string& path) {
   auto script = ParseReplayScript(ss.str());
   if (!script.ok()) {
     Error e = script.error();
-    e.detail = e.detail.empty() ? path : path + ": " + e.detail;
+    // "FILE:LINE:COLUMN: PROBLEM" for a syntax error (its detail starts with the line), else
+    // "FILE: DETAIL".
+    const bool position =
+        !e.detail.empty() && std::isdigit(static_cast<unsigned char>(e.detail[0]));
+    e.detail = e.detail.empty() ? path : path + (position ? ":" : ": ") + e.detail;
     return e;
   }
   return script;
@@ -159,8 +219,10 @@ Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
   writer.StartStep();
   if (cancel.cancelled()) return writer.Abort();
   if (index >= script_.steps.size()) {
-    return writer.Fail(MakeError("model.replay_exhausted", "the replay script has no more steps",
-                                 std::to_string(script_.steps.size()) + " steps played"));
+    return writer.Fail(
+        MakeError("model.replay_exhausted", "the replay script has no more steps",
+                  std::to_string(script_.steps.size()) +
+                      (script_.steps.size() == 1 ? " step played" : " steps played")));
   }
   ++next_;
   const ReplayScript::Step* chosen = &script_.steps[index];
@@ -190,7 +252,10 @@ Status ReplayProvider::Stream(const StepRequest& request, const PartSink& sink,
     chosen = match;
   }
   const ReplayScript::Step& step = *chosen;
-  auto ids = tokenizer_->Encode(step.text, {.match_special = true});
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  auto ids = tokenizer_->Encode(ExpandReplayDays(step.text, now_s), {.match_special = true});
   if (!ids.ok()) return writer.Fail(ids.error());
   std::vector<text::TokenId> tokens = std::move(ids).value();
   bool has_end = !tokens.empty() && std::find(end_tokens_.begin(), end_tokens_.end(),

@@ -18,7 +18,13 @@
 // what the harness rendered, as a stand-in for a model reading its prompt; when no case matches
 // the step fails with "model.replay_no_case" naming the cases.
 //
-// Deterministic: the same script and requests give the same parts. Every part carries metadata
+// Days relative to the day it plays, so an example stays true on any date: `{{date}}`,
+// `{{date+N}}` and `{{date-N}}` (N up to 3 digits) become that UTC day as `YYYY-MM-DD`
+// (e.g. `"start": "{{date+1}}T15:00:00Z"`), `{{day+N}}` the same day as "Saturday 5 December 2026".
+// Any other `{{...}}` (a canvas template) is left as it is.
+//
+// Deterministic: the same script and requests on the same day give the same parts. Every part
+// carries metadata
 // {"replay": true, "replayStep": <0-based step index>} so it can never be mistaken for a live
 // model. Usage: prompt_tokens = request.prompt.size(), cached_prompt_tokens = 0 (a replay has no
 // cache), generated_tokens = tokens played. When the steps are exhausted the step fails with
@@ -47,6 +53,9 @@ struct ReplayScript {
 // "model.too_deep" for a document nested deeper than kMaxJsonDepth (base/json_limits.h).
 Result<ReplayScript> ParseReplayScript(std::string_view json);
 Result<ReplayScript> LoadReplayScript(const std::string& path);
+
+// `text` with its {{date±N}} / {{day±N}} markers filled for the UTC day of `now_s` (see above).
+std::string ExpandReplayDays(const std::string& text, int64_t now_s);
 
 class ReplayProvider final : public Provider {
  public:

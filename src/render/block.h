@@ -50,9 +50,12 @@ struct Tool {
   std::string path;
   view::HandlerId handler = 0;
   bool callable = true;
+  // What the action does, for the model: the element's `description` prop ("" when it has none).
+  std::string description;
 
   // The OpenAI-style tool object, keys in the order chat APIs and templates are given them:
-  // {"type": "function", "function": {"name", "parameters"}}.
+  // {"type": "function", "function": {"name"[, "description"], "parameters"}} (a description
+  // only when the element gave one).
   nlohmann::ordered_json ToJson() const;
 
   bool operator==(const Tool&) const = default;

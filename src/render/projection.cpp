@@ -209,13 +209,34 @@ Status Project(const std::vector<VisibleAction>& actions, bool callable, Block& 
     span.projected = true;
     span.handler = callable ? handler.id : 0;
     block.tools.push_back(Tool{name, std::move(parameters).value(), handler.event, element.path,
-                               callable ? handler.id : 0, callable});
+                               callable ? handler.id : 0, callable, DescriptionOf(element.props)});
   }
   return {};
 }
 
+std::string DescriptionOf(const nlohmann::ordered_json& props) {
+  auto it = props.find("description");
+  if (it == props.end() || !it->is_string()) return "";
+  // One line of prose for a chat template: control characters (a newline too) become spaces,
+  // runs of spaces one, the ends trimmed.
+  std::string out;
+  for (unsigned char c : it->get_ref<const std::string&>()) {
+    const bool space = c < 0x20 || c == 0x7f || c == ' ';
+    if (space) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 nlohmann::ordered_json Tool::ToJson() const {
-  return {{"type", "function"}, {"function", {{"name", name}, {"parameters", parameters}}}};
+  nlohmann::ordered_json function = {{"name", name}};
+  if (!description.empty()) function["description"] = description;
+  function["parameters"] = parameters;
+  return {{"type", "function"}, {"function", std::move(function)}};
 }
 
 }  // namespace affordance::render

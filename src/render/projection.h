@@ -17,6 +17,8 @@
 //   fields become {} schemas (fields with defaults are optional), a single event parameter (or any
 //   other parameter list) declares an unconstrained object, no parameters declares an empty object.
 //   Nothing is inferred from names.
+// - Description: a string `description` prop on the element becomes the tool's "description"
+//   (DescriptionOf); without one the tool has none (nothing is made up from the label).
 #pragma once
 
 #include "base/result.h"
@@ -48,6 +50,10 @@ std::string LabelDigest(std::string_view bytes);
 // The label of an element for naming: its `label` prop as a string (numbers formatted like
 // JavaScript's String()), or nullopt when it has none or it is empty.
 std::optional<std::string> LabelOf(const nlohmann::ordered_json& props);
+
+// The description of an element's tool: its `description` prop as one line (control characters
+// as spaces, runs of spaces as one, trimmed), or "" when it has none or it is not a string.
+std::string DescriptionOf(const nlohmann::ordered_json& props);
 
 // The parameters schema of a handler. `args_schema` may be null (no prop). Errors:
 // "render.invalid_args_schema" when the prop is not a JSON object.

@@ -176,7 +176,8 @@ HttpResponse Api::PostDecisions(const HttpRequest& r, const std::string& chat_id
       }
       if (approval->status != "pending") {
         // A resend of the same decision (a retry after a dropped response) is not a conflict.
-        const bool same = d.approved ? approval->status != "denied" : approval->status == "denied";
+        const bool same = d.approved ? approval->status != "denied" && approval->status != "expired"
+                                     : approval->status == "denied";
         if (same) continue;
         return ErrorResponse(MakeError(
             ErrorKind::kConflict, "authority.already_decided",
@@ -414,6 +415,9 @@ HttpResponse Api::DeployTruth(const HttpRequest&) {
     for (const auto& [code, n] : options_.refusals->Snapshot()) refused[code] = n;
     truth["refused"] = std::move(refused);
   }
+  if (options_.backoff != nullptr) {
+    truth["credentialBackoff"] = {{"waitingSources", options_.backoff->Waiting()}};
+  }
   return Json(200, truth);
 }
 
@@ -430,8 +434,21 @@ HttpResponse Api::StartPersonSession(const HttpRequest& r) {
   bool proved = false;
   if (options_.sessions != nullptr && r.own_origin) {
     if (login != body->end()) {
+      const std::string source = CredentialBackoff::SourceOf(r);
+      if (options_.backoff != nullptr) {
+        if (const int64_t wait = options_.backoff->WaitMs(source); wait > 0) {
+          if (options_.refusals != nullptr) options_.refusals->Count("server.slow_down");
+          return ErrorResponse(MakeError(ErrorKind::kTooManyRequests, "server.slow_down",
+                                         "too many wrong sign-in codes from here: try again in " +
+                                             std::to_string((wait + 999) / 1000) + " s"));
+        }
+      }
       proved = options_.sessions->Redeem(login->get<std::string>());
+      if (options_.backoff != nullptr) {
+        proved ? options_.backoff->Succeed(source) : options_.backoff->Fail(source);
+      }
       if (!proved) {
+        if (options_.refusals != nullptr) options_.refusals->Count("server.wrong_code");
         return ErrorResponse(MakeError(
             ErrorKind::kForbidden, "server.no_person_proof",
             "this sign-in code is not valid: it expired, was used already, or was made for "

@@ -36,6 +36,9 @@ struct ApiOptions {
   // The gate's refusals, shown by GET /deploy-truth, and the decisions refused here (null: not
   // counted, not shown).
   RefusalCounts* refusals = nullptr;
+  // Slows sources that keep presenting wrong sign-in codes (shared with the gate's tokens; null:
+  // never slowed). The person's own browser on this machine needs no code and is never slowed.
+  CredentialBackoff* backoff = nullptr;
   // The connectors POST /api/query re-executes through (null: no connectors; the query routes
   // answer server.no_connectors). Reads need the person's read grant, as for the model.
   connect::ConnectorRoad* road = nullptr;
@@ -75,6 +78,9 @@ class Api {
   // POST /api/chat creates the thread with that id.
   std::string ThreadFor(const std::string& chat_id);
   HttpResponse File(const std::string& path);
+  // Who acted, as every record of this request names it (docs/SECURITY.md): the person (`actor`)
+  // for a person session, else the client's credential ("client:token", "client:local").
+  authority::Actor ActorOf(const HttpRequest& r) const;
   HttpResponse PostDecisions(const HttpRequest& r, const std::string& chat_id,
                              const nlohmann::ordered_json& message);
 
@@ -85,7 +91,9 @@ class Api {
   authority::Authority authority_;  // decisions only (no connector road)
   std::mutex live_mu_;
   std::unique_ptr<authority::Authority> live_auth_;  // used only under live_mu_
-  std::unique_ptr<surface::LiveApps> live_;  // live apps over options_.road (made on first use)
+  // Live apps over options_.road, one per actor (its reads are logged as that actor's), made on
+  // first use.
+  std::map<std::string, std::unique_ptr<surface::LiveApps>> live_;
 };
 
 }  // namespace affordance::server

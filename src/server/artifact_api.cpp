@@ -109,6 +109,11 @@ Api::Api(store::Store& store, TurnHub& hub, ApiOptions options)
 
 Api::~Api() = default;
 
+authority::Actor Api::ActorOf(const HttpRequest& r) const {
+  if (r.plane == Access::kPerson) return options_.actor;
+  return {r.credential, false};
+}
+
 HttpResponse Api::Query(const HttpRequest& r) {
   auto body = Body(r.body);
   if (!body) return ErrorResponse(body.error());
@@ -148,8 +153,7 @@ HttpResponse Api::Query(const HttpRequest& r) {
     }
   }
   authority::Authority auth(store_, options_.road);
-  auto run =
-      surface::ExecuteQuery(store_, *options_.road, &auth, req, authority::Actor::LocalUser());
+  auto run = surface::ExecuteQuery(store_, *options_.road, &auth, req, ActorOf(r));
   if (!run) return ErrorResponse(run.error());
   return JsonResponse(run->mismatch ? HttpStatusOf(run->mismatch->kind) : 200, run->ToJson());
 }
@@ -170,12 +174,13 @@ HttpResponse Api::ReadArtifact(const HttpRequest& r) {
     return JsonResponse(200, {{"artifact", opened->ToJson()}});
   }
   std::lock_guard lock(live_mu_);
-  if (!live_) {
-    live_auth_ = std::make_unique<authority::Authority>(store_, options_.road);
-    live_ = std::make_unique<surface::LiveApps>(store_, *options_.road, live_auth_.get(),
-                                                authority::Actor::LocalUser());
+  if (!live_auth_) live_auth_ = std::make_unique<authority::Authority>(store_, options_.road);
+  const authority::Actor reader = ActorOf(r);
+  auto& live = live_[reader.name];
+  if (!live) {
+    live = std::make_unique<surface::LiveApps>(store_, *options_.road, live_auth_.get(), reader);
   }
-  auto view = live_->Open(opened->artifact.id);
+  auto view = live->Open(opened->artifact.id);
   if (!view) return ErrorResponse(view.error());
   return JsonResponse(200, {{"artifact", view->ToJson()}});
 }
@@ -190,9 +195,8 @@ HttpResponse Api::StageArtifactMutation(const HttpRequest& r) {
         MakeError(ErrorKind::kInvalid, "server.bad_request", "args must be a JSON object"));
   }
   authority::Authority auth(store_, options_.road);
-  auto staged =
-      surface::StageMutation(store_, auth, r.params.at("id"), body->value("version", 0),
-                             r.params.at("statement"), args, authority::Actor::LocalUser());
+  auto staged = surface::StageMutation(store_, auth, r.params.at("id"), body->value("version", 0),
+                                       r.params.at("statement"), args, ActorOf(r));
   if (!staged) return ErrorResponse(staged.error());
   auto report = auth.Report(staged->id);
   if (!report) return ErrorResponse(report.error());

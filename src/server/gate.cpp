@@ -221,23 +221,38 @@ Result<Gate::Admission> Gate::Admit(const HttpRequest& r, Access needed) const {
   if (!session.empty() && a.own_origin) {
     if (options_.sessions != nullptr && options_.sessions->Verify(session)) {
       a.plane = Access::kPerson;
+      a.credential = "person";
     } else {
       a.person_session_invalid = true;
     }
   }
   const bool token_configured = !options_.access_token.empty();
-  if (a.plane < Access::kClient && token_configured) {
+  if (a.plane < Access::kClient && token_configured && r.HasHeader("authorization")) {
     const std::string auth = r.Header("authorization");
     constexpr std::string_view kBearer = "bearer ";
+    const std::string source = CredentialBackoff::SourceOf(r);
+    if (options_.backoff != nullptr) {
+      if (const int64_t wait = options_.backoff->WaitMs(source); wait > 0) {
+        return Refuse(ErrorKind::kTooManyRequests, "server.slow_down",
+                      "too many wrong access tokens from here: try again in " +
+                          std::to_string((wait + 999) / 1000) + " s");
+      }
+    }
     if (auth.size() > kBearer.size() &&
         Same(std::string_view(auth).substr(0, kBearer.size()), kBearer) &&
         SecretMatches(Trim(std::string_view(auth).substr(kBearer.size())), options_.access_token)) {
       a.plane = Access::kClient;
+      a.credential = "client:token";
+      if (options_.backoff != nullptr) options_.backoff->Succeed(source);
+    } else {
+      Count("server.wrong_token");
+      if (options_.backoff != nullptr) options_.backoff->Fail(source);
     }
   }
   if (a.plane < Access::kClient && !token_configured && r.peer_loopback && r.peer_uid &&
       *r.peer_uid == options_.server_uid) {
     a.plane = Access::kClient;
+    a.credential = "client:local";
   }
   if (a.plane >= needed) return a;
   if (needed == Access::kPerson) {

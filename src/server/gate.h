@@ -23,6 +23,10 @@
 //      "server.unauthorized" (a token is needed), 403 "server.foreign_user" (another OS user's
 //      loopback connection, no token configured), 403 "server.person_only" (deciding).
 //
+//   A wrong access token is counted as "server.wrong_token" (whatever the route needs) and charged
+//   to its source in GateOptions::backoff (credential_backoff.h); a source that must wait has its
+//   token refused unchecked: 429 "server.slow_down". A valid person session is never slowed.
+//
 // Each refusal is counted by code in GateOptions::refusals (GET /deploy-truth shows them).
 //
 // Thread safety: immutable after construction; Admit from any thread.
@@ -30,6 +34,7 @@
 
 #include "authority/capability.h"
 #include "base/result.h"
+#include "server/credential_backoff.h"
 #include "server/person_session.h"
 
 #include <cstdint>
@@ -68,6 +73,7 @@ struct GateOptions {
   const PersonSessions* sessions = nullptr;  // null: nobody can hold a person session
   uint32_t server_uid = 0;                   // the OS user who runs the server
   RefusalCounts* refusals = nullptr;         // null: not counted
+  CredentialBackoff* backoff = nullptr;      // slows wrong access tokens (null: never slowed)
 };
 
 // Checks the configured names and origins. Errors: "server.bad_public_host",
@@ -85,6 +91,10 @@ class Gate {
     authority::Access plane = authority::Access::kAnyone;
     bool person_session_invalid = false;  // a session was sent but is expired or not ours
     bool own_origin = true;               // no Origin, or one of our own (not a CORS origin)
+    // The credential that met the plane, as records name who acted: "person" (a person
+    // session), "client:token" (the access token), "client:local" (a loopback process of the
+    // server's OS user on a server with no token), "anyone" (none).
+    std::string credential = "anyone";
   };
   // Steps 2-5 for a request to a route that needs `needed`. The error's code is one of those above.
   Result<Admission> Admit(const HttpRequest& request, authority::Access needed) const;

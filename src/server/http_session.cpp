@@ -20,6 +20,16 @@
 namespace affordance::server::internal {
 namespace {
 
+// Every page and response: only this origin for scripts, styles, images, fonts, frames,
+// connections and media (data: images and fonts for the inline icon), no plugins, no <base>, forms
+// only to us, and no framing by others (docs/SECURITY.md "What a page may load"). Inline styles
+// are allowed: they can load nothing the rest does not allow.
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; media-src 'self'; "
+    "frame-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'";
+
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
@@ -170,6 +180,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     r.plane = admitted->plane;
     r.person_session_invalid = admitted->person_session_invalid;
     r.own_origin = admitted->own_origin;
+    r.credential = admitted->credential;
     r.params = std::move(match.params);
     HttpResponse response;
     try {
@@ -265,13 +276,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                       });
   }
 
-  // On every response: no framing by other sites (clickjacking an Approve button), no MIME
+  // On every response: no framing by other sites (clickjacking an Approve button), nothing loaded
+  // from or sent to another host (the CSP below; an Html canvas's srcdoc frame inherits it, so a
+  // composed image, stylesheet, font or link cannot carry the rows it shows elsewhere), no MIME
   // sniffing, no Referer with a thread id in it, and no reads by other origins through
   // no-cors requests (CORP). CORS headers only for an origin the operator allowed.
   template <class Response>
   void SetCommonHeaders(Response& res) const {
     res.set("x-frame-options", "DENY");
-    res.set("content-security-policy", "frame-ancestors 'none'");
+    res.set("content-security-policy", kContentSecurityPolicy);
     res.set("x-content-type-options", "nosniff");
     res.set("referrer-policy", "no-referrer");
     res.set("cross-origin-resource-policy", "same-origin");

@@ -111,7 +111,8 @@ void DeclareAsk() {
              {"description",
               "each claim of the prose with its evidence class: source (cited, the call served "
               "data), effect (cited, its write executed or verified), unresolved (cited, but the "
-              "call failed, was denied or refused, or a citation names no result), inference "
+              "call failed, its read is partial, it was denied or refused or expired, or a "
+              "citation names no result), inference "
               "(not cited)"},
              {"items",
               {{"type", "object"},

@@ -14,7 +14,8 @@
 //
 // Tokens and codes are stateless HMAC-SHA256 values keyed from the trust root, so they survive a
 // restart and all end together when the trust root is replaced. A code is redeemed once (the
-// server remembers redeemed codes until they expire) and lives a few minutes; a session lives
+// server remembers the nonces of redeemed codes until they expire; a value has exactly one accepted
+// spelling) and lives a few minutes; a session lives
 // kSessionTtlMs.
 //
 // Thread safety: all methods may be called from any thread.
@@ -24,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,20 +51,33 @@ class PersonSessions {
   // A sign-in code ("pl1.<expiry ms>.<nonce>.<mac>") valid for `ttl_ms`, for a browser that
   // cannot prove locality (another machine, another OS user's browser).
   std::string LoginCode(int64_t ttl_ms = kLoginCodeTtlMs) const;
-  // Redeems a code once: true when it is valid, unexpired and not redeemed before.
+  // Redeems a code once: true when it is valid, unexpired and its nonce was not redeemed before.
   bool Redeem(std::string_view code);
+
+  // The fields of a value of `kind` ('s' session, 'l' sign-in code) spelled exactly as Mint and
+  // LoginCode write them: the prefix, a decimal expiry with no sign, space or leading zero, a
+  // nonce of kNonceChars and a MAC of kMacChars lower-case hex digits. Any other spelling is
+  // nullopt, so one value has one spelling. The MAC is not checked here. Views into `value`.
+  struct Parsed {
+    int64_t expiry_ms = 0;
+    std::string_view nonce;
+    std::string_view mac;
+  };
+  static std::optional<Parsed> Parse(char kind, std::string_view value);
+  static constexpr size_t kNonceChars = 32;
+  static constexpr size_t kMacChars = 64;
 
  private:
   int64_t Now() const;
   std::string Sign(char kind, int64_t expiry_ms, std::string_view nonce) const;
   std::string Make(char kind, int64_t ttl_ms) const;
-  // The expiry of a valid value of `kind`, 0 otherwise.
-  int64_t Check(char kind, std::string_view value) const;
+  // The expiry of a valid value of `kind`, 0 otherwise; its nonce into `nonce` when valid.
+  int64_t Check(char kind, std::string_view value, std::string* nonce = nullptr) const;
 
   std::string key_;  // HMAC-SHA256(trust root, purpose): the root itself never signs anything
   std::function<int64_t()> now_ms_;
   std::mutex mu_;
-  std::map<std::string, int64_t> redeemed_;  // code -> expiry, pruned as they expire
+  std::map<std::string, int64_t> redeemed_;  // nonce -> expiry, pruned as they expire
 };
 
 }  // namespace affordance::server

@@ -44,7 +44,8 @@ struct HttpRequest {
   // session that is no longer valid.
   authority::Access plane = authority::Access::kAnyone;
   bool person_session_invalid = false;
-  bool own_origin = true;  // no Origin, or one of this server's own (not a CORS origin)
+  bool own_origin = true;             // no Origin, or one of this server's own (not a CORS origin)
+  std::string credential = "anyone";  // Gate::Admission::credential: who acted, for records
   // The first value of a header field (names compare case-insensitively), "" when absent.
   std::string Header(std::string_view name) const;
   bool HasHeader(std::string_view name) const;

@@ -31,6 +31,7 @@ GateOptions GateOf(const ServerOptions& o, uint16_t port) {
   g.sessions = o.sessions;
   g.server_uid = static_cast<uint32_t>(::geteuid());
   g.refusals = o.refusals;
+  g.backoff = o.backoff;
   return g;
 }
 
@@ -38,6 +39,12 @@ GateOptions GateOf(const ServerOptions& o, uint16_t port) {
 
 Status CheckBind(const ServerOptions& options) {
   if (auto s = CheckGateOptions(GateOf(options, options.port)); !s) return s;
+  if (!options.access_token.empty() && options.access_token.size() < kMinAccessToken) {
+    return MakeError("server.short_token",
+                     "the access token must be at least " + std::to_string(kMinAccessToken) +
+                         " characters (a random one: `openssl rand -hex 16`), on loopback too",
+                     std::to_string(options.access_token.size()) + " characters");
+  }
   boost::system::error_code ec;
   auto address = net::ip::make_address(options.host, ec);
   if (ec) return MakeError("server.bad_host", "--host must be an IP address", options.host);
@@ -47,11 +54,11 @@ Status CheckBind(const ServerOptions& options) {
                      "binding a non-loopback address needs --allow-remote and --access-token",
                      options.host);
   }
-  if (options.access_token.size() < 16) {
-    return MakeError(
-        "server.remote_needs_token",
-        "binding a non-loopback address needs --access-token of at least 16 characters",
-        options.host);
+  if (options.access_token.empty()) {
+    return MakeError("server.remote_needs_token",
+                     "binding a non-loopback address needs an access token (--access-token-file "
+                     "or $AFFORDANCE_ACCESS_TOKEN) of at least 16 characters",
+                     options.host);
   }
   return {};
 }

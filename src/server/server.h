@@ -12,7 +12,8 @@
 // client can re-attach with GET /api/chat/{id}/stream.
 //
 // Access: the server binds loopback (127.0.0.1 / ::1) by default. Any other address needs
-// allow_remote AND an access_token of at least 16 characters. Every request passes the gate
+// allow_remote AND an access_token. A configured access_token has at least kMinAccessToken
+// characters, on loopback too. Every request passes the gate
 // (server/gate.h, docs/SECURITY.md): the Host must name this server, a foreign Origin or a
 // cross-site fetch is refused, bodies are JSON, and the route's declared plane (anyone, client,
 // person) must be met by the request's credential.
@@ -38,6 +39,7 @@ struct ServerOptions {
   std::vector<std::string> allowed_origins;  // GateOptions::allowed_origins
   const PersonSessions* sessions = nullptr;  // who may hold a person session (null: nobody)
   RefusalCounts* refusals = nullptr;         // where the gate counts refusals (null: nowhere)
+  CredentialBackoff* backoff = nullptr;      // slows wrong access tokens (null: never slowed)
   int io_threads = 2;
   size_t body_limit = 1 << 20;
   int read_timeout_ms = 15000;
@@ -46,8 +48,11 @@ struct ServerOptions {
   std::string node;  // this node's name, sent as `x-affordance-node` on every response ("" none)
 };
 
-// Checks the bind rules above and the gate's names. Errors: "server.bad_host" (not an IP
-// address), "server.remote_needs_flag", "server.remote_needs_token", CheckGateOptions'.
+inline constexpr size_t kMinAccessToken = 16;
+
+// Checks the bind rules above and the gate's names. Errors: "server.short_token" (an access token
+// under kMinAccessToken characters, on any address), "server.bad_host" (not an IP address),
+// "server.remote_needs_flag", "server.remote_needs_token" (no token), CheckGateOptions'.
 Status CheckBind(const ServerOptions& options);
 
 class Server {

@@ -30,7 +30,12 @@ void AddTool(const store::PartRecord& p, const Approvals* approvals, ojson& part
     const std::string id = d.value("approvalId", "");
     ojson approval = {{"id", id}};
     const auto it = approvals ? approvals->find(id) : Approvals::const_iterator();
-    if (approvals && it != approvals->end() && it->second.status != "pending") {
+    if (approvals && it != approvals->end() && it->second.status == "expired") {
+      // Expired undecided (its result not yet rewritten by a turn): closed like a denial.
+      state = "output-denied";
+      approval["approved"] = false;
+      if (!it->second.reason.empty()) approval["reason"] = it->second.reason;
+    } else if (approvals && it != approvals->end() && it->second.status != "pending") {
       state = "approval-responded";
       approval["approved"] = it->second.status != "denied";
       if (!it->second.reason.empty()) approval["reason"] = it->second.reason;

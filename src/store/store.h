@@ -132,8 +132,8 @@ struct ApprovalRecord {
   nlohmann::json args = nlohmann::json::object();
   nlohmann::json evidence = nlohmann::json::object();  // what the request rests on
   std::string staged_by;
-  // pending | approved | denied | refused | executing | executed | failed | outcome_unknown |
-  // not_executed
+  // pending | approved | denied | expired | refused | executing | executed | failed |
+  // outcome_unknown | not_executed
   std::string status = "pending";
   std::string request;          // canonical text of {connector, operation, args}: the exact effect
   std::string decided_request;  // the request text the person approved (must equal `request`)

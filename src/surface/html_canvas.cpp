@@ -2,7 +2,9 @@
 #include "surface/html_canvas.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <iterator>
 
 namespace affordance::surface {
 namespace {
@@ -90,6 +92,57 @@ std::string DecodeReferences(std::string_view s) {
   return out;
 }
 
+// The URL attributes of HTML and SVG, and those that hold a list of URLs.
+bool IsUrlAttribute(const std::string& name) {
+  static const char* kNames[] = {"href",       "src",     "action",  "formaction", "poster",
+                                 "background", "cite",    "data",    "longdesc",   "manifest",
+                                 "codebase",   "icon",    "lowsrc",  "dynsrc",     "xlink:href",
+                                 "usemap",     "archive", "classid", "profile",    "itemtype"};
+  return std::any_of(std::begin(kNames), std::end(kNames),
+                     [&](const char* n) { return name == n; });
+}
+bool IsUrlListAttribute(const std::string& name) {
+  return name == "srcset" || name == "imagesrcset" || name == "ping";
+}
+
+// CSS as a browser reads it for URLs: comments dropped, escapes (`\75 rl(`, `\:`) decoded,
+// lower-cased.
+std::string NormalizeCss(std::string_view css) {
+  std::string out;
+  for (size_t i = 0; i < css.size(); ++i) {
+    if (css.substr(i, 2) == "/*") {
+      const size_t end = css.find("*/", i + 2);
+      if (end == std::string_view::npos) break;
+      i = end + 1;
+      continue;
+    }
+    if (css[i] == '\\' && i + 1 < css.size()) {
+      size_t j = i + 1;
+      uint32_t cp = 0;
+      size_t digits = 0;
+      while (j < css.size() && digits < 6 && std::isxdigit(static_cast<unsigned char>(css[j]))) {
+        const char c = Lower(css[j]);
+        cp = cp * 16 + static_cast<uint32_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+        ++digits;
+        ++j;
+      }
+      if (digits > 0) {
+        if (j < css.size() && IsSpace(css[j])) ++j;
+        std::string utf8;
+        AppendUtf8(cp, &utf8);
+        out += LowerAscii(utf8);
+        i = j - 1;
+      } else {
+        out += Lower(css[j]);
+        i = j;
+      }
+      continue;
+    }
+    out += Lower(css[i]);
+  }
+  return out;
+}
+
 bool IsBannedElement(const std::string& name) {
   return name == "script" || name == "iframe" || name == "object" || name == "embed" ||
          name == "frame" || name == "frameset" || name == "applet";
@@ -151,7 +204,60 @@ class Tokenizer {
       Problem("runtime-script", "the Html canvas may not contain a <" + name +
                                     "> element: no script runs inside a canvas");
     }
+    if (!end_tag && (name == "base" || name == "meta")) {
+      Problem("external-url", "the Html canvas may not contain a <" + name +
+                                  "> element: it can send the page elsewhere");
+    }
     Attributes(end_tag);
+    if (!end_tag && name == "style") {  // raw text up to </style>, read as CSS
+      size_t end = i_;
+      while (end < s_.size() && LowerAscii(s_.substr(end, 7)) != "</style") ++end;
+      Css(s_.substr(i_, end - i_), "a <style> element");
+      i_ = end;
+    }
+  }
+
+  void External(const std::string& where, std::string_view url) {
+    Problem("external-url", where + " loads " + std::string(url.substr(0, 80)) +
+                                "; a canvas loads nothing from another host (only this "
+                                "server's own paths, data: images, and {{placeholders}} after "
+                                "the path starts)");
+  }
+
+  // url(...), image-set("...") and @import in CSS text.
+  void Css(std::string_view text, const std::string& where) {
+    const std::string css = NormalizeCss(text);
+    if (css.find("@import") != std::string::npos) {
+      Problem("external-url", where + " uses @import; a canvas loads no other stylesheet");
+    }
+    for (size_t at = css.find("url("); at != std::string::npos; at = css.find("url(", at + 4)) {
+      size_t i = at + 4;
+      while (i < css.size() && IsSpace(css[i])) ++i;
+      std::string arg;
+      if (i < css.size() && (css[i] == '"' || css[i] == '\'')) {
+        const size_t end = css.find(css[i], i + 1);
+        arg = css.substr(i + 1, (end == std::string::npos ? css.size() : end) - i - 1);
+      } else {
+        const size_t end = css.find(')', i);
+        arg = css.substr(i, (end == std::string::npos ? css.size() : end) - i);
+        while (!arg.empty() && IsSpace(arg.back())) arg.pop_back();
+      }
+      if (IsExternalUrl(arg)) External(where, arg);
+    }
+    for (size_t at = css.find("image-set("); at != std::string::npos;
+         at = css.find("image-set(", at + 10)) {
+      const size_t close = css.find(')', at);
+      const std::string_view inside =
+          std::string_view(css).substr(at, (close == std::string::npos ? css.size() : close) - at);
+      for (size_t q = inside.find_first_of("\"'"); q != std::string_view::npos;) {
+        const size_t end = inside.find(inside[q], q + 1);
+        const std::string_view str =
+            inside.substr(q + 1, (end == std::string_view::npos ? inside.size() : end) - q - 1);
+        if (IsExternalUrl(str)) External(where, str);
+        if (end == std::string_view::npos) break;
+        q = inside.find_first_of("\"'", end + 1);
+      }
+    }
   }
 
   static bool IsAlphaAscii(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -209,6 +315,29 @@ class Tokenizer {
                                      "; put interactive parts in HtmlMount slots");
     }
     if (!has_value) return;
+    // A script URL is refused as one (runtime-url below), not also as another host.
+    if (IsUrlAttribute(name) && !IsScriptUrl(value) && IsExternalUrl(value)) {
+      External("attribute " + name, value);
+    }
+    if (IsUrlListAttribute(name)) {
+      // srcset: "url [descriptor], url [descriptor]"; ping: URLs separated by spaces.
+      for (size_t i = 0; i < value.size();) {
+        while (i < value.size() && (IsSpace(value[i]) || value[i] == ',')) ++i;
+        size_t end = i;
+        while (end < value.size() && !IsSpace(value[end]) &&
+               !(name == "ping" && value[end] == ',')) {
+          ++end;
+        }
+        std::string url = value.substr(i, end - i);
+        const bool ended = name == "ping" || (!url.empty() && url.back() == ',');
+        if (name != "ping" && !url.empty() && url.back() == ',') url.pop_back();
+        if (!url.empty() && IsExternalUrl(url)) External("attribute " + name, url);
+        // Past the descriptor, to the next candidate.
+        i = ended ? end : value.find(',', end);
+        if (i == std::string::npos) break;
+      }
+    }
+    if (value.find('(') != std::string::npos) Css(value, "attribute " + name);  // style, fill=url()
     if (IsScriptUrl(value)) {
       Problem("runtime-url", "attribute " + name +
                                  " holds a script URL; the Html canvas "
@@ -240,6 +369,39 @@ bool IsScriptUrl(std::string_view url) {
   }
   auto starts = [&](std::string_view p) { return compact.compare(0, p.size(), p) == 0; };
   return starts("javascript:") || starts("vbscript:") || starts("data:text/html");
+}
+
+bool IsExternalUrl(std::string_view url) {
+  std::string u;
+  for (char c : url) {
+    // URL parsing drops every tab or newline; a backslash is a slash in http(s) URLs.
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    u += c == '\\' ? '/' : Lower(c);
+  }
+  size_t b = 0;
+  size_t e = u.size();
+  while (b < e && static_cast<unsigned char>(u[b]) <= 0x20) ++b;
+  while (e > b && static_cast<unsigned char>(u[e - 1]) <= 0x20) --e;
+  u = u.substr(b, e - b);
+  if (u.rfind("//", 0) == 0) return true;  // protocol-relative: another host
+  size_t i = 0;
+  if (!u.empty() && u[0] >= 'a' && u[0] <= 'z') {
+    while (i < u.size() && (std::isalnum(static_cast<unsigned char>(u[i])) || u[i] == '+' ||
+                            u[i] == '-' || u[i] == '.')) {
+      ++i;
+    }
+    // A scheme: only data: (an inline image; data:text/html is a script URL) names no host.
+    if (i < u.size() && u[i] == ':') return u.substr(0, i) != "data";
+  }
+  // A {{placeholder}} (filled from data in the browser) must come after the path has started on
+  // this server: "/x/{{id}}", "img/{{id}}", "?q={{q}}", "#{{id}}"; "{{url}}", "/{{p}}" or
+  // "a{{b}}" could become another host or a scheme.
+  const size_t hole = u.find("{{");
+  if (hole == std::string::npos) return false;
+  const std::string prefix = u.substr(0, hole);
+  if (prefix.find_first_of("?#") != std::string::npos) return false;
+  if (prefix == "/" || prefix.find('/') == std::string::npos) return true;
+  return false;
 }
 
 HtmlScan ScanHtml(std::string_view markup) { return Tokenizer(markup, 0).Run(); }

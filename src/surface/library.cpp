@@ -127,8 +127,10 @@ Result<Library> Library::FromJson(std::string_view text) {
   }
   Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
-    return MakeError("surface.library_not_json", "the library file is not valid JSON",
-                     "expected lang-core's library JSON Schema document {\"$defs\": {...}}");
+    return MakeError(ErrorKind::kInvalid, "surface.library_not_json",
+                     "the library file is not valid JSON (lang-core's library JSON Schema "
+                     "document {\"$defs\": {...}})",
+                     JsonSyntaxError(text));
   }
   std::vector<Issue> issues = CheckDocument(doc);
   if (!issues.empty()) {

@@ -1,5 +1,7 @@
 #include "text/display_width.h"
 
+#include <cstdio>
+
 #include "text/utf8.h"
 
 #include <utf8proc.h>
@@ -117,27 +119,65 @@ std::string PadLeft(std::string_view s, size_t width) {
   return out;
 }
 
+bool IsHiddenControl(char32_t cp) {
+  // Reorder text: bidi embeddings and overrides, isolates, marks (U+202A..U+202E, U+2066..U+2069,
+  // U+200E, U+200F, U+061C). Invisible: zero width space, word joiner and invisible operators,
+  // BOM, Mongolian vowel separator, tag characters. ZWNJ and ZWJ (U+200C, U+200D) join letters
+  // and emoji and are left alone.
+  return cp == 0x061C || cp == 0x180E || cp == 0x200B || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2064) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF || (cp >= 0xE0000 && cp <= 0xE007F);
+}
+
+bool IsC1(char32_t cp) { return cp >= 0x80 && cp <= 0x9F; }
+
+std::string VisibleCodePoint(char32_t cp) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "\xE2\x9F\xA8U+%04X\xE2\x9F\xA9", static_cast<unsigned>(cp));
+  return buf;
+}
+
 std::string Printable(std::string_view s, bool keep_newlines) {
   std::string valid;
   utf8::AppendLossy(valid, s);
   std::string out;
   out.reserve(valid.size());
-  for (size_t i = 0; i < valid.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(valid[i]);
-    if (c == '\n' && keep_newlines) {
+  for (size_t i = 0; i < valid.size();) {
+    const size_t at = i;
+    const char32_t cp = utf8::Next(valid, i);
+    if (cp == '\n' && keep_newlines) {
       out += '\n';
-    } else if (c < 0x20 || c == 0x7F) {
-      out += ' ';
-    } else if (c == 0xC2 && i + 1 < valid.size() &&
-               static_cast<unsigned char>(valid[i + 1]) < 0xA0) {
-      out += ' ';  // C1 controls, U+0080..U+009F
-      ++i;
-    } else if (c == 0xE2 && i + 2 < valid.size() && valid[i + 1] == '\x80' &&
-               (valid[i + 2] == '\xA8' || valid[i + 2] == '\xA9')) {
-      out += ' ';  // U+2028, U+2029 line and paragraph separators
-      i += 2;
+    } else if (cp < 0x20 || cp == 0x7F || cp == 0x2028 || cp == 0x2029) {
+      out += ' ';  // C0, DEL, line and paragraph separators: no cursor moves
+    } else if (IsC1(cp) || IsHiddenControl(cp)) {
+      out += VisibleCodePoint(cp);  // C1 (U+009B is a CSI) and what reorders or hides text
     } else {
-      out += static_cast<char>(c);
+      out.append(valid, at, i - at);
+    }
+  }
+  return out;
+}
+
+std::string EscapeHiddenInJson(std::string_view json_text) {
+  std::string valid;
+  utf8::AppendLossy(valid, json_text);
+  std::string out;
+  out.reserve(valid.size());
+  char buf[16];
+  for (size_t i = 0; i < valid.size();) {
+    const size_t at = i;
+    const char32_t cp = utf8::Next(valid, i);
+    if (IsC1(cp) || IsHiddenControl(cp) || cp == 0x2028 || cp == 0x2029) {
+      if (cp > 0xFFFF) {  // a surrogate pair, as JSON writes a code point outside the BMP
+        const char32_t v = cp - 0x10000;
+        std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", static_cast<unsigned>(0xD800 + (v >> 10)),
+                      static_cast<unsigned>(0xDC00 + (v & 0x3FF)));
+      } else {
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      }
+      out += buf;
+    } else {
+      out.append(valid, at, i - at);
     }
   }
   return out;

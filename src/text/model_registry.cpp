@@ -3,6 +3,7 @@
 #include "text/tokenizer.h"
 
 #include "base/data_dir.h"
+#include "base/nearest.h"
 
 #include <fmt/format.h>
 
@@ -83,8 +84,12 @@ Result<std::shared_ptr<const Tokenizer>> LoadModel(const std::string& name_or_pa
       std::string names;
       for (const char* name : kRegisteredModels)
         names += std::string(names.empty() ? "" : ", ") + name;
-      return MakeError("tokenizer.model_not_found",
-                       "not a registered model name or a folder with tokenizer.json",
+      // Bad input at every command (exit 2, "invalid"), with the nearest registered name.
+      std::vector<std::string> known(std::begin(kRegisteredModels), std::end(kRegisteredModels));
+      return MakeError(ErrorKind::kInvalid, "tokenizer.model_not_found",
+                       "--model \"" + name_or_path +
+                           "\" is not a registered model name or a folder with tokenizer.json" +
+                           DidYouMean(name_or_path, known),
                        fmt::format("{} (registered: {})", name_or_path, names));
     }
     folder = name_or_path;
@@ -98,7 +103,13 @@ Result<std::shared_ptr<const Tokenizer>> LoadModel(const std::string& name_or_pa
   std::lock_guard<std::mutex> lock(mu);  // also makes concurrent first loads load once
   if (auto it = cache.find(key.string()); it != cache.end()) return it->second;
   auto loaded = Tokenizer::LoadDirectory(folder.string());
-  if (!loaded.ok()) return loaded.error();
+  if (!loaded.ok()) {
+    Error e = loaded.error();
+    // A folder the person named that holds no tokenizer is bad input like an unknown name; a
+    // registered model whose files are missing is an installation fault (scripts/setup fetches).
+    if (!registered && e.code == "tokenizer.model_not_found") e.kind = ErrorKind::kInvalid;
+    return e;
+  }
   std::shared_ptr<const Tokenizer> shared(std::move(loaded.value()));
   cache.emplace(key.string(), shared);
   return shared;

@@ -27,6 +27,8 @@ type AffordanceComponent<P = {}> = (props: P) => AffordanceNode;
 /** Props every intrinsic element accepts. */
 interface IntrinsicCommon {
   key?: string | number;
+  /** What the action does, for the model: becomes the projected tool's description. */
+  description?: string;
   /** Copied verbatim into the projected tool's parameters (JSON Schema). */
   args_schema?: object;
   /** Run by the host after `timeout` ms, never by the model. */

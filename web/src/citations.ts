@@ -167,7 +167,7 @@ export function citationTitle(r: CitedRef, now: number = Date.now()): string {
   if (f.class === 'effect' && state) parts.push(state);
   if (f.dataState) {
     let fresh = f.dataState;
-    if (f.syncedAt && f.syncedAt > 0) fresh += `, synced ${ago(f.syncedAt, now)} (${WHEN.format(new Date(f.syncedAt * 1000))})`;
+    if (f.syncedAt && f.syncedAt > 0 && f.dataState !== 'local') fresh += `, synced ${ago(f.syncedAt, now)} (${WHEN.format(new Date(f.syncedAt * 1000))})`;
     else if (f.dataState === 'mirrored' || f.dataState === 'stale') fresh += ', last sync unknown';
     parts.push(fresh);
   }

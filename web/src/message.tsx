@@ -5,7 +5,10 @@ import { Fragment, useState } from 'react';
 import { Surface } from './surface';
 import { canDecide } from './api';
 import { isObject } from './json';
+import { visible } from './visible';
 import { chipClass, citationTitle, paragraphs, type CitedRef } from './citations';
+import { servedNote } from './served';
+import { until } from './until';
 import {
   isToolPart, type ApprovalData, type ChatMessage, type ClaimClass, type EffectField, type Part, type ToolPart, type TruthData, type TurnData,
 } from './parts';
@@ -13,10 +16,10 @@ import {
 const TRUTH_TONE: Record<string, string> = {
   emitted: 'muted', parsed: 'muted', executed: 'info', persisted: 'info',
   painted: 'good', hydrated: 'good', approved: 'good', verified: 'good',
-  staged: 'warn', denied: 'bad', refused: 'bad', execution_outcome_unknown: 'bad', interrupted: 'bad', cancelled: 'warn',
+  staged: 'warn', denied: 'bad', expired: 'bad', refused: 'bad', execution_outcome_unknown: 'bad', interrupted: 'bad', cancelled: 'warn',
 };
 const DATA_TONE: Record<string, string> = {
-  live: 'good', mirrored: 'info', syncing: 'info', stale: 'warn', empty: 'muted', disconnected: 'bad',
+  live: 'good', local: 'good', mirrored: 'info', syncing: 'info', stale: 'warn', partial: 'warn', empty: 'muted', disconnected: 'bad',
 };
 
 export function Badge({ label, tone, title }: { label: string; tone?: string; title?: string }) {
@@ -86,15 +89,24 @@ function fieldValue(kind: EffectField['kind'], v: unknown): string {
     const t = Date.parse(v);
     if (!Number.isNaN(t)) return DATE_TIME.format(new Date(t));
   }
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return visible(typeof v === 'string' ? v : JSON.stringify(v));
+}
+
+// An argv as one line a shell would split the same way (connect::ArgvText): a word that is not
+// plain is single-quoted.
+function argvText(argv: readonly string[]): string {
+  const plain = (w: string) => w.length > 0 && [...w].every((c) => {
+    const n = c.charCodeAt(0);
+    return (n >= 48 && n <= 57) || (n >= 65 && n <= 90) || (n >= 97 && n <= 122) || '-_./=:@,+%'.includes(c);
+  });
+  return argv.map((w) => (plain(w) ? w : `'${w.split("'").join("'\\''")}'`)).join(' ');
 }
 
 function expiry(ms?: number): string {
   if (!ms) return '';
   const left = ms - Date.now();
   if (left <= 0) return `expired ${DATE_TIME.format(new Date(ms))}`;
-  const h = Math.round(left / 3600000);
-  return `expires ${DATE_TIME.format(new Date(ms))} (in ${h < 36 ? `${Math.max(h, 1)} h` : `${Math.round(h / 24)} days`})`;
+  return `expires ${DATE_TIME.format(new Date(ms))} (in ${until(left)})`;
 }
 
 // What the write will do, before Approve and Deny: the one thing a person decides on. It stays
@@ -105,9 +117,9 @@ function EffectCard({ data, decided }: { data: ApprovalData; decided: boolean })
   const removes = e.verb === 'delete';
   return (
     <div className={`effect ${decided ? 'decided' : ''}`} data-effect={e.verb}>
-      <p className="effect-summary">{e.summary}</p>
+      <p className="effect-summary">{visible(e.summary)}</p>
       <p className="effect-where">
-        in {e.target}
+        in {visible(e.target ?? '')}
         {data.risk && <> · <Badge label={`risk ${data.risk}`} tone={data.risk === 'destructive' ? 'bad' : 'warn'} /></>}
         {data.expiresMs && !decided ? <> · <span className="effect-expiry">{expiry(data.expiresMs)}</span></> : null}
       </p>
@@ -115,7 +127,7 @@ function EffectCard({ data, decided }: { data: ApprovalData; decided: boolean })
         <tbody>
           {(e.fields ?? []).map((f) => (
             <tr key={f.name} className={f.changed ? 'changed' : ''}>
-              <th scope="row">{f.label}</th>
+              <th scope="row">{visible(f.label)}</th>
               <td>
                 {removes ? (
                   <><s>{fieldValue(f.kind, f.before)}</s> <span className="effect-note">removed</span></>
@@ -129,6 +141,9 @@ function EffectCard({ data, decided }: { data: ApprovalData; decided: boolean })
           ))}
         </tbody>
       </table>
+      {e.argv && e.argv.length > 0 && (
+        <p className="effect-argv">runs <code>{visible(argvText(e.argv))}</code></p>
+      )}
       {e.before?.error && <p className="effect-note bad">The current values could not be read: {e.before.error}</p>}
       {e.before && e.before.found === false && !e.before.error && (
         <p className="effect-note bad">A fresh read found nothing to change: this would fail or do nothing.</p>
@@ -150,6 +165,11 @@ function Tool({ part, truth, approval, onApproval }: {
   // is, not as a failure. The codes are the harness's own (docs/HARNESS.md).
   const unrun = part.state === 'output-error' ? /^harness\.(cancelled|not_run):/.exec(part.errorText ?? '')?.[1] : undefined;
   const failed = !unrun && (part.state === 'output-error' || part.state === 'output-denied');
+  const served = part.state === 'output-available' ? servedNote(part.output) : '';
+  // Expired undecided (its time or its write grant ran out): closed like a denial, said as itself.
+  const expired = approval?.state === 'expired' ||
+    (part.state === 'approval-requested' && approval?.expiresMs !== undefined && approval.expiresMs <= Date.now());
+  const waiting = part.state === 'approval-requested' && !expired;
   return (
     <div className={`tool ${failed ? 'failed' : ''}`} data-tool={name} data-state={part.state}>
       <button className="tool-head" onClick={() => setOpen(!open)} aria-expanded={open}>
@@ -163,6 +183,7 @@ function Tool({ part, truth, approval, onApproval }: {
           </span>
         )}
         <span className="tool-summary">{summary(part.input)}</span>
+        {served && <span className="tool-served" title="what the read served of what the source holds">{served}</span>}
         <span className="badges">
           {(part.state === 'approval-requested' || part.state === 'approval-responded') && (
             <Badge label="staged" tone={TRUTH_TONE.staged} title="a write waiting for a person's decision; nothing has run" />
@@ -176,14 +197,14 @@ function Tool({ part, truth, approval, onApproval }: {
       {approval?.effect && (
         <EffectCard data={approval} decided={part.state !== 'approval-requested' && part.state !== 'approval-responded'} />
       )}
-      {part.state === 'approval-requested' && canDecide() && (
+      {waiting && canDecide() && (
         <div className="approval">
           <span>{approval?.effect ? 'Nothing has run. Decide:' : 'This write is staged and waits for your decision.'}</span>
           <button className="primary" onClick={() => onApproval(part.approval?.id, true)}>Approve</button>
           <button onClick={() => onApproval(part.approval?.id, false)}>Deny</button>
         </div>
       )}
-      {part.state === 'approval-requested' && !canDecide() && (
+      {waiting && !canDecide() && (
         <div className="approval" role="status">
           <span>
             This write is staged and waits for the person's decision. This browser may ask and read but not decide:
@@ -196,7 +217,12 @@ function Tool({ part, truth, approval, onApproval }: {
           {part.approval?.approved ? 'Approved. It runs once, then is checked by a fresh read.' : 'Denied. Nothing will run.'}
         </div>
       )}
-      {part.state === 'output-denied' && <div className="tool-error">Denied: nothing was run.</div>}
+      {expired && (
+        <div className="tool-error" role="status" data-expired="">
+          Expired before anyone decided{approval?.reason ? `: ${approval.reason}` : ''}. Nothing ran; it runs only if staged again.
+        </div>
+      )}
+      {part.state === 'output-denied' && !expired && <div className="tool-error">Denied: nothing was run.</div>}
       {approval?.state === 'refused' && (
         <div className="tool-error" role="status">Refused before it ran: {approval.reason ?? 'no reason recorded'}. Nothing was dispatched.</div>
       )}
@@ -249,7 +275,7 @@ function TurnFooter({ data, stored }: { data: TurnData; stored?: string }) {
 const CLAIM_TITLE: Record<ClaimClass, string> = {
   source: 'cite a call that served data',
   effect: 'cite a write that ran',
-  unresolved: 'cite a call that failed, was refused or denied, did not run, or whose outcome is unknown',
+  unresolved: 'cite a call that failed, read only part of its items, was refused, denied or expired, did not run, or whose outcome is unknown',
   inference: 'cite nothing: the model\'s own reasoning',
 };
 

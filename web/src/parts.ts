@@ -18,6 +18,7 @@ export type EffectField = {
 export type Effect = {
   verb?: string; summary?: string; target?: string; fields?: EffectField[];
   before?: { read?: string; found?: boolean; error?: string; atMs?: number };
+  argv?: string[];  // a printed CLI's exact argv (connect::MutationArgv)
 };
 
 // data-approval: a staged write (its effect, digest and expiry) and later its outcome

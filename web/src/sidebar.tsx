@@ -1,6 +1,7 @@
 // The thread list: open, create, rename (double-click or F2), delete. Every item is a button.
 import { useState } from 'react';
 import type { Thread } from './api';
+import { visible } from './visible';
 
 type Props = {
   threads: Thread[];
@@ -70,14 +71,14 @@ export function Sidebar({ threads, current, onOpen, onCreate, onRename, onDelete
               >
                 <span className="thread-title">
                   {t.active && <span className="live-dot" aria-label="running" />}
-                  {t.title || 'New conversation'}
+                  {visible(t.title) || 'New conversation'}
                 </span>
                 <span className="thread-meta">{when(t.updatedAt)}</span>
               </button>
             )}
             <button
               className="icon-button delete"
-              aria-label={`Delete ${t.title || 'New conversation'}`}
+              aria-label={`Delete ${visible(t.title) || 'New conversation'}`}
               title="Delete"
               onClick={() => {
                 if (confirm(`Delete “${t.title}”?`)) onDelete(t.id);

@@ -15,6 +15,22 @@ import { library } from './library';
 import { Badge } from './message';
 import { isStaticToolPart, type Part, type SurfaceData } from './parts';
 
+// The acknowledgements this page has sent, by thread, surface and state: each state change is
+// posted once, however often the component re-renders or remounts while its answer is in flight;
+// every caller gets that one answer (a failed post is forgotten, so it can be sent again).
+const sent = new Map<string, Promise<{ surfaceId: string; state: string }>>();
+
+function acknowledge(threadId: string, surfaceId: string, state: 'painted' | 'hydrated') {
+  const key = `${threadId}\u0000${surfaceId}\u0000${state}`;
+  let answer = sent.get(key);
+  if (!answer) {
+    answer = api.ack(threadId, surfaceId, state);
+    answer.catch(() => sent.delete(key));
+    sent.set(key, answer);
+  }
+  return answer;
+}
+
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -87,7 +103,7 @@ export function Surface({ threadId, data, parts }: { threadId: string; data: Sur
 
   useEffect(() => {
     if (!hydrated || state === 'hydrated' || state !== 'painted') return;
-    api.ack(threadId, data.surfaceId, 'hydrated').then((r) => setState(r.state)).catch(() => {});
+    acknowledge(threadId, data.surfaceId, 'hydrated').then((r) => setState(r.state)).catch(() => {});
   }, [hydrated, state, threadId, data.surfaceId]);
 
   useEffect(() => setState(data.state), [data.state]);
@@ -99,7 +115,9 @@ export function Surface({ threadId, data, parts }: { threadId: string; data: Sur
     const id = requestAnimationFrame(() =>
       requestAnimationFrame(() => {
         if (cancelled || !box.current || box.current.childElementCount === 0) return;
-        api.ack(threadId, data.surfaceId, 'painted').then((r) => !cancelled && setState(r.state)).catch(() => {});
+        // The answer is the stored state, whichever render asked: it is shown even when this
+        // effect was re-run meanwhile (the post is not sent again).
+        acknowledge(threadId, data.surfaceId, 'painted').then((r) => setState(r.state)).catch(() => {});
       }),
     );
     return () => {

@@ -1,7 +1,9 @@
 // An Html canvas's placeholders filled from its data, as the terminal fills them
 // (src/surface/internal/text_blocks.cpp FillTemplate): {{path}} (a dotted path, looked up in the
 // innermost scope that has its first key; {{this}} is the current item) and
-// {{#each path}}…{{/each}} (nested eaches pair up by depth, at most 16 deep). Every value is
+// {{#each path}}…{{/each}} (nested eaches pair up by depth, at most 16 deep); `path.length` of an
+// array or a string is its number of elements or code points (an object's own "length" key wins).
+// Every value is
 // escaped for HTML text and attributes, so data never becomes markup. A stray {{/each}} is
 // dropped; an unclosed {{ is kept as written.
 
@@ -39,6 +41,16 @@ function text(v: Json): string {
   return JSON.stringify(v) ?? '';
 }
 
+// The value a {{path}} fills in: the value at the path, else the length of an array or a string.
+function placeholder(scopes: Json[], path: string): Json {
+  const v = lookup(scopes, path);
+  if (v !== undefined || !path.endsWith('.length') || path.length <= 7) return v;
+  const of = lookup(scopes, path.slice(0, -7));
+  if (Array.isArray(of)) return of.length;
+  if (typeof of === 'string') return [...of].length;
+  return undefined;
+}
+
 function fill(t: string, scopes: Json[], depth: number): string {
   let out = '';
   let i = 0;
@@ -52,7 +64,7 @@ function fill(t: string, scopes: Json[], depth: number): string {
     i = close + 2;
     if (!tag.startsWith('#each')) {
       if (tag.startsWith('/')) continue; // a stray close
-      const v = lookup(scopes, tag);
+      const v = placeholder(scopes, tag);
       if (v !== undefined && v !== null) out += escapeHtml(text(v));
       continue;
     }

@@ -170,6 +170,31 @@ const Json* Lookup(const std::vector<const Json*>& scopes, const std::string& pa
   return nullptr;
 }
 
+// Code points of UTF-8 text (what `.length` of a string counts, here and in the web).
+size_t CodePoints(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// The text a {{path}} fills in, or nullopt for nothing: the value at the path, else, for a path
+// ending in `.length` whose prefix is an array or a string, its number of elements or code points
+// (an object's own "length" key wins, as the plain lookup finds it first).
+std::optional<std::string> Placeholder(const std::vector<const Json*>& scopes,
+                                       const std::string& path) {
+  if (const Json* v = Lookup(scopes, path); v != nullptr) {
+    if (v->is_null()) return std::nullopt;
+    return v->is_string() ? v->get<std::string>() : JsString(*v);
+  }
+  constexpr std::string_view kLength = ".length";
+  if (path.size() > kLength.size() && path.ends_with(kLength)) {
+    const Json* of = Lookup(scopes, path.substr(0, path.size() - kLength.size()));
+    if (of != nullptr && of->is_array()) return std::to_string(of->size());
+    if (of != nullptr && of->is_string()) return std::to_string(CodePoints(of->get<std::string>()));
+  }
+  return std::nullopt;
+}
+
 // Fills {{path}} and {{#each path}}…{{/each}} (nested eaches pair up by depth).
 std::string FillTemplate(std::string_view t, std::vector<const Json*>& scopes, int depth = 0) {
   std::string out;
@@ -190,9 +215,7 @@ std::string FillTemplate(std::string_view t, std::vector<const Json*>& scopes, i
     i = close + 2;
     if (tag.rfind("#each", 0) != 0) {
       if (tag[0] == '/') continue;  // a stray close
-      const Json* v = Lookup(scopes, tag);
-      if (v != nullptr && !v->is_null())
-        out += EscapeMarkup(v->is_string() ? v->get<std::string>() : JsString(*v));
+      if (auto v = Placeholder(scopes, tag)) out += EscapeMarkup(*v);
       continue;
     }
     // The body runs to the matching {{/each}}.

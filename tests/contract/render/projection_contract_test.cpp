@@ -213,6 +213,29 @@ TEST_F(ProjectionContract, ArgsSchemaIsCopied) {
   EXPECT_EQ(bad.error().code, "render.invalid_args_schema");
 }
 
+// A `description` prop is the tool's description, as one line; without one the tool has none
+// (the JSON the chat template gets is unchanged).
+TEST_F(ProjectionContract, ADescriptionPropBecomesTheToolsDescription) {
+  const Block b = Project(
+      {El("button", {{"label", "Done: buy milk"}, {"description", "Mark \"buy milk\"\n  as done"}},
+          {}, {On("onClick", 1)}),
+       Button("plain", 2)});
+  ASSERT_EQ(b.tools.size(), 2u);
+  EXPECT_EQ(b.tools[0].description, "Mark \"buy milk\" as done");
+  const nlohmann::ordered_json described = b.tools[0].ToJson();
+  EXPECT_EQ(described["function"]["description"], "Mark \"buy milk\" as done");
+  // OpenAI's key order: name, description, parameters.
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : described["function"].items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"name", "description", "parameters"}));
+  EXPECT_EQ(b.tools[1].description, "");
+  EXPECT_FALSE(b.tools[1].ToJson()["function"].contains("description"));
+  // Not a string: no description.
+  const Block n =
+      Project({El("button", {{"label", "x"}, {"description", 5}}, {}, {On("onClick", 1)})});
+  EXPECT_FALSE(n.tools[0].ToJson()["function"].contains("description"));
+}
+
 TEST_F(ProjectionContract, DestructuredFieldsAreUnconstrainedAndDefaultsOptional) {
   const Block b = Project({El("box", {{"label", "form"}}, {Text("f")},
                               {On("onSubmit", 1, Kind::kDestructured,

@@ -141,6 +141,9 @@ class Terminal {
   std::string Screen(bool escapes = false) {
     return Tmux(std::string("capture-pane -p -J ") + (escapes ? "-e " : "") + "-t chat");
   }
+  // The screen row by row as the terminal shows it (a line the terminal wrapped stays cut where
+  // it wrapped), with the scrollback.
+  std::string Rows() { return Tmux("capture-pane -p -S - -t chat"); }
 
   // Waits until the screen shows `text`; false after `seconds`.
   bool WaitFor(const std::string& text, int seconds = 90) {
@@ -444,11 +447,126 @@ TEST(TerminalChat, ReplayScriptModelCtrlCWhileTheModelWritesACallSaysCancelled) 
   EXPECT_THAT(screen, Not(HasSubstr("ended inside")));
   EXPECT_THAT(screen, Not(HasSubstr("✗")));
   EXPECT_THAT(screen, Not(HasSubstr("error:")));
+  EXPECT_THAT(screen, Not(HasSubstr("^C")));  // the key leaves no mark in the text
   // Still running, at its prompt.
   auto lines = Lines(screen);
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.back().rfind("›", 0), 0u) << screen;
+}
+
+// The shell's habit at an idle prompt: Ctrl-C clears the line being typed and the chat goes on
+// (no ^C on the screen); Ctrl-D leaves.
+TEST(TerminalChat, ReplayScriptModelCtrlCAtAnIdlePromptClearsTheLineAndCtrlDLeaves) {
+  if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
+  Workspace w;
+  Terminal t(w, 100, 40, w.ChatCommand(""));
+  ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
+  t.Keys("-l 'half a question'");
+  ASSERT_TRUE(t.WaitFor("half a question")) << t.Screen();
+  t.Keys("C-c");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_GT(t.ChatPid(), 0) << "Ctrl-C at the prompt killed the chat\n" << t.Screen();
+  std::string screen = t.Screen();
+  EXPECT_THAT(screen, Not(HasSubstr("^C")));
+  EXPECT_THAT(screen, Not(HasSubstr("half a question")));
+  // What was typed is gone: the next line is the whole message.
+  t.Type("What is on this week?");
+  ASSERT_TRUE(t.WaitFor("prompt tokens")) << t.Screen();
+  t.Type("/threads");
+  ASSERT_TRUE(t.WaitFor("1. What is on this week?  (")) << t.Screen();
+  t.Keys("C-d");
+  for (int i = 0; i < 50 && t.ChatPid() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(t.ChatPid(), 0) << "Ctrl-D did not leave\n" << t.Screen();
+}
+
+// /resume shows a thread as it read when it streamed: the answer wrapped between words, the
+// tool lines, the surface, the citation marks with their legend, the status line.
+TEST(TerminalChat, ReplayScriptModelsResumedThreadReadsAsItStreamed) {
+  if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
+  Workspace w;
+  auto cited = w.Cli({"run", "--script", Source("tests/integration/cli/scripts/cited.json"),
+                      "What is on this week?"});
+  ASSERT_EQ(cited.exit_code, 0) << cited.err;
+  auto table = w.Cli({"run", "--script", Source("tests/integration/cli/scripts/week_table.json"),
+                      "What is on this week, as a table?"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  Terminal t(w, 60, 200, w.ChatCommand(""));
+  ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
+  // /threads lists the newest first: 2 is the cited answer.
+  t.Type("/threads");
+  ASSERT_TRUE(t.WaitFor("2. What is on this week?  (")) << t.Screen();
+  t.Type("/resume 2");
+  ASSERT_TRUE(t.WaitFor("prose is inference")) << t.Screen();
+  std::string screen = t.Screen();
+  EXPECT_THAT(screen, HasSubstr("✓ RunConnectorCommand [r1]"));
+  EXPECT_THAT(screen, HasSubstr("Your week has events [r1]\u25e6."));
+  EXPECT_THAT(screen, HasSubstr("booked [r7]\u2717."));
+  EXPECT_THAT(screen, HasSubstr("\u25e6 [r1] source · RunConnectorCommand · calendar"));
+  EXPECT_THAT(screen, HasSubstr("\u2717 [r7] invalid · r7 names no tool result of this thread"));
+  EXPECT_THAT(screen, HasSubstr("— answered · 2 steps"));
+  EXPECT_THAT(screen, HasSubstr("claims 1 source, 1 unresolved, 1 inference"));
+
+  t.Type("/resume 1");
+  ASSERT_TRUE(t.WaitFor("— surface_composed")) << t.Screen();
+  screen = t.Screen();
+  EXPECT_THAT(screen, HasSubstr("✓ ComposeUI"));
+  EXPECT_THAT(screen, HasSubstr("▣ surface"));
+  EXPECT_THAT(screen, HasSubstr("東京チーム sync"));
+  // The answer wraps between words, never inside one: every word of it is whole on some row.
+  const std::string rows = t.Rows();
+  for (const auto& l : Lines(rows)) EXPECT_LE(text::DisplayWidth(l), 60u) << l;
+  std::istringstream words(
+      "Your week is in the table above: a standup every weekday morning, planning on Monday "
+      "afternoon and the hackathon on Saturday.");
+  for (std::string word; words >> word;) {
+    EXPECT_THAT(rows, HasSubstr(word)) << rows;
+  }
+  t.Type("/quit");
+}
+
+// A failed turn resumed says why it failed, as the stream did.
+TEST(TerminalChat, AResumedFailedTurnSaysItsReason) {
+  if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
+  Workspace w;
+  auto failed = w.Cli({"run", "--provider", "openai", "--base-url", "http://127.0.0.1:9", "hi"});
+  ASSERT_EQ(failed.exit_code, 1) << failed.out << failed.err;
+  Terminal t(w, 100, 60, w.ChatCommand(""));
+  ASSERT_TRUE(t.WaitFor("› ")) << t.Screen();
+  t.Type("/resume 1");
+  ASSERT_TRUE(t.WaitFor("— provider_error")) << t.Screen();
+  ASSERT_TRUE(t.WaitFor("error: model.connect: ")) << t.Screen();
+  EXPECT_THAT(t.Screen(), Not(HasSubstr("(provider_error)")));
+}
+
+// An error that names its fix is folded at the terminal's width, never cut: the grant command
+// a person must type stays whole.
+TEST(TerminalChat, ReplayScriptModelsMissingGrantKeepsTheGrantCommandWholeAt60Columns) {
+  if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/setup installs it)";
+  Workspace w;
+  // The parsed list is kept: a range-for over a member of a temporary reads freed memory.
+  const json grants = json::parse(w.Cli({"grants", "list", "--json"}).out)["grants"];
+  ASSERT_FALSE(grants.empty());
+  for (const auto& g : grants) {
+    ASSERT_EQ(w.Cli({"grants", "revoke", g["id"].get<std::string>()}).exit_code, 0);
+  }
+  std::string screen = ChatScreen(w, 60, "", false, "cited.json");
+  for (const auto& l : Lines(screen)) EXPECT_LE(text::DisplayWidth(l), 60u) << l << "\n" << screen;
+  std::string unfolded;
+  for (char c : screen) {
+    const bool blank = c == ' ' || c == '\n';
+    if (!blank || (!unfolded.empty() && unfolded.back() != ' ')) unfolded += blank ? ' ' : c;
+  }
+  EXPECT_THAT(unfolded,
+              HasSubstr("ask the user to grant it: affordance grants grant calendar --read"))
+      << screen;
+  // The same in `run` into a pipe (whole lines).
+  auto run = w.Cli({"run", "--script", Source("tests/integration/cli/scripts/cited.json"), "hi"});
+  EXPECT_THAT(run.out,
+              HasSubstr("ask the user to grant it: affordance grants grant calendar --read"))
+      << run.out;
 }
 
 // kill -9 in the middle of a turn: the next chat says a turn was recovered, and the resumed

@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace affordance::harness::testing {
 namespace {
@@ -146,6 +148,80 @@ TEST(HarnessApproval, ADeniedWriteReachesTheModelAsDeniedAndNothingRuns) {
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.error().code, "authority.denied");
   EXPECT_EQ(ReadText(ics), before);
+}
+
+// Issue 42: an approval that expires with its write grant before anyone decides is settled like a
+// denied one: the staging call's result says it expired and why (authority.approval_expired,
+// nothing ran), the claim citing it is unresolved, the approval reads expired, nothing runs.
+TEST(HarnessApproval, AnApprovalThatExpiresWithItsGrantIsToldToTheModelAsExpired) {
+  Rig rig(StagingThen("Thursday 15:00 is free in list_events",
+                      {"It was not added: the request expired [r3].", "Noted."}),
+          {.grants = {"read"}});
+  const std::string ics = rig.dir / "connectors/calendar.ics";
+  const std::string before = ReadText(ics);
+  authority::Authority people(*rig.store, rig.road.get());
+  // A write grant that ends 6 s from now: the approval it allows ends with it.
+  const int64_t grant_ends = store::NowMs() + 6000;
+  ASSERT_TRUE(
+      people.Grant("calendar", "", "write", grant_ends, authority::Actor::User("tester")).ok());
+  ASSERT_EQ(rig.Turn("Put a budget sync on Thursday at 15:00.")->status,
+            TurnStatus::kAwaitingApproval);
+  const std::string approval = rig.OfType("tool-approval-request")[0]["approvalId"];
+  const std::string call = rig.OfType("tool-approval-request")[0]["toolCallId"];
+  EXPECT_EQ(people.Report(approval)->state, "pending");
+  EXPECT_EQ(people.Report(approval)->approval.expires_ms, grant_ends);
+  while (store::NowMs() <= grant_ends + 100) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(people.Report(approval)->state, "expired");  // before anything settled it
+
+  auto late = people.Approve(approval, authority::Actor::User("tester"));
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().code, "authority.approval_expired");
+  EXPECT_THAT(late.error().message, HasSubstr("the write grant that allowed it ended"));
+  auto settled = rig.store->GetApproval(approval);
+  ASSERT_TRUE(settled.ok());
+  EXPECT_EQ(settled->status, "expired");
+  auto again = people.Approve(approval, authority::Actor::User("tester"));
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, "authority.already_decided");
+
+  rig.events.clear();
+  auto next = rig.Turn("Is it in?");
+  ASSERT_TRUE(next.ok()) << next.error().ToString();
+  EXPECT_EQ(ReadText(ics), before) << "nothing ran";
+  // The staging call's result now says what happened, and the model reads that.
+  auto thread = rig.store->LoadThread(rig.thread);
+  const store::PartRecord* part = ToolPartOf(*thread, call);
+  ASSERT_NE(part, nullptr);
+  EXPECT_EQ(part->data["status"], "output-denied");
+  EXPECT_EQ(part->state, "expired");
+  const std::string transcript = TranscriptText(rig);
+  EXPECT_THAT(transcript, HasSubstr("expired (authority.approval_expired): approval " + approval));
+  EXPECT_THAT(transcript, HasSubstr("Nothing ran."));
+  EXPECT_THAT(transcript, Not(HasSubstr("it waits for a person to approve or deny it")));
+  auto shown = rig.OfType("data-approval");
+  ASSERT_EQ(shown.size(), 1u);
+  EXPECT_EQ(shown[0]["data"]["state"], "expired");
+  EXPECT_EQ(shown[0]["data"]["truth"], "expired");
+  // The claim citing it is unresolved, with the reason.
+  ASSERT_EQ(next->claims.size(), 1u);
+  EXPECT_EQ(next->claims[0].cls, ClaimClass::kUnresolved);
+  json cited;
+  for (const auto& e : rig.OfType("data-citation")) cited = e["data"]["refs"][0];
+  EXPECT_EQ(cited["class"], "unresolved");
+  EXPECT_EQ(cited["reason"], "the write expired before a person decided: nothing ran");
+  // Told once: a later turn does not report it again, and it never runs.
+  rig.events.clear();
+  ASSERT_TRUE(rig.Turn("Thanks").ok());
+  EXPECT_TRUE(rig.OfType("data-approval").empty());
+  EXPECT_EQ(ReadText(ics), before);
+  auto run = people.Execute(approval);
+  ASSERT_FALSE(run.ok());
+  auto log = rig.store->ListActivity({});
+  ASSERT_TRUE(log.ok());
+  EXPECT_TRUE(
+      std::any_of(log->begin(), log->end(), [](const auto& e) { return e.kind == "expire"; }));
 }
 
 TEST(HarnessApproval,

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <sstream>
@@ -111,6 +112,173 @@ TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
   ASSERT_EQ(a["steps"].size(), 2u);
   EXPECT_GT(a["steps"][0]["audit"]["owners"]["head"].get<int>(), 200);
   EXPECT_GT(a["steps"][1]["audit"]["owners"]["tool_results"].get<int>(), 0);
+}
+
+// A folder of connectors a newcomer writes: a local SQLite database (its own source) and the
+// printed-CLI fixture whose list of 12 ids fans out to detail reads, with the read grants.
+void AddLocalAndFanOutConnectors(Cli& cli) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((cli.dir / "connectors/notes.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT);"
+                         "INSERT INTO notes VALUES (1, 'Buy milk'), (2, 'Call Ana');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  json notes = {{"slug", "notes"},
+                {"title", "Notes"},
+                {"source", {{"kind", "sqlite"}, {"path", "notes.db"}}},
+                {"modes", {"local"}},
+                {"operations",
+                 {{{"name", "recent"},
+                   {"kind", "list"},
+                   {"description", "Notes, newest first"},
+                   {"query", "SELECT id, title FROM notes ORDER BY id DESC"}}}}};
+  WriteText(cli.dir / "connectors/notes.json", notes.dump());
+  json fixture = json::parse(ReadText(Source("examples/connectors/fixture-cli.json")));
+  fixture["source"]["command"] = FIXTURE_PP_CLI;
+  WriteText(cli.dir / "connectors/fixture-cli.json", fixture.dump());
+  for (const char* slug : {"notes", "fixture"}) {
+    auto granted = connect::RunProcess({AFFORDANCE_CLI, "grants", "grant", slug, "--read", "--data",
+                                        cli.dir / "data", "--connectors", cli.dir / "connectors"},
+                                       60000);
+    ASSERT_TRUE(granted.ok() && granted->exit_code == 0)
+        << (granted.ok() ? granted->out + granted->err : granted.error().ToString());
+  }
+  setenv("XDG_DATA_HOME", (cli.dir / "xdg").c_str(), 1);
+  setenv("FIXTURE_PP_TOKEN", "t", 1);
+  setenv("FIXTURE_PP_ITEMS", "12", 1);  // the list holds 12 ids
+}
+
+json Read(const std::string& connector, const std::string& operation, int limit = 0) {
+  json args = {{"connector", connector},
+               {"request", {{"operation", operation}, {"args", json::object()}}}};
+  if (limit > 0) args["limit"] = limit;
+  return args;
+}
+
+// Issues 42 and 44 at the `run` doors (--json: data-truth, data-turn; the human form: the tool
+// line, the legend, the status line): a local SQLite source reads as local, never "empty"; a
+// fan-out with one failed detail read reads as partial, names the id, makes the claim citing it
+// unresolved and the turn's weakest evidence partial; a limited list says how long it is.
+TEST(HarnessCli, ALocalSourceAPartialFanOutAndALimitedListReadAsTheyAreAtEveryRunDoor) {
+  Cli cli;
+  AddLocalAndFanOutConnectors(cli);
+  setenv("FIXTURE_PP_FAIL_IDS", "7", 1);
+  const json steps = {Call("RunConnectorCommand", Read("notes", "recent")),
+                      Call("RunConnectorCommand", Read("fixture", "item_ids")),
+                      Call("RunConnectorCommand", Read("fixture", "item_ids", 5)),
+                      "You have two notes [r1]. Eleven items were read [r2]."};
+  auto out = cli.Run({"--provider", "replay", "--script", cli.Script(steps), "--json", "notes?"});
+  unsetenv("FIXTURE_PP_FAIL_IDS");
+  ASSERT_EQ(out.exit_code, 0) << out.out << out.err;
+  std::vector<json> truths, outputs;
+  json turn;
+  for (const auto& e : Lines(out.out)) {
+    if (e["type"] == "data-truth" && e["data"].contains("dataState")) truths.push_back(e["data"]);
+    if (e["type"] == "tool-output-available") outputs.push_back(e["output"]);
+    if (e["type"] == "data-turn") turn = e["data"];
+  }
+  ASSERT_EQ(truths.size(), 3u) << out.out;
+  EXPECT_EQ(truths[0]["dataState"], "local");
+  EXPECT_EQ(truths[1]["dataState"], "partial");
+  ASSERT_EQ(outputs.size(), 3u);
+  EXPECT_EQ(outputs[1]["status"], "partial");
+  EXPECT_EQ(outputs[1]["returned_rows"], 11);
+  EXPECT_EQ(outputs[1]["operation_ledger"][1]["fan_out"]["errors"][0]["id"], "7");
+  EXPECT_EQ(outputs[1]["operation_ledger"][1]["fan_out"]["errors"][0]["operation"], "get_item");
+  EXPECT_EQ(outputs[2]["total_rows"], 12);
+  EXPECT_EQ(outputs[2]["returned_rows"], 5);
+  EXPECT_EQ(outputs[2]["truncated"], true);
+  EXPECT_EQ(outputs[2]["truncated_reason"], "limit");
+  const json& truth = turn["truth"];
+  EXPECT_EQ(truth["weakestEvidence"], "partial");
+  EXPECT_EQ(truth["evidence"][0]["dataState"], "local");
+  EXPECT_EQ(truth["evidence"][1]["dataState"], "partial");
+  EXPECT_EQ(truth["claims"],
+            json({{"source", 1}, {"effect", 0}, {"unresolved", 1}, {"inference", 0}}));
+  EXPECT_EQ(turn["claims"][0]["class"], "source");
+  EXPECT_EQ(turn["claims"][1]["class"], "unresolved");
+
+  // The human form: the same facts in words.
+  setenv("FIXTURE_PP_FAIL_IDS", "7", 1);
+  auto human = cli.Run({"--provider", "replay", "--script", cli.Script(steps), "notes?"});
+  unsetenv("FIXTURE_PP_FAIL_IDS");
+  ASSERT_EQ(human.exit_code, 0) << human.out << human.err;
+  EXPECT_THAT(human.out, HasSubstr("· executed · local"));
+  EXPECT_THAT(human.out, Not(HasSubstr("empty")));
+  EXPECT_THAT(human.out, HasSubstr("· executed · partial · 11 of 12 rows, 1 read failed: "
+                                   "get_item id 7"));
+  EXPECT_THAT(human.out, HasSubstr("· 5 of 12 rows, cut by the limit"));
+  EXPECT_THAT(human.out, HasSubstr("source · RunConnectorCommand · notes · local · 2 rows"));
+  EXPECT_THAT(human.out, HasSubstr("unresolved · RunConnectorCommand · fixture · partial · 11 rows"
+                                   " · the read is partial"));
+  EXPECT_THAT(human.out, HasSubstr("evidence partial"));
+  EXPECT_THAT(human.out, HasSubstr("1 source, 1 unresolved"));
+
+  // Every detail read failing is an error, as before, and says which.
+  setenv("FIXTURE_PP_FAIL_IDS", "all", 1);
+  auto failed = cli.Run({"--provider", "replay", "--script",
+                         cli.Script({Call("RunConnectorCommand", Read("fixture", "item_ids")),
+                                     "Nothing could be read."}),
+                         "--json", "items?"});
+  unsetenv("FIXTURE_PP_FAIL_IDS");
+  ASSERT_EQ(failed.exit_code, 0) << failed.out << failed.err;
+  std::string error;
+  for (const auto& e : Lines(failed.out)) {
+    if (e["type"] == "tool-output-error") error = e["errorText"];
+    if (e["type"] == "data-turn") turn = e["data"];
+  }
+  EXPECT_THAT(error, HasSubstr("every detail read of item_ids failed (12 of 12)"));
+  EXPECT_FALSE(turn["truth"].contains("weakestEvidence"));
+}
+
+// Issue 42 at the command line: a write grant that ends before anyone decides takes the approval
+// with it. `approvals approve` answers authority.approval_expired, `approvals show` reads expired,
+// and the next `run` on the thread shows it expired in the chat's words; nothing ran.
+TEST(HarnessCli, AnApprovalThatExpiresWithItsGrantReadsExpiredAtTheCommandLine) {
+  Cli cli;
+  auto cmd = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {AFFORDANCE_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--data", cli.dir / "data", "--connectors", cli.dir / "connectors"});
+    auto r = connect::RunProcess(argv, 60000);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : connect::ProcessOutput{};
+  };
+  ASSERT_EQ(cmd({"grants", "grant", "calendar", "--write", "--expires-in", "12"}).exit_code, 0);
+  const int64_t grant_ends = store::NowMs() + 12000;
+  const std::string before = ReadText(cli.dir / "connectors/calendar.ics");
+  auto staged = cli.Run({"--provider", "replay", "--script",
+                         cli.Script(StagingThen("Thursday is free", {})), "--json", "Book it."});
+  ASSERT_EQ(staged.exit_code, 0) << staged.out << staged.err;
+  std::string approval, thread;
+  for (const auto& e : Lines(staged.out)) {
+    if (e["type"] == "tool-approval-request") approval = e["approvalId"];
+    if (e["type"] == "start") thread = e["messageMetadata"]["threadId"];
+  }
+  ASSERT_FALSE(approval.empty()) << staged.out;
+  while (store::NowMs() <= grant_ends + 1500) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  auto late = cmd({"approvals", "approve", approval, "--json"});
+  EXPECT_NE(late.exit_code, 0);
+  EXPECT_EQ(json::parse(late.out)["error"]["code"], "authority.approval_expired") << late.out;
+  auto shown = cmd({"approvals", "show", approval});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.out, HasSubstr(" expired "));
+  EXPECT_THAT(shown.out, HasSubstr("expired (authority.approval_expired)"));
+
+  auto next =
+      cli.Run({"--provider", "replay", "--script", cli.Script({"It expired, so nothing ran [r3]."}),
+               "--thread", thread, "Is it in?"});
+  ASSERT_EQ(next.exit_code, 0) << next.out << next.err;
+  EXPECT_THAT(next.out, HasSubstr(approval + " calendar.create_event · expired"));
+  EXPECT_THAT(next.out, HasSubstr("expired before anyone decided: the write grant that allowed it "
+                                  "ended before a person decided. Nothing ran."));
+  EXPECT_THAT(next.out, HasSubstr("the write expired before a person decided: nothing ran"));
+  EXPECT_THAT(next.out, HasSubstr("1 unresolved"));
+  EXPECT_EQ(ReadText(cli.dir / "connectors/calendar.ics"), before);
 }
 
 // No model configured: the process starts, what needs no model works, and the turn (the first

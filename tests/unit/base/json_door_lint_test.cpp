@@ -29,6 +29,8 @@ struct Allowed {
 
 const std::map<std::string, Allowed> kAllowed = {
     {"src/base/json_limits.h", {1, "ParseJson: after CheckJsonDepth"}},
+    {"src/base/json_limits.cpp",
+     {1, "JsonSyntaxError: a SAX pass that builds no value, after the caller's depth check"}},
     {"src/formats/chat_deltas.cpp", {1, "tool-call arguments: after JsonTextDepth"}},
     {"src/formats/internal/call_body.cpp",
      {3,
@@ -49,7 +51,10 @@ const std::map<std::string, Allowed> kAllowed = {
      {1, "one number or literal the reader scanned (no brackets); the reader bounds nesting"}},
     {"src/view/view.cpp",
      {1, "hook state serialized by runtime.js, which refuses values deeper than 64 levels"}},
-    {"src/authority/authority.cpp", {1, "the request text Stage itself wrote (a dump)"}},
+    {"src/authority/authority.cpp",
+     {2, "the request text Stage itself wrote (a dump): when decided and when expired"}},
+    {"src/connect/mcp_client.cpp", {1, "MCP server messages: after JsonTextDepth"}},
+    {"src/connect/mcp_mirror.cpp", {3, "mirrored rows, fields and arguments: after JsonTextDepth"}},
     {"src/cli/session.cpp", {1, "--extra-body / --app-props: after CheckInputDepth"}},
     {"src/cli/cmd_tokenize.cpp", {2, "--jsonl lines and ID arrays: after CheckInputDepth"}},
     {"src/cli/cmd_approvals.cpp", {1, "--args: after CheckInputDepth"}},

@@ -475,7 +475,8 @@ TEST(CalendarWrite, ErrorsSayWhatIsWrongAndChangeNothing) {
   ASSERT_FALSE(bad_time.ok());
   EXPECT_EQ(bad_time.error().code, "connect.bad_args");
   EXPECT_EQ(bad_time.error().message,
-            "/start: \"2026-12-10 01:00\" is not an ISO 8601 UTC time like 2026-12-03T15:00:00Z");
+            "/start: \"2026-12-10 01:00\" is not an ISO 8601 UTC time like 2026-12-03T15:00:00Z "
+            "(it is not written YYYY-MM-DDTHH:MM:SS with Z or an offset)");
   auto no_end = cal.Write("create", {{"summary", "x"}, {"start", "2026-12-10T01:00:00Z"}});
   ASSERT_FALSE(no_end.ok());
   EXPECT_EQ(no_end.error().message, "a new event needs start and end");

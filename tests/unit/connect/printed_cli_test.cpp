@@ -5,6 +5,7 @@
 #include "connect/road.h"
 #include "support.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -27,6 +28,7 @@ class PrintedCli : public ::testing::Test {
     unsetenv("FIXTURE_PP_AUTH_FAIL");
     unsetenv("FIXTURE_PP_SYNC_SLEEP_MS");
     unsetenv("FIXTURE_PP_TOKEN");
+    unsetenv("FIXTURE_PP_FAIL_IDS");
     json j = json::parse(ReadText(Source("examples/connectors/fixture-cli.json")));
     j["source"]["command"] = FIXTURE_PP_CLI;
     j["source"]["timeout_ms"] = 5000;
@@ -54,7 +56,11 @@ class PrintedCli : public ::testing::Test {
     j["operations"].push_back({{"name", "partial"}, {"kind", "list"}, {"argv", {"partial"}}});
     manifest_json_ = j;
   }
-  void TearDown() override { unsetenv("XDG_DATA_HOME"); }
+  void TearDown() override {
+    unsetenv("XDG_DATA_HOME");
+    unsetenv("FIXTURE_PP_FAIL_IDS");
+    unsetenv("FIXTURE_PP_ITEMS");
+  }
 
   std::unique_ptr<ConnectorRoad> Road(std::function<void(json&)> edit = {}) {
     json j = manifest_json_;
@@ -158,6 +164,66 @@ TEST_F(PrintedCli, IdOnlyListsFanOutToParallelDetailCalls) {
   EXPECT_EQ(fan.fan_out["parallel"], 8);
   EXPECT_EQ(fan.fan_out["succeeded"], 12);
   EXPECT_EQ(r->query_contracts.at(1).args["id"].size(), 12u);
+}
+
+// Issue 44: one failing detail read makes the result partial, and the failed read is named by
+// its id, operation and arguments; every read failing is an error that says so.
+TEST_F(PrintedCli, AFailedDetailReadIsNamedAndTheResultIsPartial) {
+  auto road = Road();
+  setenv("FIXTURE_PP_ITEMS", "12", 1);  // a list of 12 ids, all read (limit 12)
+  setenv("FIXTURE_PP_FAIL_IDS", "7", 1);
+  auto r = road->RunConnectorCommand(Named("item_ids", json::object(), SourceMode::kLive, 12));
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->status, "partial");
+  EXPECT_EQ(r->returned_rows, 11);
+  EXPECT_EQ(r->total_rows, 12);  // the list's size
+  EXPECT_FALSE(r->truncated);
+  for (const auto& row : r->rows) EXPECT_NE(row["id"], "7");
+  const json& fan = r->operation_ledger.at(1).fan_out;
+  EXPECT_EQ(fan["requested"], 12);
+  EXPECT_EQ(fan["succeeded"], 11);
+  EXPECT_EQ(fan["failed"], 1);
+  EXPECT_EQ(fan["listed"], 12);
+  EXPECT_EQ(fan["failed_ids"], json::parse(R"(["7"])"));
+  ASSERT_EQ(fan["errors"].size(), 1u);
+  EXPECT_EQ(fan["errors"][0]["id"], "7");
+  EXPECT_EQ(fan["errors"][0]["operation"], "get_item");
+  EXPECT_EQ(fan["errors"][0]["args"], json::parse(R"({"id":"7"})"));
+  EXPECT_EQ(fan["errors"][0]["code"], "connect.api");
+  EXPECT_THAT(fan["errors"][0]["message"].get<std::string>(),
+              ::testing::HasSubstr("failed to read item 7"));
+  // The same in what the model reads.
+  json j = ToJson(*r);
+  EXPECT_EQ(j["status"], "partial");
+  EXPECT_EQ(j["operation_ledger"][1]["fan_out"]["errors"][0]["id"], "7");
+
+  setenv("FIXTURE_PP_FAIL_IDS", "all", 1);
+  auto none = road->RunConnectorCommand(Named("item_ids", json::object(), SourceMode::kLive, 12));
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, "connect.api");
+  EXPECT_THAT(none.error().message,
+              ::testing::HasSubstr("every detail read of item_ids failed (12 of 12)"));
+  EXPECT_THAT(none.error().message, ::testing::HasSubstr("get_item id 1"));
+  unsetenv("FIXTURE_PP_ITEMS");
+}
+
+// Issue 44: a limit cuts the list before its detail reads; the result still says how long the list
+// is and that it was cut.
+TEST_F(PrintedCli, ALimitedFanOutReportsTheListSizeAndIsTruncated) {
+  auto road = Road();
+  auto r = road->RunConnectorCommand(Named("item_ids", json::object(), SourceMode::kLive, 5));
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->status, "ok");
+  EXPECT_EQ(r->returned_rows, 5);
+  EXPECT_EQ(r->total_rows, 30);
+  EXPECT_TRUE(r->truncated);
+  EXPECT_EQ(r->truncated_reason, "limit");
+  json j = ToJson(*r);
+  EXPECT_EQ(j["total_rows"], 30);
+  EXPECT_EQ(j["truncated"], true);
+  EXPECT_EQ(j["truncated_reason"], "limit");
+  EXPECT_EQ(j["operation_ledger"][1]["fan_out"]["listed"], 30);
+  EXPECT_EQ(j["operation_ledger"][1]["fan_out"]["requested"], 5);
 }
 
 TEST_F(PrintedCli, ExitCodesBecomeTypedErrors) {

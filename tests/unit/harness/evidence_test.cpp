@@ -53,6 +53,17 @@ TEST(EvidenceCitation, AReadThatServedRowsIsASourceWithItsFreshnessAndRows) {
   EXPECT_EQ(ClassOf(ToolPart("r3", "output-available", "executed",
                              {{"dataState", "mirrored"}, {"connector", "calendar"}})),
             "unresolved");
+  // A local source is a source; a partial read (some detail reads failed) is not full evidence.
+  EXPECT_EQ(ClassOf(ToolPart("r4", "output-available", "executed",
+                             {{"dataState", "local"}, {"connector", "notes"}, {"rows", 2}})),
+            "source");
+  auto partial = ToolPart("r5", "output-available", "executed",
+                          {{"dataState", "partial"}, {"connector", "fixture"}, {"rows", 11}});
+  auto p = ReferenceOf(partial);
+  json facts5 = ResolveCitation("r5", &*p);
+  EXPECT_EQ(facts5["class"], "unresolved");
+  EXPECT_EQ(facts5["dataState"], "partial");
+  EXPECT_THAT(facts5["reason"].get<std::string>(), ::testing::HasSubstr("partial"));
 }
 
 TEST(EvidenceCitation, AWriteIsAnEffectOnlyWhenExecutedOrVerified) {

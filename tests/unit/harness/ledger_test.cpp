@@ -1,7 +1,14 @@
 // The stop predicates and the finalizer read one ledger (src/harness/ledger.cpp).
 #include "harness/ledger.h"
+#include "connect/result.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 
 namespace affordance::harness {
 namespace {
@@ -73,7 +80,65 @@ TEST(StopStatus, WeakestEvidenceIsTheWeakestDataState) {
   l[0].calls[1].data_state = DataState::kStale;
   EXPECT_EQ(WeakestEvidence(l), DataState::kStale);
   EXPECT_EQ(DataStateOf("mirrored", "missing"), DataState::kDisconnected);
-  EXPECT_EQ(DataStateOf("bogus", "present"), DataState::kEmpty);
+  l[0].calls[0].data_state = DataState::kPartial;
+  EXPECT_EQ(WeakestEvidence(l), DataState::kPartial);
+  l[0].calls[1].data_state = DataState::kLocal;
+  EXPECT_EQ(WeakestEvidence(l), DataState::kPartial);
+}
+
+// Issue 42: every freshness state the connector road can report names its own data state, so a
+// local source never reads as "empty". A state added to the road without one fails here.
+TEST(DataStates, EveryFreshnessStateOfTheRoadHasItsOwnDataState) {
+  std::set<std::string> names;
+  for (DataState d : AllDataStates()) {
+    const std::string name(DataStateName(d));
+    EXPECT_TRUE(names.insert(name).second) << name << " names two data states";
+    EXPECT_EQ(ParseDataState(name), d) << name;
+  }
+  EXPECT_EQ(names.size(), 8u);
+  for (std::string_view freshness : connect::kFreshnessStates) {
+    ASSERT_TRUE(ParseDataState(freshness).has_value()) << freshness << " has no data state";
+    for (const char* credential : {"not_required", "present"}) {
+      EXPECT_EQ(DataStateName(DataStateOf(freshness, credential)), freshness) << freshness;
+    }
+    EXPECT_EQ(DataStateOf(freshness, "missing"), DataState::kDisconnected);
+    EXPECT_EQ(DataStateOf(freshness, "rejected"), DataState::kDisconnected);
+    EXPECT_EQ(DataStateOf(freshness, "present", /*partial=*/true), DataState::kPartial);
+  }
+  EXPECT_EQ(DataStateOf("local", "not_required"), DataState::kLocal);
+  // Strength orders every state, strongest first, none equal.
+  for (size_t i = 1; i < AllDataStates().size(); ++i) {
+    EXPECT_GT(DataStrength(AllDataStates()[i - 1]), DataStrength(AllDataStates()[i]));
+  }
+  EXPECT_LT(DataStrength(DataState::kPartial), DataStrength(DataState::kStale));
+  EXPECT_GT(DataStrength(DataState::kPartial), DataStrength(DataState::kEmpty));
+}
+
+// The road's code writes freshness states as literals (`f.state = "local"`, ternaries across
+// lines included): each literal it can assign is one of connect::kFreshnessStates.
+TEST(DataStates, TheRoadAssignsNoFreshnessStateOutsideTheList) {
+  const std::set<std::string> known(connect::kFreshnessStates.begin(),
+                                    connect::kFreshnessStates.end());
+  const std::regex assignment(R"(\b(?:f|freshness)\.state\s*=([^;]*);)");
+  const std::regex literal(R"re("([a-z_]+)")re");
+  int seen = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(AFFORDANCE_SOURCE_DIR) + "/src/connect")) {
+    if (entry.path().extension() != ".cpp") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string code = text.str();
+    for (std::sregex_iterator a(code.begin(), code.end(), assignment), end; a != end; ++a) {
+      const std::string rhs = (*a)[1];
+      for (std::sregex_iterator l(rhs.begin(), rhs.end(), literal); l != end; ++l) {
+        ++seen;
+        EXPECT_TRUE(known.count((*l)[1]))
+            << entry.path() << ": \"" << (*l)[1] << "\" is not in connect::kFreshnessStates";
+      }
+    }
+  }
+  EXPECT_GE(seen, 8) << "the road's freshness assignments were not found";
 }
 
 TEST(StepLedgerJson, ACallThatLoadedASkillCarriesItsNameDigestAndSize) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace affordance::server {
 namespace {
 
@@ -205,6 +207,89 @@ TEST(Gate, AConfiguredTokenIsNeededByEveryoneButThePerson) {
   auto seen = counts.Snapshot();
   EXPECT_EQ(seen["server.unauthorized"], 6);
   EXPECT_EQ(seen["server.person_only"], 1);
+  EXPECT_EQ(seen["server.wrong_token"], 5) << "each wrong token sent, not the request with none";
+}
+
+TEST(Gate, WrongTokensFromOneSourceAreSlowedAndNoOneElse) {
+  int64_t now = 0;
+  CredentialBackoff backoff([&] { return now; });
+  GateOptions o = Loopback();
+  PersonSessions sessions(std::string(64, 'k'));
+  o.sessions = &sessions;
+  o.access_token = "0123456789abcdef0123";
+  o.backoff = &backoff;
+  RefusalCounts counts;
+  o.refusals = &counts;
+  Gate g(o);
+  HttpRequest guess = Get({{"Authorization", "Bearer guess-guess-guess-guess"}});
+  guess.peer_uid = 65534;  // another OS user on this machine
+  for (int i = 0; i < CredentialBackoff::kFreeFailures; ++i) {
+    ASSERT_EQ(Refusal(g, guess), "server.unauthorized") << i;
+  }
+  EXPECT_EQ(Refusal(g, guess), "server.unauthorized") << "the one that starts the wait";
+  auto slowed = g.Admit(guess, Access::kClient);
+  ASSERT_FALSE(slowed.ok());
+  EXPECT_EQ(slowed.error().code, "server.slow_down");
+  EXPECT_EQ(HttpStatusOf(slowed.error().kind), 429);
+  EXPECT_EQ(slowed.error().message, "too many wrong access tokens from here: try again in 1 s");
+  // While it waits even the right token is not checked from there.
+  HttpRequest right = guess;
+  right.headers = {{"Authorization", "Bearer 0123456789abcdef0123"}};
+  EXPECT_EQ(Refusal(g, right), "server.slow_down");
+  // The person's OS user is another source, and the person's session is never slowed.
+  EXPECT_EQ(Refusal(g, Get({{"Authorization", "Bearer 0123456789abcdef0123"}})), "");
+  HttpRequest person = guess;
+  person.headers = {{"x-affordance-session", sessions.Mint()},
+                    {"Authorization", "Bearer guess-guess-guess-guess"}};
+  EXPECT_EQ(g.Admit(person, Access::kPerson)->plane, Access::kPerson);
+  // Each further wrong one doubles the wait; a right one, once allowed, ends it.
+  now += 1000;
+  EXPECT_EQ(Refusal(g, guess), "server.unauthorized");
+  EXPECT_EQ(backoff.WaitMs("uid:65534"), 2000);
+  EXPECT_EQ(backoff.Waiting(), 1);
+  now += 2000;
+  EXPECT_EQ(Refusal(g, right), "");
+  EXPECT_EQ(backoff.WaitMs("uid:65534"), 0);
+  EXPECT_EQ(counts.Snapshot()["server.slow_down"], 2);
+}
+
+TEST(CredentialBackoff, WaitsDoubleToACapAndAreForgottenAfterAQuietSpell) {
+  int64_t now = 0;
+  CredentialBackoff b([&] { return now; });
+  HttpRequest remote;
+  remote.peer_address = "192.0.2.7";
+  EXPECT_EQ(CredentialBackoff::SourceOf(remote), "addr:192.0.2.7");
+  HttpRequest local;
+  local.peer_address = "127.0.0.1";
+  local.peer_loopback = true;
+  EXPECT_EQ(CredentialBackoff::SourceOf(local), "addr:127.0.0.1")
+      << "an owner the kernel did not name";
+  local.peer_uid = 1000;
+  EXPECT_EQ(CredentialBackoff::SourceOf(local), "uid:1000");
+  for (int i = 0; i < CredentialBackoff::kFreeFailures; ++i) b.Fail("a");
+  EXPECT_EQ(b.WaitMs("a"), 0);
+  int64_t want = CredentialBackoff::kFirstWaitMs;
+  for (int i = 0; i < 30; ++i) {
+    b.Fail("a");
+    EXPECT_EQ(b.WaitMs("a"), want) << i;
+    want = std::min(want * 2, CredentialBackoff::kMaxWaitMs);
+  }
+  EXPECT_EQ(b.WaitMs("b"), 0);
+  now += CredentialBackoff::kMaxWaitMs + CredentialBackoff::kForgetMs;
+  EXPECT_EQ(b.Waiting(), 0);
+  b.Fail("a");
+  EXPECT_EQ(b.WaitMs("a"), 0) << "a fresh record: its first failure is free again";
+}
+
+TEST(CredentialBackoff, HoldsAtMostItsBoundOfSources) {
+  const int64_t now = 0;  // every source waits for the whole test
+  CredentialBackoff b([&] { return now; });
+  for (size_t i = 0; i < CredentialBackoff::kMaxSources + 50; ++i) {
+    for (int k = 0; k <= CredentialBackoff::kFreeFailures; ++k) b.Fail("addr:" + std::to_string(i));
+  }
+  EXPECT_EQ(b.Waiting(), static_cast<int64_t>(CredentialBackoff::kMaxSources));
+  EXPECT_GT(b.WaitMs("addr:" + std::to_string(CredentialBackoff::kMaxSources + 49)), 0)
+      << "the newest source is kept";
 }
 
 TEST(Gate, CorsOnlyForTheOperatorsOrigins) {

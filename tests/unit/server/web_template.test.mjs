@@ -21,6 +21,15 @@ test('placeholders and dotted paths are filled; missing ones are empty', () => {
   assert.equal(fillTemplate('no data {{x}}', undefined), 'no data ');
 });
 
+// Issue 44: `.length` of an array or a string is filled (code points, as the terminal counts);
+// an object's own "length" key wins; a length of anything else is empty, as a missing path is.
+test('length of an array or a string is its size', () => {
+  const data = { events: { rows: [{ s: 'a' }, { s: 'b' }, { s: 'c' }] }, name: 'Zoë😀', box: { length: 'own' }, n: 3 };
+  assert.equal(fillTemplate('{{events.rows.length}} events, {{name.length}} letters, {{box.length}}, {{n.length}}|{{nope.length}}|', data),
+    '3 events, 4 letters, own, ||');
+  assert.equal(fillTemplate('{{#each events.rows}}{{this.length}}{{s.length}};{{/each}}', data), '1;1;1;');
+});
+
 test('each repeats its body per item; the item is searched first, then outer scopes', () => {
   const data = { owner: 'Ana', events: { rows: [{ summary: 'Standup' }, { summary: 'Review', owner: 'Bo' }] } };
   assert.equal(fillTemplate('<ul>{{#each events.rows}}<li>{{summary}} ({{owner}})</li>{{/each}}</ul>', data),

@@ -201,6 +201,13 @@ TEST(TextRender, HtmlDataFromAQueryIsFilledWithItsRowsOrSaysWhyNot) {
       "events = Query(\"calendar_list_events\", {}, {rows: []})\n";
   BoundRows rows = {{"events", Rows({{{"summary", "Team standup"}}, {{"summary", "Review"}}})}};
   EXPECT_EQ(Render(program, rows), "• Team standup\n• Review\n");
+  // Issue 44: `.length` of the rows (and of a string) is filled, never left empty.
+  const std::string counted =
+      "root = Html(\"<p>{{events.rows.length}} events, {{name.length}} letters, "
+      "{{box.length}} box, {{nope.length}}|{{n.length}}|</p>\", "
+      "{events: events, name: \"Zoë\", box: {length: \"own\"}, n: 3})\n"
+      "events = Query(\"calendar_list_events\", {}, {rows: []})\n";
+  EXPECT_EQ(Render(counted, rows), "2 events, 3 letters, own box, ||\n");
   rows["events"].error = "connector calendar is disconnected";
   EXPECT_EQ(Render(program, rows), "⚠ data unavailable: connector calendar is disconnected\n");
   EXPECT_EQ(Render(program, {}), "⚠ data unavailable: Query \"events\" was not read\n");

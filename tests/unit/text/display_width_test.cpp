@@ -71,5 +71,32 @@ TEST(Pad, PadsToDisplayColumns) {
   EXPECT_EQ(PadRight("too wide", 3), "too wide");
 }
 
+// Issue 43 item 9: C1 controls (U+009B is a CSI) and the characters that reorder or hide text are
+// shown, never passed raw to a terminal; "Budget sync \u202Egnp.exe" must not read "exe.png".
+TEST(Printable, ShowsC1AndBidiAndInvisibleCharactersAndBlanksC0) {
+  EXPECT_EQ(Printable("Budget sync \u202Egnp.exe"), "Budget sync ⟨U+202E⟩gnp.exe");
+  EXPECT_EQ(Printable("a\xC2\x9B"
+                      "31mred"),
+            "a⟨U+009B⟩31mred");
+  EXPECT_EQ(Printable("x\xC2\x85y"), "x⟨U+0085⟩y");
+  EXPECT_EQ(Printable("\u2066iso\u2069 \u200Bzw \u200Frlm \uFEFFbom \u2060wj"),
+            "⟨U+2066⟩iso⟨U+2069⟩ ⟨U+200B⟩zw ⟨U+200F⟩rlm ⟨U+FEFF⟩bom ⟨U+2060⟩wj");
+  EXPECT_EQ(Printable("tag\U000E0041"), "tag⟨U+E0041⟩");
+  EXPECT_EQ(Printable("\x1B[2Jclear\rline\u2028"), " [2Jclear line ");
+  EXPECT_EQ(Printable("one\ntwo", true), "one\ntwo");
+  // Joiners join: emoji sequences and Persian words are left alone.
+  EXPECT_EQ(Printable("👩\u200D💻 می\u200Cخواهم"), "👩\u200D💻 می\u200Cخواهم");
+  EXPECT_EQ(Printable("caf\xC3"), "caf\uFFFD");
+}
+
+TEST(EscapeHiddenInJson, WritesEveryHiddenCharacterAsAJsonEscapeOfTheSameValue) {
+  const std::string raw =
+      "{\"s\":\"a\xC2\x9B"
+      "b\u202Ec\U000E0041\u2028\"}";
+  const std::string escaped = EscapeHiddenInJson(raw);
+  EXPECT_EQ(escaped, "{\"s\":\"a\\u009bb\\u202ec\\udb40\\udc41\\u2028\"}");
+  EXPECT_EQ(EscapeHiddenInJson("{\"s\":\"東京 👩\u200D💻\"}"), "{\"s\":\"東京 👩\u200D💻\"}");
+}
+
 }  // namespace
 }  // namespace affordance::text
