@@ -101,7 +101,7 @@ Result<store::GrantRecord> Authority::Grant(const std::string& connector,
                      "access must be read or write, not \"" + access + "\"");
   }
   if (road_ != nullptr) {
-    const connect::ConnectorManifest* m = road_->Find(connector);
+    auto m = road_->Find(connector);
     if (m == nullptr) {
       std::vector<std::string> slugs;
       for (const auto& c : road_->manifests()) slugs.push_back(c.slug);
@@ -214,12 +214,12 @@ Status Authority::AuthorizeRead(const std::string& connector, const std::string&
 
 // ---- staging and decisions ----------------------------------------------------------------------
 
-Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>> Authority::Mutation(
-    const std::string& connector, const std::string& operation) {
+Result<std::pair<std::shared_ptr<const connect::ConnectorManifest>, const connect::Operation*>>
+Authority::Mutation(const std::string& connector, const std::string& operation) {
   if (road_ == nullptr) {
     return MakeError("authority.no_connectors", "no connectors are configured");
   }
-  const connect::ConnectorManifest* m = road_->Find(connector);
+  auto m = road_->Find(connector);
   if (m == nullptr) {
     std::string slugs;
     std::vector<std::string> names;

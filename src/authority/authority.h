@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -145,8 +146,8 @@ class Authority {
  private:
   int64_t Now() const;
   Result<store::ApprovalRecord> Load(const std::string& approval_id);
-  Result<std::pair<const connect::ConnectorManifest*, const connect::Operation*>> Mutation(
-      const std::string& connector, const std::string& operation);
+  Result<std::pair<std::shared_ptr<const connect::ConnectorManifest>, const connect::Operation*>>
+  Mutation(const std::string& connector, const std::string& operation);
   Result<store::ApprovalRecord> Decide(const std::string& approval_id, const Actor& by,
                                        bool approve, const std::string& reason,
                                        const std::string& digest);

@@ -1,6 +1,7 @@
 #include "connect/manifest.h"
 
 #include "base/json_limits.h"
+#include "connect/mcp_client.h"
 #include "connect/schema.h"
 
 #include <algorithm>
@@ -231,8 +232,13 @@ SourceSpec ParseSource(const json& j, const std::string& ptr, const std::string&
       if (s.command.empty() == s.url.empty()) {
         Fail(ptr, "an MCP source needs exactly one of \"command\" (stdio) or \"url\" (HTTP)");
       }
-      if (!s.url.empty() && s.url.rfind("http://", 0) != 0 && s.url.rfind("https://", 0) != 0) {
-        Fail(ptr + "/url", "must be an http:// or https:// URL");
+      if (!s.url.empty()) {
+        if (auto u = ParseMcpUrl(s.url); !u) {
+          std::string why = u.error().message;
+          const std::string lead = "the MCP server's url ";
+          if (why.rfind(lead, 0) == 0) why = why.substr(lead.size());
+          Fail(ptr + "/url", why + " (" + u.error().code + ")");
+        }
       }
       if (s.command.find('/') != std::string::npos) s.command = Resolve(base, s.command);
       s.args = Strings(j, "args", ptr);

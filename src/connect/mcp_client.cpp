@@ -84,6 +84,12 @@ void RpcSession::Deliver(int64_t id, Result<json> answer) {
   answered_.notify_all();
 }
 
+bool RpcSession::Answered(int64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pending_.find(id);
+  return it == pending_.end() || it->second.answer.has_value();
+}
+
 McpReply RpcSession::Request(const std::string& method, const json& params, int64_t timeout_ms) {
   McpReply reply;
   int64_t id = 0;
@@ -103,9 +109,14 @@ McpReply RpcSession::Request(const std::string& method, const json& params, int6
   reply.sent = sent;
   std::unique_lock<std::mutex> lock(mu_);
   if (!sent) {
+    // The transport may have said why (an HTTP status that refused it before it was processed).
+    std::optional<Result<json>> refused = std::move(pending_[id].answer);
     pending_.erase(id);
-    reply.result = death_.value_or(MakeError(ErrorKind::kUnavailable, "connect.mcp_disconnected",
-                                             "the request could not be sent to the MCP server"));
+    reply.result =
+        refused ? std::move(*refused)
+                : death_.value_or(MakeError(ErrorKind::kUnavailable, "connect.mcp_disconnected",
+                                            "the request could not be sent to the "
+                                            "MCP server"));
     return reply;
   }
   bool done = answered_.wait_until(
@@ -239,6 +250,7 @@ Status RpcSession::Initialize(int64_t timeout_ms) {
   if (r.contains("capabilities") && r["capabilities"].is_object()) {
     info_.capabilities = r["capabilities"];
   }
+  OnInitialized(version);
   json note = {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
   if (!Send(note, std::nullopt, NowMs() + timeout_ms)) return death();
   return {};
@@ -542,8 +554,16 @@ class StdioSession final : public RpcSession {
 }  // namespace
 
 Result<std::unique_ptr<McpSession>> McpSession::Open(const SourceSpec& source) {
-  auto session = std::make_unique<StdioSession>(source);
-  if (Status s = session->Start(); !s) return s.error();
+  std::unique_ptr<RpcSession> session;
+  if (!source.url.empty()) {
+    auto http = NewHttpSession(source);
+    if (!http) return http.error();
+    session = std::move(http.value());
+  } else {
+    auto stdio = std::make_unique<StdioSession>(source);
+    if (Status s = stdio->Start(); !s) return s.error();
+    session = std::move(stdio);
+  }
   if (Status s = session->Initialize(source.init_timeout_ms); !s) {
     Error e = s.error();
     if (e.detail.empty()) {

@@ -5,6 +5,10 @@
 // with that we speak (kProtocolVersions), as the specification's version negotiation says; any
 // other answer ends the session ("connect.mcp_version").
 //
+// Streamable HTTP (`url`): each message is one POST to the URL, answered as JSON or as an SSE
+// stream (mcp_http.cpp); plain http:// only to a loopback host, so a bearer token never travels
+// in clear ("connect.mcp_insecure_url").
+//
 // Every request has a deadline. What the session does with the server's bytes is bounded: a line
 // longer than max_message_bytes, text that is not JSON-RPC, or JSON nested deeper than
 // kMaxJsonDepth ends the session (the stream can no longer be trusted to stay in step), and every
@@ -80,6 +84,18 @@ class McpSession {
   McpServerInfo info_;
   std::atomic<bool> list_changed_{false};
 };
+
+// A Streamable HTTP endpoint. Errors: connect.mcp_bad_url (not an http(s) URL, or it carries a
+// user name, password or fragment), connect.mcp_insecure_url (http:// to a host other than
+// 127.0.0.1, localhost or [::1]).
+struct McpUrl {
+  std::string scheme;  // "http" | "https"
+  std::string host;    // as written ("[::1]" keeps its brackets)
+  int port = 0;
+  std::string path;  // with the query, "/" when empty
+  bool loopback = false;
+};
+Result<McpUrl> ParseMcpUrl(const std::string& url);
 
 // The environment of a stdio server: PATH, HOME, USER, LANG, LC_ALL, TMPDIR and TZ from ours,
 // then the manifest's `env` with ${NAME} replaced by our variable NAME. An unset NAME is

@@ -21,10 +21,27 @@ constexpr const char* kIdempotencyMeta = "io.affordance/idempotency_key";
 
 }  // namespace
 
-void ConnectorRoad::EnsureCatalog(const ConnectorManifest& m) const {
-  if (mcp_->CatalogLoaded(m.slug)) return;
-  std::lock_guard<std::mutex> lock(mcp_->CatalogLock(m.slug));
-  if (mcp_->CatalogLoaded(m.slug)) return;
+std::shared_ptr<const ConnectorManifest> ConnectorRoad::Catalog(size_t i) const {
+  auto current = [&] {
+    std::lock_guard<std::mutex> lock(catalogs_mu_);
+    return catalogs_[i];
+  };
+  const ConnectorManifest& base = base_[i];
+  if (base.source.kind != SourceKind::kMcp) return current();
+  // The notification is taken once; whoever takes it reads the list again.
+  bool changed = mcp_->TakeListChanged(base.slug);
+  if (!changed && mcp_->CatalogLoaded(base.slug)) return current();
+  std::lock_guard<std::mutex> loading(mcp_->CatalogLock(base.slug));
+  if (!changed && mcp_->CatalogLoaded(base.slug)) return current();  // read meanwhile
+  auto fresh = LoadCatalog(base);
+  if (!fresh) return current();  // unreachable: the last catalog stays, the next call tries again
+  std::lock_guard<std::mutex> lock(catalogs_mu_);
+  catalogs_[i] = fresh;
+  return fresh;
+}
+
+std::shared_ptr<const ConnectorManifest> ConnectorRoad::LoadCatalog(
+    const ConnectorManifest& m) const {
   json tools = json::array();
   json cursor;
   std::optional<Error> error;
@@ -47,7 +64,7 @@ void ConnectorRoad::EnsureCatalog(const ConnectorManifest& m) const {
   }
   if (error) {
     mcp_->SetCatalog(m.slug, false, {}, error);
-    return;
+    return nullptr;
   }
   auto info = mcp_->Info(m.slug);
   bool resources = info && info->capabilities.contains("resources");
@@ -55,9 +72,9 @@ void ConnectorRoad::EnsureCatalog(const ConnectorManifest& m) const {
   auto ops = McpOperations(m, tools, resources, notes);
   if (!ops) {
     mcp_->SetCatalog(m.slug, false, std::move(notes), ops.error());
-    return;
+    return nullptr;
   }
-  ConnectorManifest& mutable_m = const_cast<ConnectorManifest&>(m);
+  auto out = std::make_shared<ConnectorManifest>(m);
   if (m.Supports(SourceMode::kLocal) || m.Supports(SourceMode::kAuto)) {
     // The mirror's tables, for SQL and the chooser.
     Operation sql;
@@ -78,25 +95,24 @@ void ConnectorRoad::EnsureCatalog(const ConnectorManifest& m) const {
     sql.risk_source = "protocol";
     sql.handle = m.slug + "_" + sql.name;
     ops->push_back(std::move(sql));
-    mutable_m.mirror_tables = {
-        {"mcp_reads",
-         {{"operation", "TEXT"},
-          {"args", "TEXT"},
-          {"served_fields", "TEXT"},
-          {"read_at", "INTEGER"},
-          {"rows", "INTEGER"}},
-         "one row per mirrored read (args: the canonical JSON of its arguments)"},
-        {"mcp_rows",
-         {{"operation", "TEXT"},
-          {"args", "TEXT"},
-          {"seq", "INTEGER"},
-          {"row", "TEXT"},
-          {"read_at", "INTEGER"}},
-         "the rows of each mirrored read; row is a JSON object"}};
+    out->mirror_tables = {{"mcp_reads",
+                           {{"operation", "TEXT"},
+                            {"args", "TEXT"},
+                            {"served_fields", "TEXT"},
+                            {"read_at", "INTEGER"},
+                            {"rows", "INTEGER"}},
+                           "one row per mirrored read (args: the canonical JSON of its arguments)"},
+                          {"mcp_rows",
+                           {{"operation", "TEXT"},
+                            {"args", "TEXT"},
+                            {"seq", "INTEGER"},
+                            {"row", "TEXT"},
+                            {"read_at", "INTEGER"}},
+                           "the rows of each mirrored read; row is a JSON object"}};
   }
-  // Written once, before any caller can hold one of its operations (the catalog was empty).
-  mutable_m.operations = std::move(ops.value());
+  out->operations = std::move(ops.value());
   mcp_->SetCatalog(m.slug, true, std::move(notes), std::nullopt);
+  return out;
 }
 
 Result<ConnectorRoad::Execution> ConnectorRoad::McpRead(const ConnectorManifest& m,
@@ -222,7 +238,7 @@ MutationOutcome ConnectorRoad::Mutate(const ConnectorManifest& m, const Operatio
 }
 
 json ConnectorRoad::McpStatus(const std::string& slug) const {
-  const ConnectorManifest* m = Find(slug);
+  auto m = Find(slug);
   if (m == nullptr || m->source.kind != SourceKind::kMcp) return nullptr;
   return mcp_->Status(slug);
 }

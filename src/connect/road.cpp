@@ -82,10 +82,10 @@ Result<ConnectorCommand> ParseConnectorCommand(const json& in) {
 
 Result<ConnectorResult> ConnectorRoad::RunConnectorCommand(const ConnectorCommand& cmd,
                                                            Chooser* chooser) {
-  const ConnectorManifest* found = Find(cmd.connector);
+  auto found = Find(cmd.connector);
   if (!found) {
     std::string slugs;
-    for (const auto& m : manifests_) slugs += (slugs.empty() ? "" : ", ") + m.slug;
+    for (const auto& m : base_) slugs += (slugs.empty() ? "" : ", ") + m.slug;
     return MakeError(
         ErrorKind::kNotFound, "connect.unknown_connector",
         "no connector \"" + cmd.connector + "\" (ready: " + (slugs.empty() ? "none" : slugs) + ")");

@@ -89,12 +89,16 @@ class ConnectorRoad {
   ConnectorRoad(const ConnectorRoad&) = delete;
   ConnectorRoad& operator=(const ConnectorRoad&) = delete;
 
-  // The manifests. An MCP connector's operations are its server's catalog: the first call (of
-  // either) starts each MCP server named and reads its tools/list, once; a server that cannot be
-  // reached leaves its connector without operations (state `disconnected`) and is tried again,
-  // after its backoff, by the next call.
-  const std::vector<ConnectorManifest>& manifests() const;
-  const ConnectorManifest* Find(const std::string& slug) const;
+  // The manifests (copies of what they are now). An MCP connector's operations are its server's
+  // catalog: the first call (of either) starts each MCP server named and reads its tools/list; a
+  // server that cannot be reached leaves its connector without operations (state
+  // `disconnected`) and is tried again, after its backoff, by the next call. After the server
+  // said notifications/tools/list_changed, the next call reads tools/list again and the
+  // connector's new catalog replaces the old one (a removed tool is then an unknown operation).
+  std::vector<ConnectorManifest> manifests() const;
+  // The connector as it is now. A catalog is never changed in place: a refresh publishes a new
+  // one, and the one returned here stays whole for as long as the caller holds it.
+  std::shared_ptr<const ConnectorManifest> Find(const std::string& slug) const;
   const RoadOptions& options() const { return options_; }
 
   // See the file comment. `chooser` may be null.
@@ -150,16 +154,22 @@ class ConnectorRoad {
   std::string CredentialState(const ConnectorManifest& m) const;
   Result<SyncReport> SyncNow(const ConnectorManifest& m, const ProgressFn& progress);
   int64_t Now() const;
-  // MCP (mcp_source.cpp): reads the catalog of `m` once (see manifests()); a sync re-reads
-  // every mirrored read live and returns the rows written.
+  // MCP (mcp_source.cpp): a sync re-reads every mirrored read live and returns the rows written.
   Result<int64_t> SyncMcp(const ConnectorManifest& m, const ProgressFn& progress);
-  void EnsureCatalog(const ConnectorManifest& m) const;
+  // The current manifest of connector `i`; for an MCP connector its catalog is read first when
+  // it was never read, its last read failed, or the server said its tool list changed.
+  std::shared_ptr<const ConnectorManifest> Catalog(size_t i) const;
+  // The manifest `base` with the server's catalog (nullptr when tools/list failed; the error and
+  // notes are recorded in the hub).
+  std::shared_ptr<const ConnectorManifest> LoadCatalog(const ConnectorManifest& base) const;
   // Serves an MCP read by `mode` (mirror-first for local/auto, see docs/CONNECTORS.md); a live
   // read is mirrored when the connector has the local or auto mode.
   Result<Execution> McpRead(const ConnectorManifest& m, const Operation& op,
                             const nlohmann::json& args, SourceMode mode);
 
-  std::vector<ConnectorManifest> manifests_;
+  std::vector<ConnectorManifest> base_;  // as loaded (an MCP connector without its catalog)
+  mutable std::mutex catalogs_mu_;       // guards the pointers in catalogs_, not what they hold
+  mutable std::vector<std::shared_ptr<const ConnectorManifest>> catalogs_;  // one per base_
   RoadOptions options_;
   std::unique_ptr<McpHub> mcp_;
 

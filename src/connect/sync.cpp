@@ -15,10 +15,11 @@ namespace affordance::connect {
 using nlohmann::json;
 
 ConnectorRoad::ConnectorRoad(std::vector<ConnectorManifest> manifests, RoadOptions options)
-    : manifests_(std::move(manifests)),
+    : base_(std::move(manifests)),
       options_(std::move(options)),
       mcp_(std::make_unique<McpHub>(options_.mcp_backoff_ms)) {
   if (options_.data_dir.empty()) options_.data_dir = DefaultDataDir();
+  for (const auto& m : base_) catalogs_.push_back(std::make_shared<const ConnectorManifest>(m));
 }
 
 ConnectorRoad::~ConnectorRoad() {
@@ -26,18 +27,16 @@ ConnectorRoad::~ConnectorRoad() {
   mcp_->StopAll();
 }
 
-const std::vector<ConnectorManifest>& ConnectorRoad::manifests() const {
-  for (const auto& m : manifests_) {
-    if (m.source.kind == SourceKind::kMcp) EnsureCatalog(m);
-  }
-  return manifests_;
+std::vector<ConnectorManifest> ConnectorRoad::manifests() const {
+  std::vector<ConnectorManifest> out;
+  out.reserve(base_.size());
+  for (size_t i = 0; i < base_.size(); ++i) out.push_back(*Catalog(i));
+  return out;
 }
 
-const ConnectorManifest* ConnectorRoad::Find(const std::string& slug) const {
-  for (const auto& m : manifests_) {
-    if (m.slug != slug) continue;
-    if (m.source.kind == SourceKind::kMcp) EnsureCatalog(m);
-    return &m;
+std::shared_ptr<const ConnectorManifest> ConnectorRoad::Find(const std::string& slug) const {
+  for (size_t i = 0; i < base_.size(); ++i) {
+    if (base_[i].slug == slug) return Catalog(i);
   }
   return nullptr;
 }
@@ -110,7 +109,7 @@ bool Syncable(const ConnectorManifest& m) {
 }  // namespace
 
 Result<SyncReport> ConnectorRoad::Sync(const std::string& slug, const ProgressFn& progress) {
-  const ConnectorManifest* m = Find(slug);
+  auto m = Find(slug);
   if (!m)
     return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
                      "no connector \"" + slug + "\"");
@@ -136,7 +135,7 @@ Result<SyncReport> ConnectorRoad::Sync(const std::string& slug, const ProgressFn
 }
 
 Result<bool> ConnectorRoad::StartSync(const std::string& slug, const ProgressFn& progress) {
-  const ConnectorManifest* m = Find(slug);
+  auto m = Find(slug);
   if (!m)
     return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
                      "no connector \"" + slug + "\"");
@@ -233,7 +232,7 @@ std::string ConnectorRoad::CredentialState(const ConnectorManifest& m) const {
 }
 
 Result<MirrorSnapshot> ConnectorRoad::Snapshot(const std::string& slug) const {
-  const ConnectorManifest* m = Find(slug);
+  auto m = Find(slug);
   if (!m)
     return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
                      "no connector \"" + slug + "\"");
@@ -246,7 +245,7 @@ Result<MirrorSnapshot> ConnectorRoad::Snapshot(const std::string& slug) const {
 
 Result<QueryRows> ConnectorRoad::Sql(const std::string& slug, const std::string& sql,
                                      const json& params, int64_t max_rows) {
-  const ConnectorManifest* m = Find(slug);
+  auto m = Find(slug);
   if (!m)
     return MakeError(ErrorKind::kNotFound, "connect.unknown_connector",
                      "no connector \"" + slug + "\"");

@@ -106,7 +106,7 @@ Result<QueryRun> ExecuteQuery(store::Store& store, connect::ConnectorRoad& road,
   // The client names what it executes; the server runs the stored operation and proves that both
   // are the same. A client that asks for another handle gets a mismatch, not another read.
   const std::string handle = request.handle.empty() ? b.handle : request.handle;
-  const connect::ConnectorManifest* m = road.Find(b.connector);
+  auto m = road.Find(b.connector);
   const connect::Operation* op = m != nullptr ? m->FindOperation(b.operation) : nullptr;
   if (handle != b.handle || op == nullptr || op->handle != b.handle) {
     r.live.handle = handle;

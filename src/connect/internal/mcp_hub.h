@@ -39,7 +39,8 @@ class McpHub {
   // True (once) when the server said its tool or resource list changed.
   bool TakeListChanged(const std::string& slug);
 
-  // The catalog: loaded once per connector, under its own lock (see road's EnsureCatalog).
+  // The catalog: read under its own lock per connector, again after list_changed or a failed
+  // read (see ConnectorRoad::Catalog).
   std::mutex& CatalogLock(const std::string& slug);
   void SetCatalog(const std::string& slug, bool loaded, std::vector<std::string> notes,
                   std::optional<Error> error);

@@ -33,6 +33,8 @@ class RpcSession : public McpSession {
                     int64_t deadline_ms) = 0;
   // Called once when the session ends (by Fatal), outside the lock: stop the transport.
   virtual void OnFatal() {}
+  // Called by Initialize with the negotiated revision, before notifications/initialized is sent.
+  virtual void OnInitialized(const std::string& /*protocol_version*/) {}
 
   // One message text from the server. Text that is not a JSON-RPC message ends the session.
   void HandleText(const std::string& text);
@@ -41,6 +43,8 @@ class RpcSession : public McpSession {
   void Fatal(Error why);
   // Delivers an answer to request `id` (from HandleMessage or an HTTP reply).
   void Deliver(int64_t id, Result<nlohmann::json> answer);
+  // True once request `id` has its answer (or is no longer waited for).
+  bool Answered(int64_t id) const;
   static int64_t NowMs();
 
   int64_t max_message_bytes_ = 16 << 20;
@@ -55,5 +59,8 @@ class RpcSession : public McpSession {
   int64_t next_id_ = 1;
   std::optional<Error> death_;
 };
+
+// The Streamable HTTP transport (mcp_http.cpp): opened, not yet initialized.
+Result<std::unique_ptr<RpcSession>> NewHttpSession(const SourceSpec& source);
 
 }  // namespace affordance::connect

@@ -40,7 +40,7 @@ TEST(AuthorityCalendar, CreateAndDeleteAreWrittenAtomicallyAndVerifiedByAFreshRe
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
   }
   // The same key dispatched again changes nothing: the calendar itself records the key.
-  const auto* m = w.road->Find("calendar");
+  auto m = w.road->Find("calendar");
   auto again = connect::WriteCalendar(*m, *m->FindOperation("create_event"), created->approval.args,
                                       created->approval.idempotency_key);
   ASSERT_TRUE(again.ok());

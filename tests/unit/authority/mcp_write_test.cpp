@@ -4,6 +4,7 @@
 // is verified by the manifest's declared read (else it is only executed); an answer that never
 // comes after the request was sent is outcome_unknown, never retried, settled by reconcile; so is
 // a SIGKILL of the executing process.
+#include "../connect/mcp_http_bridge.h"
 #include "support.h"
 
 #include <gmock/gmock.h>
@@ -169,7 +170,7 @@ TEST(AuthorityMcp, WithoutADeclaredReadAWriteIsExecutedNeverVerified) {
 
 TEST(AuthorityMcp, NoAnswerAfterSendIsOutcomeUnknownNeverRetriedThenReconciled) {
   McpWorld w;
-  w.manifests = {FixtureManifest("slowwrite", w.dir.path(), /*verify=*/true, /*timeout=*/800)};
+  w.manifests = {FixtureManifest("slowwrite", w.dir.path(), /*verify=*/true, /*timeout_ms=*/800)};
   w.Open();
   ASSERT_TRUE(w.authority->Grant("log", "", "write", 0, w.person).ok());
   std::string id = w.Approved("log", "append", {{"line", "exactly once"}});
@@ -192,7 +193,7 @@ TEST(AuthorityMcp, NoAnswerAfterSendIsOutcomeUnknownNeverRetriedThenReconciled) 
 
 TEST(AuthorityMcp, KillMinusNineAfterApprovalIsOutcomeUnknownThenReconciledNeverCalledTwice) {
   McpWorld w;
-  w.manifests = {FixtureManifest("slowwrite", w.dir.path(), /*verify=*/true, /*timeout=*/60000)};
+  w.manifests = {FixtureManifest("slowwrite", w.dir.path(), /*verify=*/true, /*timeout_ms=*/60000)};
   w.Open();
   ASSERT_TRUE(w.authority->Grant("log", "", "write", 0, w.person).ok());
   std::string id = w.Approved("log", "append", {{"line", "before the kill"}});
@@ -228,6 +229,49 @@ TEST(AuthorityMcp, KillMinusNineAfterApprovalIsOutcomeUnknownThenReconciledNever
   EXPECT_EQ(Lines(w.dir / "log.txt"), 1u);
   EXPECT_EQ(CallsOf(w.dir.path(), "append"), 1u) << "the write once, never again";
   EXPECT_GE(CallsOf(w.dir.path(), "read_log"), 1u) << "then the reconcile read";
+}
+
+TEST(AuthorityMcp, AWriteOverStreamableHttpIsStagedApprovedAndRunExactlyOnce) {
+  McpWorld w;
+  const std::string graph = w.dir / "memory.jsonl";
+  setenv("MEMORY_FILE_PATH", graph.c_str(), 1);
+  connect::testing::HttpBridge bridge(
+      {"--token", "tok-for-the-test"},
+      {AFFORDANCE_NODE,
+       Module("tools/node_modules/@modelcontextprotocol/server-memory/dist/index.js")});
+  setenv("AFFORDANCE_TEST_MCP_TOKEN", "tok-for-the-test", 1);
+  w.manifests = {
+      {{"slug", "memory"},
+       {"title", "Knowledge graph"},
+       {"source",
+        {{"kind", "mcp"}, {"url", bridge.url()}, {"bearer_env", "AFFORDANCE_TEST_MCP_TOKEN"}}},
+       {"modes", {"live"}}}};
+  w.Open();
+  ASSERT_TRUE(w.authority->Grant("memory", "", "write", 0, w.person).ok());
+  json args = {
+      {"entities",
+       {{{"name", "Ada"}, {"entityType", "person"}, {"observations", {"first program"}}}}}};
+  auto staged = w.authority->Stage({"memory", "create_entities", args}, Actor::Model());
+  ASSERT_TRUE(staged.ok()) << staged.error().ToString();
+  EXPECT_EQ(staged->status, "pending");
+  EXPECT_EQ(staged->args, args);
+  EXPECT_EQ(Lines(graph, "\"Ada\""), 0u) << "staging runs nothing";
+  ASSERT_TRUE(w.authority->Approve(staged->id, w.person).ok());
+  EXPECT_EQ(Lines(graph, "\"Ada\""), 0u) << "approving is not running";
+  auto done = w.authority->Execute(staged->id);
+  ASSERT_TRUE(done.ok()) << done.error().ToString();
+  EXPECT_EQ(done->state, "executed") << done->ToJson().dump();
+  EXPECT_EQ(Lines(graph, "\"Ada\""), 1u);
+  EXPECT_EQ(w.authority->Execute(staged->id).error().code, "authority.already_executed");
+  EXPECT_EQ(Lines(graph, "\"Ada\""), 1u) << "run exactly once";
+  // The server has it: a read over the same session finds it.
+  connect::ConnectorCommand cmd{"memory",
+                                {{"operation", "search_nodes"}, {"args", {{"query", "Ada"}}}}};
+  auto found = w.road->RunConnectorCommand(cmd);
+  ASSERT_TRUE(found.ok()) << found.error().ToString();
+  ASSERT_EQ(found->rows.size(), 1u);
+  EXPECT_EQ(found->rows[0]["entities"][0]["name"], "Ada");
+  unsetenv("AFFORDANCE_TEST_MCP_TOKEN");
 }
 
 }  // namespace

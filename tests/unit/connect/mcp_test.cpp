@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -18,7 +19,7 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-const Operation* Op(const ConnectorManifest* m, const std::string& name) {
+const Operation* Op(const std::shared_ptr<const ConnectorManifest>& m, const std::string& name) {
   return m ? m->FindOperation(name) : nullptr;
 }
 
@@ -73,7 +74,7 @@ TEST(McpFilesystem, TheCatalogComesFromToolsListWithRiskFromAnnotations) {
   TempDir dir;
   std::filesystem::create_directories(dir / "root");
   ConnectorRoad road({Parsed(FilesystemManifest(dir / "root"))}, TestOptions(dir));
-  const ConnectorManifest* m = road.Find("files");
+  auto m = road.Find("files");
   ASSERT_NE(m, nullptr);
   ASSERT_GE(m->operations.size(), 10u) << road.McpStatus("files").dump();
 
@@ -169,7 +170,7 @@ TEST(McpMemory, EnvNamesOurVariablesAndResourcesAreReadOperations) {
                             {{"tool", "delete_entities"}, {"risk", "read"}},
                             {{"tool", "no_such_tool"}, {"risk", "write"}}};
   ConnectorRoad road({Parsed(manifest)}, TestOptions(dir));
-  const ConnectorManifest* m = road.Find("memory");
+  auto m = road.Find("memory");
   ASSERT_NE(m, nullptr);
   ASSERT_NE(Op(m, "create_entities"), nullptr) << road.McpStatus("memory").dump();
   EXPECT_EQ(Op(m, "create_entities")->risk, Risk::kWrite);
@@ -198,7 +199,7 @@ TEST(McpMemory, AnUnsetVariableIsNamedAndTheConnectorIsDisconnected) {
   TempDir dir;
   unsetenv("AFFORDANCE_TEST_MEMORY_FILE");
   ConnectorRoad road({Parsed(MemoryManifest())}, TestOptions(dir));
-  const ConnectorManifest* m = road.Find("memory");
+  auto m = road.Find("memory");
   ASSERT_NE(m, nullptr);
   EXPECT_TRUE(m->operations.empty());
   json status = road.McpStatus("memory");
@@ -318,7 +319,7 @@ TEST(McpHostile, HugeOrDeepAnswersAreRefusedBeforeTheyAreParsed) {
 
 TEST(McpHostile, AnUnknownProtocolVersionEndsTheSession) {
   Hostile h("version");
-  const ConnectorManifest* m = h.road->Find("hostile");
+  auto m = h.road->Find("hostile");
   ASSERT_NE(m, nullptr);
   EXPECT_TRUE(m->operations.empty());
   json status = h.road->McpStatus("hostile");
@@ -328,7 +329,7 @@ TEST(McpHostile, AnUnknownProtocolVersionEndsTheSession) {
 
 TEST(McpHostile, LyingAnnotationsNeverMakeAWriteReadable) {
   Hostile h("lying");
-  const ConnectorManifest* m = h.road->Find("hostile");
+  auto m = h.road->Find("hostile");
   ASSERT_NE(m, nullptr);
   const Operation* erase = m->FindOperation("erase_all");
   ASSERT_NE(erase, nullptr);
@@ -349,6 +350,61 @@ TEST(McpHostile, LyingAnnotationsNeverMakeAWriteReadable) {
   EXPECT_EQ(status["server"]["instructions"]["trust"], "untrusted");
   EXPECT_THAT(status["server"]["instructions"]["text"].get<std::string>(),
               HasSubstr("approve every write"));
+}
+
+TEST(McpHostile, AToolListChangeRefreshesTheCatalogOnTheNextUse) {
+  Hostile h("changing");
+  auto run = [&](const std::string& op) {
+    ConnectorCommand cmd;
+    cmd.connector = "hostile";
+    cmd.request = {{"operation", op}, {"args", json::object()}};
+    return h.road->RunConnectorCommand(cmd);
+  };
+  auto first = h.road->Find("hostile");
+  ASSERT_NE(Op(first, "echo"), nullptr) << h.road->McpStatus("hostile").dump();
+  EXPECT_EQ(Op(first, "added_1"), nullptr);
+  ASSERT_TRUE(h.Echo().ok());  // the server changes its list and says so
+  auto second = h.road->Find("hostile");
+  ASSERT_NE(Op(second, "added_1"), nullptr) << "the new tool appears";
+  EXPECT_TRUE(Op(second, "added_1")->readable());
+  EXPECT_EQ(Op(first, "added_1"), nullptr) << "a catalog already held is never changed in place";
+  ASSERT_NE(Op(first, "echo"), nullptr);
+  auto added = run("added_1");
+  ASSERT_TRUE(added.ok()) << added.error().ToString();
+  EXPECT_EQ(added->rows.at(0)["text"], "added_1");
+  ASSERT_TRUE(h.Echo().ok());  // added_1 is gone, added_2 is there
+  auto removed = run("added_1");
+  ASSERT_FALSE(removed.ok());
+  EXPECT_EQ(removed.error().code, "connect.unknown_operation");
+  EXPECT_NE(Op(h.road->Find("hostile"), "added_2"), nullptr);
+  // echo, added_1, echo: the removed tool was refused before anything was sent.
+  EXPECT_EQ(Hostile::Lines2(h.dir / "calls.txt"), 3u);
+  // The list is read once per change, not once per use.
+  EXPECT_EQ(Hostile::Lines2(h.dir / "lists.txt"), 3u);
+  for (int i = 0; i < 5; ++i) (void)h.road->Find("hostile");
+  EXPECT_EQ(Hostile::Lines2(h.dir / "lists.txt"), 3u);
+}
+
+TEST(McpHostile, CatalogRefreshesWhileOtherThreadsReadItAreSafe) {
+  Hostile h("changing");
+  ASSERT_NE(Op(h.road->Find("hostile"), "echo"), nullptr);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  threads.reserve(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 15; ++i) {
+        auto m = h.road->Find("hostile");
+        size_t names = 0;
+        for (const auto& op : m->operations) names += op.name.size();
+        if (names == 0 || !h.Echo().ok()) ++failures;
+        for (const auto& c : h.road->manifests()) names += c.operations.size();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_NE(Op(h.road->Find("hostile"), "added_60"), nullptr);
 }
 
 TEST(McpHostile, ControlTokensInAResultStayText) {
