@@ -1,6 +1,7 @@
 // An MCP server's tools as operations (risk from annotations, schemas split into the validated
 // subset and documentation) and its answers as rows.
 #include "connect/internal/mcp_catalog.h"
+#include "connect/internal/mcp_rpc.h"
 
 #include "connect/result.h"
 #include "connect/schema.h"
@@ -20,19 +21,6 @@ namespace {
 constexpr size_t kMaxTools = 1000;
 
 int Strictness(Risk r) { return r == Risk::kRead ? 0 : r == Risk::kWrite ? 1 : 2; }
-
-std::string Bounded(const std::string& text, size_t n) {
-  std::string out = ValidUtf8(text);
-  size_t cps = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if ((static_cast<unsigned char>(out[i]) & 0xC0) != 0x80 && ++cps > n) {
-      out.resize(i);
-      out += "…";
-      break;
-    }
-  }
-  return out;
-}
 
 std::string Hash8(const std::string& s) {
   uint32_t h = 2166136261u;
@@ -72,7 +60,7 @@ Operation ToolOperation(const ConnectorManifest& m, const json& tool, const std:
       tool.value("title", json()).is_string() ? tool["title"].get<std::string>() : "";
   std::string description =
       tool.value("description", json()).is_string() ? tool["description"].get<std::string>() : "";
-  op.description = Bounded(title.empty() ? description : title + ": " + description, 2000);
+  op.description = BoundedText(title.empty() ? description : title + ": " + description, 2000);
   json annotations = tool.value("annotations", json::object());
   if (!annotations.is_object()) annotations = json::object();
   if (IsTrue(annotations, "destructiveHint")) {
@@ -138,7 +126,7 @@ bool Clip(json& row) {
     if (!v.is_string()) continue;
     const std::string& s = v.get_ref<const std::string&>();
     if (CodePointCount(s) <= kMcpFieldChars) continue;
-    v = Bounded(s, kMcpFieldChars);
+    v = BoundedText(s, kMcpFieldChars);
     cut.push_back(k);
     clipped = true;
   }
@@ -163,7 +151,7 @@ json ContentRow(const json& block) {
   if (type == "text") return json{{"text", str(block, "text")}};
   if (type == "image" || type == "audio") {
     int64_t bytes = Base64Bytes(block.value("data", json()));
-    std::string mime = Bounded(str(block, "mimeType"), 100);
+    std::string mime = BoundedText(str(block, "mimeType"), 100);
     return json{{"type", type},
                 {"mimeType", mime},
                 {"bytes", bytes},
@@ -172,15 +160,15 @@ json ContentRow(const json& block) {
   }
   if (type == "resource_link") {
     return json{{"type", type},
-                {"uri", Bounded(str(block, "uri"), 2000)},
-                {"name", Bounded(str(block, "name"), 200)},
-                {"mimeType", Bounded(str(block, "mimeType"), 100)}};
+                {"uri", BoundedText(str(block, "uri"), 2000)},
+                {"name", BoundedText(str(block, "name"), 200)},
+                {"mimeType", BoundedText(str(block, "mimeType"), 100)}};
   }
   if (type == "resource" && block.value("resource", json()).is_object()) {
     const json& r = block["resource"];
     json row = {{"type", type},
-                {"uri", Bounded(str(r, "uri"), 2000)},
-                {"mimeType", Bounded(str(r, "mimeType"), 100)}};
+                {"uri", BoundedText(str(r, "uri"), 2000)},
+                {"mimeType", BoundedText(str(r, "mimeType"), 100)}};
     if (r.contains("text")) {
       row["text"] = str(r, "text");
     } else {
@@ -190,8 +178,8 @@ json ContentRow(const json& block) {
     }
     return row;
   }
-  return json{{"type", Bounded(type, 50)},
-              {"description", "content of type \"" + Bounded(type, 50) + "\", not shown"}};
+  return json{{"type", BoundedText(type, 50)},
+              {"description", "content of type \"" + BoundedText(type, 50) + "\", not shown"}};
 }
 
 std::vector<std::string> SchemaFields(const json& schema) {
@@ -223,7 +211,7 @@ Result<std::vector<Operation>> McpOperations(const ConnectorManifest& m, const j
     }
     const std::string& tool_name = tool["name"].get_ref<const std::string&>();
     if (!seen_tools.insert(tool_name).second) {
-      notes.push_back("the server lists tool \"" + Bounded(tool_name, 100) +
+      notes.push_back("the server lists tool \"" + BoundedText(tool_name, 100) +
                       "\" twice; only the first is used");
       continue;
     }
@@ -301,7 +289,7 @@ Result<McpRows> McpRowsOf(const Operation& op, const json& result) {
       if (!r.is_object()) continue;
       json row = json::object();
       for (const char* k : {"uri", "name", "title", "mimeType", "description"}) {
-        if (r.value(k, json()).is_string()) row[k] = Bounded(r[k].get<std::string>(), 2000);
+        if (r.value(k, json()).is_string()) row[k] = BoundedText(r[k].get<std::string>(), 2000);
       }
       if (r.value("size", json()).is_number_integer()) row["size"] = r["size"];
       out.rows.push_back(std::move(row));
@@ -334,8 +322,8 @@ Result<McpRows> McpRowsOf(const Operation& op, const json& result) {
       }
     }
     return MakeError(ErrorKind::kInvalid, "connect.mcp_tool_error",
-                     "the MCP tool " + Bounded(op.mcp_tool, 100) + " reported an error" +
-                         (text.empty() ? "" : ": " + Bounded(text, 2000)));
+                     "the MCP tool " + BoundedText(op.mcp_tool, 100) + " reported an error" +
+                         (text.empty() ? "" : ": " + BoundedText(text, 2000)));
   }
   if (result.contains("structuredContent") && !result["structuredContent"].is_null()) {
     const json& sc = result["structuredContent"];
@@ -346,7 +334,7 @@ Result<McpRows> McpRowsOf(const Operation& op, const json& result) {
       if (Status s = ValidateArgs(subset, sc); !s) {
         return MakeError(
             ErrorKind::kInvalid, "connect.mcp_bad_output",
-            "the MCP tool " + Bounded(op.mcp_tool, 100) +
+            "the MCP tool " + BoundedText(op.mcp_tool, 100) +
                 "'s structuredContent does not match its outputSchema: " + s.error().message);
       }
     }
@@ -400,7 +388,7 @@ json McpResponseOf(const json& result) {
       }
     }
   }
-  return json{{"text", Bounded(text, 4000)}};
+  return json{{"text", BoundedText(text, 4000)}};
 }
 
 }  // namespace affordance::connect

@@ -24,23 +24,9 @@ using nlohmann::json;
 
 namespace {
 
-// At most `n` code points of untrusted text, valid UTF-8.
-std::string Bounded(const std::string& text, size_t n) {
-  std::string out = ValidUtf8(text);
-  size_t cps = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if ((static_cast<unsigned char>(out[i]) & 0xC0) != 0x80 && ++cps > n) {
-      out.resize(i);
-      out += "…";
-      break;
-    }
-  }
-  return out;
-}
-
 std::string Text(const json& obj, const char* key, size_t n) {
   auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? Bounded(it->get<std::string>(), n) : "";
+  return it != obj.end() && it->is_string() ? BoundedText(it->get<std::string>(), n) : "";
 }
 
 }  // namespace
@@ -139,6 +125,19 @@ McpReply RpcSession::Request(const std::string& method, const json& params, int6
   return reply;
 }
 
+std::string BoundedText(const std::string& text, size_t n) {
+  std::string out = ValidUtf8(text);
+  size_t cps = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if ((static_cast<unsigned char>(out[i]) & 0xC0) != 0x80 && ++cps > n) {
+      out.resize(i);
+      out += "…";
+      break;
+    }
+  }
+  return out;
+}
+
 void RpcSession::HandleText(const std::string& text) {
   if (text.find_first_not_of(" \t\r") == std::string::npos) return;
   if (JsonTextDepth(text) > kMaxJsonDepth) {
@@ -150,7 +149,7 @@ void RpcSession::HandleText(const std::string& text) {
   json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (message.is_discarded()) {
     Fatal(MakeError("connect.mcp_protocol", "the MCP server sent text that is not JSON",
-                    Bounded(text, 200)));
+                    BoundedText(text, 200)));
     return;
   }
   if (message.is_array()) {  // a batch (2025-03-26): each member on its own
@@ -164,7 +163,7 @@ void RpcSession::HandleMessage(const json& m) {
   auto bad = [&](const std::string& why) {
     Fatal(MakeError("connect.mcp_protocol",
                     "the MCP server sent a message that is not JSON-RPC 2.0: " + why,
-                    Bounded(m.dump(-1, ' ', false, json::error_handler_t::replace), 200)));
+                    BoundedText(m.dump(-1, ' ', false, json::error_handler_t::replace), 200)));
   };
   if (!m.is_object() || m.value("jsonrpc", json()) != "2.0") return bad("no \"jsonrpc\": \"2.0\"");
   bool has_id = m.contains("id") && !m["id"].is_null();
@@ -177,7 +176,7 @@ void RpcSession::HandleMessage(const json& m) {
         answer["result"] = json::object();
       } else {
         answer["error"] = {{"code", -32601},
-                           {"message", "affordance does not serve " + Bounded(method, 100)}};
+                           {"message", "affordance does not serve " + BoundedText(method, 100)}};
       }
       (void)Send(answer, std::nullopt, NowMs() + 1000);
       return;
@@ -193,7 +192,7 @@ void RpcSession::HandleMessage(const json& m) {
     // parse says our stream is out of step with it.
     if (m.contains("error")) {
       return bad("an error answer without an id: " +
-                 Bounded(m["error"].is_object() ? Text(m["error"], "message", 200) : "", 200));
+                 BoundedText(m["error"].is_object() ? Text(m["error"], "message", 200) : "", 200));
     }
     return bad("an answer without a numeric id");
   }
@@ -235,7 +234,7 @@ Status RpcSession::Initialize(int64_t timeout_ms) {
   for (const char* v : kProtocolVersions) known = known || version == v;
   if (!known) {
     Error e = MakeError("connect.mcp_version",
-                        "the MCP server speaks protocol version \"" + Bounded(version, 40) +
+                        "the MCP server speaks protocol version \"" + BoundedText(version, 40) +
                             "\", which affordance does not (it speaks 2025-11-25, 2025-06-18, "
                             "2025-03-26, 2024-11-05)");
     Fatal(e);

@@ -16,6 +16,10 @@
 
 namespace affordance::connect {
 
+// At most `n` code points of untrusted text (a server's name, instructions, stderr, an error),
+// valid UTF-8, ending in "…" when it was cut.
+std::string BoundedText(const std::string& text, size_t n);
+
 class RpcSession : public McpSession {
  public:
   McpReply Request(const std::string& method, const nlohmann::json& params,
