@@ -341,9 +341,15 @@ int Chat(const ChatOptions& o) {
       if (listed.empty()) out << "No threads yet.\n";
       for (size_t i = 0; i < listed.size(); ++i) {
         const auto& t = listed[i];
-        out << (i + 1) << ". " << (t.title.empty() ? "New conversation" : t.title) << "  ("
-            << t.messages << " messages, " << When(t.updated_ms) << ")"
-            << (t.id == thread ? "  ← current" : "") << "\n";
+        const std::string title =
+            std::to_string(i + 1) + ". " + (t.title.empty() ? "New conversation" : t.title);
+        const std::string about = "(" + std::to_string(t.messages) + " messages, " +
+                                  When(t.updated_ms) + ")" + (t.id == thread ? "  ← current" : "");
+        // Too wide for the terminal: what it is about goes on its own line, never broken
+        // inside its date.
+        const bool fold =
+            tty && width >= 20 && text::DisplayWidth(title) + 2 + text::DisplayWidth(about) > width;
+        out << title << (fold ? "\n   " : "  ") << about << "\n";
       }
       continue;
     }

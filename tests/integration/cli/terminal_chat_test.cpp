@@ -498,6 +498,9 @@ TEST(TerminalChat, ReplayScriptModelsResumedThreadReadsAsItStreamed) {
   // /threads lists the newest first: 2 is the cited answer.
   t.Type("/threads");
   ASSERT_TRUE(t.WaitFor("2. What is on this week?  (")) << t.Screen();
+  // The first title is too long for 60 columns with its count and date: they go on the next
+  // line, whole (never "2026-12-0" / "4 18:40").
+  EXPECT_THAT(t.Screen(), HasSubstr("1. What is on this week, as a table?\n   (2 messages, "));
   t.Type("/resume 2");
   ASSERT_TRUE(t.WaitFor("prose is inference")) << t.Screen();
   std::string screen = t.Screen();
