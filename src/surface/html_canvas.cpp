@@ -243,6 +243,7 @@ class Tokenizer {
         while (!arg.empty() && IsSpace(arg.back())) arg.pop_back();
       }
       if (IsExternalUrl(arg)) External(where, arg);
+      if (IsScriptUrl(arg)) Problem("runtime-url", where + " holds a script URL in url()");
     }
     for (size_t at = css.find("image-set("); at != std::string::npos;
          at = css.find("image-set(", at + 10)) {
@@ -254,6 +255,7 @@ class Tokenizer {
         const std::string_view str =
             inside.substr(q + 1, (end == std::string_view::npos ? inside.size() : end) - q - 1);
         if (IsExternalUrl(str)) External(where, str);
+        if (IsScriptUrl(str)) Problem("runtime-url", where + " holds a script URL in image-set()");
         if (end == std::string_view::npos) break;
         q = inside.find_first_of("\"'", end + 1);
       }
@@ -315,10 +317,7 @@ class Tokenizer {
                                      "; put interactive parts in HtmlMount slots");
     }
     if (!has_value) return;
-    // A script URL is refused as one (runtime-url below), not also as another host.
-    if (IsUrlAttribute(name) && !IsScriptUrl(value) && IsExternalUrl(value)) {
-      External("attribute " + name, value);
-    }
+    if (IsUrlAttribute(name) && IsExternalUrl(value)) External("attribute " + name, value);
     if (IsUrlListAttribute(name)) {
       // srcset: "url [descriptor], url [descriptor]"; ping: URLs separated by spaces.
       for (size_t i = 0; i < value.size();) {
@@ -390,8 +389,12 @@ bool IsExternalUrl(std::string_view url) {
                             u[i] == '-' || u[i] == '.')) {
       ++i;
     }
-    // A scheme: only data: (an inline image; data:text/html is a script URL) names no host.
-    if (i < u.size() && u[i] == ':') return u.substr(0, i) != "data";
+    // A scheme: data: (an inline image; data:text/html is a script URL), javascript: and
+    // vbscript: (script URLs, refused as runtime-url) name no host; every other one does.
+    if (i < u.size() && u[i] == ':') {
+      const std::string scheme = u.substr(0, i);
+      return scheme != "data" && scheme != "javascript" && scheme != "vbscript";
+    }
   }
   // A {{placeholder}} (filled from data in the browser) must come after the path has started on
   // this server: "/x/{{id}}", "img/{{id}}", "?q={{q}}", "#{{id}}"; "{{url}}", "/{{p}}" or

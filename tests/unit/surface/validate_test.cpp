@@ -77,6 +77,9 @@ TEST(SurfaceValidate, ScriptUrlsAreRejectedEvenWhenEncoded) {
   EXPECT_EQ(Codes("root = Stack([Button(\"x\", Action([@OpenUrl(\"javascript:alert(1)\")]))])\n"),
             Codes_{"runtime-url"});
   EXPECT_TRUE(Codes(Canvas("<a href='/docs/javascript:'>x</a>")).empty());
+  // In CSS too: a script URL is refused as one, never read as a path on this server.
+  EXPECT_EQ(Codes(Canvas("<p style='background:url(JavaScript:alert(1))'>x</p>")),
+            Codes_{"runtime-url"});
 }
 
 // Issue 43, item 2: a canvas that loads from another host carries what it shows there. Every URL
