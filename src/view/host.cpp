@@ -324,14 +324,23 @@ JSValue View::Impl::BuildJs(const nlohmann::ordered_json& next, const nlohmann::
 }
 
 void View::Impl::UseDep(int64_t id) {
+  KeepDep(id);
+  dep_log_.push_back(id);
+}
+
+// A block rendered without its call being made again (its component replayed) still holds the
+// rows and inner blocks of its items: they are kept with it, or the next call at its site finds
+// them swept (an act that changed no state, then any other render).
+void View::Impl::KeepDep(int64_t id) {
   if (id < 0) {
     auto it = text_rows_by_id_.find(-id);
     if (it != text_rows_by_id_.end()) it->second->used = generation_;
-  } else {
-    auto it = blocks_.find(id);
-    if (it != blocks_.end()) it->second->used = generation_;
+    return;
   }
-  dep_log_.push_back(id);
+  auto it = blocks_.find(id);
+  if (it == blocks_.end() || it->second->used == generation_) return;
+  it->second->used = generation_;
+  for (int64_t dep : it->second->deps) KeepDep(dep);
 }
 
 bool View::Impl::DepsCurrent(const std::vector<int64_t>& ids, uint64_t made) const {

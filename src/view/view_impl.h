@@ -225,7 +225,9 @@ class View::Impl {
   // What a conversion depended on, logged while converting (ConvertedNode::deps and friends):
   // asChatTools block ids (positive) and text rows ids (negated).
   std::vector<int64_t> dep_log_;
+  // Logs `id` and keeps it (and, for a block, what its layout holds) through this render's Sweep.
   void UseDep(int64_t id);
+  void KeepDep(int64_t id);
   // False when a block among `ids` is gone or changed after a conversion made at `made`.
   bool DepsCurrent(const std::vector<int64_t>& ids, uint64_t made) const;
   void Sweep();

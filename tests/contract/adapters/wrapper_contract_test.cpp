@@ -118,6 +118,37 @@ TEST(WrapperContract, ActDispatchesThroughTheProjectedHandlerAndReRenders) {
   EXPECT_GT(r->projection_cache_stats().hits, 0u);
 }
 
+// An act that changes no state (a scroll to where the list already is) replays the app, and the
+// renders after it reuse the rows its layout was made from: they must still be there. They were
+// swept by a render that replayed the wrapper without calling asChatTools again, and the next
+// layout failed with view.render "rendered after it unmounted" (the harness's frame renders
+// twice a step, so a model that scrolled to offset 0 ended its turn with a harness error).
+TEST(WrapperContract, AnActThatChangesNothingKeepsTheRowsOfTheLayout) {
+  struct App {
+    const char *file, *name, *model;
+  };
+  for (const App& app : {App{"views/demo/notebook_chat.tsx", "NotebookChat", kQwen},
+                         App{"views/demo/notebook_llama31.tsx", "NotebookLlama31", kLlama}}) {
+    SCOPED_TRACE(app.model);
+    auto r = Load(app.file, app.name, app.model);
+    ASSERT_NE(r, nullptr);
+    const nlohmann::json a = {{"numbers", Numbers(20)}, {"question", "q"}};
+    const nlohmann::json b = {{"numbers", Numbers(20)}, {"question", "another"}};
+    auto first = r->Render(a);
+    ASSERT_TRUE(first.ok()) << first.error().ToString();
+    ASSERT_TRUE(r->Render(b).ok());
+    for (int i = 0; i < 2; ++i) {
+      auto acted = r->Act({{"name", "scroll__numbers"}, {"arguments", {{"offset", 0}}}});
+      ASSERT_TRUE(acted.ok()) << acted.error().ToString();
+      auto again = r->Render(i == 0 ? b : a);
+      ASSERT_TRUE(again.ok()) << again.error().ToString();
+    }
+    auto last = r->Render(a);
+    ASSERT_TRUE(last.ok()) << last.error().ToString();
+    EXPECT_EQ(last->tokens, first->tokens);
+  }
+}
+
 TEST(WrapperContract, ActErrorsAreClear) {
   auto r = Load("tests/contract/adapters/data/golden_view.tsx", "GoldenQwen");
   ASSERT_NE(r, nullptr);
