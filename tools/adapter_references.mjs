@@ -244,7 +244,91 @@ function cases(model) {
       body: ["Numbers: 3, 14, 15, 92 and 65."],
       tools: [],
     },
+    // A harness frame (views/harness/frame.tsx): the caller's own tools in the tool section, the
+    // app's tools disclosed after its tree in the app turn (`appToolsInTurn`, appDisclosure), so
+    // the tokens before the app turn do not depend on the app's actions. The reference is the
+    // official template with only the own tools and the app turn as the last user message.
+    {
+      name: "app_tools_in_turn",
+      system: "You operate a notebook app.",
+      question: "Write down the sum of the numbers in the notes.",
+      own_tools: [searchTool],
+      body: notebook([3, 14, 15], "draft"),
+      tools: [changeNotes],
+    },
+    {
+      name: "app_tools_in_turn_history",
+      system: "You operate a notebook app.",
+      question: "Name the note that holds 32.",
+      history: [
+        { role: "assistant", tool_calls: [{ name: "change__notes", arguments: { value: "32" } }] },
+        { role: "tool", content: "ok" },
+      ],
+      own_tools: [searchTool, askTool],
+      body: [
+        "Notebook\n",
+        notesInput("32"),
+        "\n",
+        { type: "input", props: { label: "title", value: "sums" }, handlers: ["onChange"] },
+      ],
+      tools: [changeNotes, changeTool("title")],
+    },
+    {
+      name: "app_tools_in_turn_none_visible",
+      question: "Which numbers are visible?",
+      own_tools: [searchTool],
+      body: ["Numbers: 3, 14, 15, 92 and 65."],
+      tools: [],
+    },
   ].map((c) => (llama ? { date, ...c } : c));
+}
+
+// The own tools of the app_tools_in_turn cases (a harness's resident tools, with descriptions).
+const searchTool = {
+  type: "function",
+  function: {
+    name: "ToolSearch",
+    description: "Find deferred tools by words.",
+    parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+  },
+};
+const askTool = {
+  type: "function",
+  function: {
+    name: "AskUserQuestion",
+    description: "Ask the person one question.",
+    parameters: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+  },
+};
+
+// The app's tools as the wrappers disclose them in the app turn (appToolsInTurn), serialized by
+// the official template itself: its tool section rendered for these tools alone, cut out.
+const APP_TOOLS_HEAD = {
+  qwen:
+    "\n\n# App tools\n\nThe app above is operated with these functions, called like the tools " +
+    "above; only the ones listed here can be called now:\n<tools>",
+  llama:
+    "\n\nThe app above is operated with these functions, called like the functions above and in " +
+    "the same format; only the ones listed here can be called now.\n\n",
+};
+function appDisclosure(model, m, template, tools) {
+  if (tools.length === 0) return "";
+  const text = template.render({
+    messages: [{ role: "user", content: "\u0000" }],
+    tools,
+    add_generation_prompt: false,
+    ...m.context({ date: "29 Nov 2026" }),
+  });
+  if (model === "qwen") {
+    const open = "XML tags:\n<tools>";
+    const from = text.indexOf(open) + open.length;
+    const to = text.indexOf("\n</tools>");
+    return APP_TOOLS_HEAD.qwen + text.slice(from, to) + "\n</tools>";
+  }
+  const intro = "Do not use variables.\n\n";
+  const from = text.indexOf(intro) + intro.length;
+  const to = text.indexOf("\n\n\u0000");
+  return APP_TOOLS_HEAD.llama + text.slice(from, to);
 }
 
 // --- Rendering -----------------------------------------------------------------------------------
@@ -276,7 +360,7 @@ async function encode(tok, text) {
   return (await tok.encode(text, null, { addSpecialTokens: false })).getIds();
 }
 
-function messagesOf(c) {
+function messagesOf(c, disclosure) {
   const messages = [];
   if (c.system !== undefined) messages.push({ role: "system", content: c.system });
   messages.push({ role: "user", content: c.question });
@@ -291,7 +375,7 @@ function messagesOf(c) {
       messages.push({ role: m.role, content: m.content });
     }
   }
-  messages.push({ role: "user", content: bodyRuns(c.body).join("") });
+  messages.push({ role: "user", content: bodyRuns(c.body).join("") + disclosure });
   return messages;
 }
 
@@ -321,20 +405,29 @@ async function main() {
     const [endId] = await encode(tok, m.turnEnd);
     const out = [];
     for (let c of cases(model)) {
-      const messages = messagesOf(c);
+      const inTurn = c.own_tools !== undefined;
+      const disclosure = inTurn ? appDisclosure(model, m, template, c.tools) : "";
+      const messages = messagesOf(c, disclosure);
       const context = { messages, add_generation_prompt: true, ...m.context(c) };
-      if (c.tools.length) context.tools = c.tools;
+      const sectionTools = inTurn ? c.own_tools : c.tools;
+      if (sectionTools.length) context.tools = sectionTools;
       const text = template.render(context);
       const ids = await encode(tok, text);
       // The body must be the last user turn, and tokenizing its runs one by one must agree with the
-      // flat reference (a "simple" body).
+      // flat reference (a "simple" body). The app-tool disclosure is one more run after the tree.
       const runs = bodyRuns(c.body);
+      const bodyLength = runs.length;
+      if (disclosure) runs.push(disclosure);
       const body = runs.join("");
       if (!text.endsWith(body + m.bodySuffix)) throw new Error(`${model}/${c.name}: body is not the last turn`);
       const prefix = text.slice(0, text.length - body.length - m.bodySuffix.length);
       const prefixIds = await encode(tok, prefix);
       const bodyIds = [];
-      for (const r of runs) bodyIds.push(...(await encode(tok, r)));
+      let treeIds = 0;
+      for (const [i, r] of runs.entries()) {
+        bodyIds.push(...(await encode(tok, r)));
+        if (i === bodyLength - 1) treeIds = bodyIds.length;
+      }
       const suffixIds = await encode(tok, m.bodySuffix);
       const joined = [...prefixIds, ...bodyIds, ...suffixIds];
       if (JSON.stringify(joined) !== JSON.stringify(ids)) {
@@ -355,8 +448,9 @@ async function main() {
         question: c.question,
         history,
         body: c.body,
-        body_text: body,
-        body_range: [prefixIds.length, prefixIds.length + bodyIds.length],
+        body_text: runs.slice(0, bodyLength).join(""),
+        body_range: [prefixIds.length, prefixIds.length + treeIds],
+        ...(inTurn ? { own_tools: c.own_tools, app_tools_in_turn: true } : {}),
         tools: c.tools,
         text,
         tokens: ids,

@@ -11,7 +11,9 @@
 //   <|start_header_id|>user<|end_header_id|>\n\n{app tree IDs}<|eot_id|>     (when there are children)
 //   <|start_header_id|>assistant<|end_header_id|>\n\n
 // `tools` (tool objects that are not the app's, e.g. a harness's resident tools) come before the
-// app's projected tools.
+// app's projected tools. With `appToolsInTurn` (and `tools`), the first user turn's tool section
+// holds only `tools` and the app's tools follow its tree in the app turn (APP_TOOLS_HEAD, then
+// tojson(indent=4) per tool), so an app whose actions change changes only the app turn.
 // `date` is the "Today Date" (default "26 Jul 2024", the template's). As the template does, the
 // system text and every user and assistant message (the question too) are trimmed (Jinja's
 // `trim`, Python's str.strip(): templateTrim); tool results are JSON-quoted, whitespace kept. Only
@@ -26,6 +28,11 @@ const TOOLS_INTRO =
   'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.' +
   "Do not use variables.\n\n";
 
+// The app's tools in the app turn (appToolsInTurn): one run after the tree.
+const APP_TOOLS_HEAD =
+  "\n\nThe app above is operated with these functions, called like the functions above and in " +
+  "the same format; only the ones listed here can be called now.\n\n";
+
 const tok = (name: string) => <token name={name} />;
 const header = (role: string) => [tok("<|start_header_id|>"), role, tok("<|end_header_id|>")];
 
@@ -33,15 +40,23 @@ export interface Llama31AppProps extends ChatAppProps {
   date?: string;
 }
 
-export function Llama31App({ system, question, history, callable, date, tools: own, children }: Llama31AppProps) {
+export function Llama31App(
+  { system, question, history, callable, date, tools: own, appToolsInTurn, children }: Llama31AppProps,
+) {
   const turns = checkHistory(history);
   const ownTools = checkTools(own);
   const { tree, tools: appTools } = asChatTools(children, { callable: callable !== false });
-  const tools = ownTools.length > 0 ? [...ownTools, ...appTools] : appTools;
+  const inTurn = appToolsInTurn === true && ownTools.length > 0;
+  const tools = inTurn ? ownTools : ownTools.length > 0 ? [...ownTools, ...appTools] : appTools;
   // Unchanged tools are the same (frozen) objects as last render: their JSON is written once.
   const toolText = useMemo(
     () => (tools.length > 0 ? TOOLS_INTRO + tools.map((t) => pyJson(t, 4) + "\n\n").join("") : ""),
-    [ownTools, appTools],
+    [ownTools, appTools, inTurn],
+  );
+  const appToolText = useMemo(
+    () => (inTurn && appTools.length > 0
+      ? APP_TOOLS_HEAD + appTools.map((t) => pyJson(t, 4)).join("\n\n") : ""),
+    [appTools, inTurn],
   );
   let toolsPending = tools.length > 0;
   // The first user turn carries the tool section.
@@ -74,7 +89,7 @@ export function Llama31App({ system, question, history, callable, date, tools: o
     }
   }
   if (children !== undefined && children !== null) {
-    out.push(...header("user"), userHead(), tree, tok("<|eot_id|>"));
+    out.push(...header("user"), userHead(), tree, ...(appToolText ? [appToolText] : []), tok("<|eot_id|>"));
   }
   out.push(...header("assistant"), "\n\n");
   return <>{out}</>;

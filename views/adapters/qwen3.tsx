@@ -9,7 +9,9 @@
 //   <|im_start|>user\n{app tree IDs}<|im_end|>\n   (when there are children)
 //   <|im_start|>assistant\n
 // `tools` (tool objects that are not the app's, e.g. a harness's resident tools) come before the
-// app's projected tools in the tool section.
+// app's projected tools in the tool section. With `appToolsInTurn` (and `tools`), the tool section
+// holds only `tools` and the app's tools follow its tree in the app turn, in the same <tools>
+// form (APP_TOOLS_HEAD), so an app whose actions change changes only the app turn.
 // Protocol tokens are <token> elements (resolved against the view's encoder only when emitted)
 // and every stretch of text between two of them is one run, so the protocol text tokenizes as the
 // template's flat string does. Tool objects are serialized like the template's `tojson`. The
@@ -25,17 +27,31 @@ const TOOLS_HEAD =
 const TOOLS_TAIL =
   "\n</tools>\n\nFor each function call, return a json object with function name and arguments within ";
 
+// The app's tools in the app turn (appToolsInTurn): one run after the tree.
+const APP_TOOLS_HEAD =
+  "\n\n# App tools\n\nThe app above is operated with these functions, called like the tools " +
+  "above; only the ones listed here can be called now:\n<tools>";
+const APP_TOOLS_TAIL = "\n</tools>";
+
 const imStart = () => <token name="<|im_start|>" />;
 const imEnd = () => <token name="<|im_end|>" />;
 const tok = (name: string) => <token name={name} />;
 
-export function Qwen3App({ system, question, history, callable, tools: own, children }: ChatAppProps) {
+export function Qwen3App(
+  { system, question, history, callable, tools: own, appToolsInTurn, children }: ChatAppProps,
+) {
   const turns = checkHistory(history);
   const ownTools = checkTools(own);
   const { tree, tools: appTools } = asChatTools(children, { callable: callable !== false });
-  const tools = ownTools.length > 0 ? [...ownTools, ...appTools] : appTools;
+  const inTurn = appToolsInTurn === true && ownTools.length > 0;
+  const tools = inTurn ? ownTools : ownTools.length > 0 ? [...ownTools, ...appTools] : appTools;
   // Unchanged tools are the same (frozen) objects as last render: their JSON is written once.
-  const toolText = useMemo(() => tools.map((t) => "\n" + pyJson(t)).join(""), [ownTools, appTools]);
+  const toolText = useMemo(() => tools.map((t) => "\n" + pyJson(t)).join(""), [ownTools, appTools, inTurn]);
+  const appToolText = useMemo(
+    () => (inTurn && appTools.length > 0
+      ? APP_TOOLS_HEAD + appTools.map((t) => "\n" + pyJson(t)).join("") + APP_TOOLS_TAIL : ""),
+    [appTools, inTurn],
+  );
   const out: unknown[] = [];
   if (tools.length > 0) {
     out.push(
@@ -64,7 +80,9 @@ export function Qwen3App({ system, question, history, callable, tools: own, chil
       out.push(imStart(), turn.role + "\n" + turn.content, imEnd(), "\n");
     }
   });
-  if (children !== undefined && children !== null) out.push(imStart(), "user\n", tree, imEnd(), "\n");
+  if (children !== undefined && children !== null) {
+    out.push(imStart(), "user\n", tree, ...(appToolText ? [appToolText] : []), imEnd(), "\n");
+  }
   out.push(imStart(), "assistant\n");
   return <>{out}</>;
 }

@@ -26,6 +26,14 @@ export interface ChatAppProps {
    */
   tools?: readonly object[];
   /**
+   * true: the app's projected tools are disclosed in the app turn, after its tree, instead of in
+   * the tool section, so the tokens before the app turn stay the same when the app's visible
+   * actions change (a harness frame whose engine keeps a prefix cache). Only with `tools`: without
+   * them there is no tool section (nor call format) to keep, and the template's layout is used.
+   * false or absent: the official template's layout, every tool in the tool section.
+   */
+  appToolsInTurn?: boolean;
+  /**
    * The app: laid out by asChatTools and emitted as the last user turn. Without children there is
    * no app turn: the history's last turn is followed by the generation prompt (a harness frame).
    */

@@ -100,7 +100,10 @@ const std::vector<std::string> kCases = {"no_tools",
                                          "multi_turn_history",
                                          "whitespace_with_tools",
                                          "whitespace_no_tools",
-                                         "cited_evidence"};
+                                         "cited_evidence",
+                                         "app_tools_in_turn",
+                                         "app_tools_in_turn_history",
+                                         "app_tools_in_turn_none_visible"};
 
 INSTANTIATE_TEST_SUITE_P(Qwen3, Golden,
                          ::testing::Combine(::testing::Values(kQwen), ::testing::ValuesIn(kCases)),

@@ -32,12 +32,18 @@ function history(c: any) {
 }
 
 export function GoldenQwen({ c }: { c: any }) {
-  return <Qwen3App system={c.system} question={c.question} history={history(c)} callable={c.callable}>{build(c.body)}</Qwen3App>;
+  return (
+    <Qwen3App system={c.system} question={c.question} history={history(c)} callable={c.callable}
+              tools={c.own_tools} appToolsInTurn={c.app_tools_in_turn}>
+      {build(c.body)}
+    </Qwen3App>
+  );
 }
 
 export function GoldenLlama({ c }: { c: any }) {
   return (
-    <Llama31App system={c.system} question={c.question} history={history(c)} date={c.date}>
+    <Llama31App system={c.system} question={c.question} history={history(c)} date={c.date}
+                tools={c.own_tools} appToolsInTurn={c.app_tools_in_turn}>
       {build(c.body)}
     </Llama31App>
   );
