@@ -75,21 +75,22 @@ int Audit(const AuditOptions& o) {
           s.value("step", 0));
     }
   }
-  std::printf("%-5s %7s %6s %8s %8s %5s %9s %8s %6s %5s %7s %8s\n", "step", "total", "head",
+  std::printf("%-5s %7s %6s %8s %8s %5s %9s %8s %6s %5s %7s %8s  %s\n", "step", "total", "head",
               "schemas", "reality", "user", "assistant", "results", "apps", "gen", "cached",
-              "changed");
+              "changed", "head sha256");
   for (const auto& s : steps) {
     const auto a = s.value("audit", nlohmann::json::object());
     const auto ow = a.value("owners", nlohmann::json::object());
     auto n = [&](const char* k) { return ow.value(k, static_cast<int64_t>(0)); };
-    std::printf("%-5d %7lld %6lld %8lld %8lld %5lld %9lld %8lld %6lld %5lld %7lld %8lld\n",
+    std::printf("%-5d %7lld %6lld %8lld %8lld %5lld %9lld %8lld %6lld %5lld %7lld %8lld  %.12s\n",
                 s.value("step", 0), static_cast<long long>(a.value("total", 0)),
                 static_cast<long long>(n("head")), static_cast<long long>(n("schemas")),
                 static_cast<long long>(n("reality")), static_cast<long long>(n("user")),
                 static_cast<long long>(n("assistant")), static_cast<long long>(n("tool_results")),
                 static_cast<long long>(n("apps")), static_cast<long long>(n("generation")),
                 static_cast<long long>(s.value("cached_prompt_tokens", 0)),
-                static_cast<long long>(a.value("first_changed", -1)));
+                static_cast<long long>(a.value("first_changed", -1)),
+                a.value("head_sha256", "-").c_str());
   }
   // Skill bodies the frames carried: their own owner, with the digest of the bytes loaded.
   for (const auto& s : steps) {

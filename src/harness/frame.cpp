@@ -1,5 +1,7 @@
 #include "harness/frame.h"
 
+#include "skills/catalog.h"
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -12,7 +14,10 @@ namespace affordance::harness {
 nlohmann::json PromptAudit::ToJson() const {
   nlohmann::json owners_json = nlohmann::json::object();
   for (const auto& [owner, n] : owners) owners_json[owner] = n;
-  nlohmann::json j = {{"total", total}, {"owners", owners_json}, {"first_changed", first_changed}};
+  nlohmann::json j = {{"total", total},
+                      {"owners", owners_json},
+                      {"first_changed", first_changed},
+                      {"head_sha256", head_sha256}};
   if (!skills.empty()) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& s : skills) {
@@ -263,6 +268,17 @@ void Frame::Audit(const std::vector<TranscriptTurn>& transcript, int64_t schemas
     starts_app_ = static_cast<int64_t>(starts[starts.size() - 2]);
   int64_t lead = starts.empty() ? a.total : static_cast<int64_t>(starts[0]);
   a.owners["head"] += lead;
+  // The head: the lead and the first turn (the system turn), schemas included.
+  {
+    const size_t end = starts.size() >= 2 ? starts[1] : tokens.size();
+    std::string bytes;
+    bytes.reserve(4 * end);
+    for (size_t i = 0; i < end; ++i) {
+      const auto id = static_cast<uint32_t>(tokens[i]);
+      for (int b = 0; b < 4; ++b) bytes.push_back(static_cast<char>((id >> (8 * b)) & 0xFF));
+    }
+    a.head_sha256 = skills::Sha256Hex(bytes);
+  }
   // A result's tokens go to its owner: a skill's body to "skill:<name>", others to tool_results.
   auto give = [&](const TranscriptTurn& t, size_t from, size_t to) {
     const auto n = static_cast<int64_t>(to - from);

@@ -74,8 +74,11 @@ struct PromptAudit {
   std::map<std::string, int64_t> owners;
   std::vector<SkillAudit> skills;  // each skill-carrying result, in transcript order
   int64_t first_changed = -1;  // first token index that differs from the previous render; -1: first
-  // {total, owners, first_changed} and, when a skill is in the frame, skills [{name, sha256,
-  // toolCallId, tokens}].
+  // sha256 (hex) of the head's token IDs, each as 4 little-endian bytes: equal digests across
+  // steps and turns mean an engine's prefix cache keeps the head.
+  std::string head_sha256;
+  // {total, owners, first_changed, head_sha256} and, when a skill is in the frame, skills [{name,
+  // sha256, toolCallId, tokens}].
   nlohmann::json ToJson() const;
 };
 

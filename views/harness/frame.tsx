@@ -9,7 +9,9 @@
 //   transcript    earlier turns as persisted: each turn's reality block and user words, the model's
 //                 sampled token IDs (never re-serialized), tool results as untrusted evidence
 //   mounted apps  (children) native TSX apps laid out by asChatTools as the last user turn; their
-//                 visible actions are projected as tools and dispatched back through `act`
+//                 visible actions are projected as tools and dispatched back through `act`, and
+//                 their schemas are disclosed in that turn (appToolsInTurn), not in the head: an
+//                 app whose actions change as it is used changes only the tail of the prompt
 //
 // The reality block travels with the newest user turn (the harness writes it into `history`), so
 // the tokens of earlier turns never change and the prefix cache survives across turns.
@@ -28,7 +30,7 @@ export interface FrameProps {
 
 export function Frame({ system, tools, history, children }: FrameProps) {
   return (
-    <ModelChat system={system} tools={tools} history={history}>
+    <ModelChat system={system} tools={tools} history={history} appToolsInTurn={true}>
       {children}
     </ModelChat>
   );

@@ -114,6 +114,53 @@ TEST(HarnessCli, RunJsonPrintsTheUiMessageStreamAndPersistsTheTurn) {
   EXPECT_GT(a["steps"][1]["audit"]["owners"]["tool_results"].get<int>(), 0);
 }
 
+// Issue 41: a mounted app whose actions change as it is used (a button per open task), acted on
+// three times by the replay model (a stand-in for a model). `prompt audit` shows the same head at
+// every step, and each step's prompt keeps everything of the previous one but its app turn and
+// generation prompt: the app's tools are disclosed with the app, not in the head.
+TEST(HarnessCli, PromptAuditWithAMountedAppShowsTheSameHeadAtEveryStep) {
+  Cli cli;
+  const std::string props = cli.dir / "tasks.json";
+  WriteText(props, R"({"tasks": ["Buy milk", "Call Ana", "File taxes"]})");
+  auto script =
+      cli.Script({Call("click__done_1", json::object()), Call("click__done_2", json::object()),
+                  Call("click__done_3", json::object()), "All three are done."});
+  auto run = cli.Run({"--provider", "replay", "--script", script, "--app",
+                      Source("views/demo/tasks_app.tsx") + ":Tasks", "--app-props", props, "--json",
+                      "Close every task."});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, Not(HasSubstr("harness.unknown_tool")));
+  auto audit = connect::RunProcess(
+      {AFFORDANCE_CLI, "prompt", "audit", "--data", cli.dir / "data", "--json"}, 60000);
+  ASSERT_TRUE(audit.ok());
+  ASSERT_EQ(audit->exit_code, 0) << audit->out << audit->err;
+  const json steps = json::parse(audit->out)["steps"];
+  ASSERT_EQ(steps.size(), 4u) << audit->out;
+  const json& first = steps[0]["audit"];
+  ASSERT_EQ(first["head_sha256"].get<std::string>().size(), 64u);
+  for (size_t i = 1; i < steps.size(); ++i) {
+    const json& was = steps[i - 1]["audit"];
+    const json& now = steps[i]["audit"];
+    EXPECT_EQ(now["head_sha256"], first["head_sha256"]) << "step " << i + 1;
+    EXPECT_EQ(now["owners"]["head"], first["owners"]["head"]) << "step " << i + 1;
+    EXPECT_GE(now["first_changed"].get<int64_t>(), was["total"].get<int64_t>() -
+                                                       was["owners"]["apps"].get<int64_t>() -
+                                                       was["owners"]["generation"].get<int64_t>())
+        << "step " << i + 1;
+  }
+  // The human table prints the head's digest on every step.
+  auto table =
+      connect::RunProcess({AFFORDANCE_CLI, "prompt", "audit", "--data", cli.dir / "data"}, 60000);
+  ASSERT_TRUE(table.ok());
+  const std::string prefix = first["head_sha256"].get<std::string>().substr(0, 12);
+  size_t seen = 0;
+  for (size_t at = table->out.find(prefix); at != std::string::npos;
+       at = table->out.find(prefix, at + 1)) {
+    ++seen;
+  }
+  EXPECT_EQ(seen, 4u) << table->out;
+}
+
 // A folder of connectors a newcomer writes: a local SQLite database (its own source) and the
 // printed-CLI fixture whose list of 12 ids fans out to detail reads, with the read grants.
 void AddLocalAndFanOutConnectors(Cli& cli) {

@@ -370,9 +370,12 @@ TEST_F(FrameTest, TheAuditGivesEveryTokenOneOwner) {
   EXPECT_GT(a.owners.at("assistant"), 0);  // the turn's frame tokens, though its text is empty
   EXPECT_EQ(a.owners.at("apps"), 0);
   EXPECT_EQ(a.first_changed, -1);  // the first render has nothing to compare with
-  EXPECT_EQ(
-      a.ToJson().dump(),
-      nlohmann::json({{"total", a.total}, {"owners", a.owners}, {"first_changed", -1}}).dump());
+  EXPECT_THAT(a.head_sha256, ::testing::MatchesRegex("[0-9a-f]{64}"));
+  EXPECT_EQ(a.ToJson().dump(), nlohmann::json({{"total", a.total},
+                                               {"owners", a.owners},
+                                               {"first_changed", -1},
+                                               {"head_sha256", a.head_sha256}})
+                                   .dump());
 
   // Without tools, no token belongs to schemas.
   auto plain = frame->Render(HeadText(), ojson::array(), Conversation());
@@ -503,6 +506,73 @@ TEST_F(FrameTest, AMountedAppIsRenderedAfterTheConversationAndActedOnThroughItsT
   auto bad = frame->Act("change__notes", nlohmann::json::array());
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, "render.invalid_call");
+}
+
+// Issue 41: an app whose visible actions change as it is used (a button per open task) keeps the
+// head: its tools are disclosed in the app turn, so over three acts, each followed by the call and
+// its result as the harness appends them, the head's tokens are identical and each render changes
+// only what follows the previous step's transcript (the app turn and the generation prompt).
+TEST_F(FrameTest, AnAppWhoseActionsChangeKeepsTheHeadAndChangesOnlyTheTail) {
+  for (const std::string model : {kQwen, kLlama}) {
+    SCOPED_TRACE(model);
+    FrameOptions o = Options(model);
+    MountedApp app;
+    app.name = "tasks";
+    app.view = Source("views/demo/tasks_app.tsx");
+    app.component = "Tasks";
+    app.props = {{"tasks", {"Buy milk", "Call Ana", "File taxes"}}};
+    o.apps = {app};
+    auto frame = Load(o);
+    ASSERT_NE(frame, nullptr);
+    using R = TranscriptTurn::Role;
+    using O = TranscriptTurn::Owner;
+    std::vector<TranscriptTurn> transcript = {
+        Turn(R::kUser, O::kReality, "<reality>\nlocal time: now\n</reality>"),
+        Turn(R::kUser, O::kUser, "Close every task.")};
+    auto first = frame->Render(HeadText(), OneTool(), transcript);
+    ASSERT_TRUE(first.ok()) << first.error().ToString();
+    FramePrompt previous = *first;
+    const std::string head = first->audit.head_sha256;
+    EXPECT_EQ(head.size(), 64u);
+    for (int act = 1; act <= 3; ++act) {
+      SCOPED_TRACE(act);
+      std::vector<std::string> names;
+      for (const auto& t : previous.app_tools) names.push_back(t.name);
+      ASSERT_EQ(names.size(), static_cast<size_t>(4 - act));
+      EXPECT_EQ(names.front(), "click__done_" + std::to_string(act));
+      // The disclosure names exactly the tools that can be called now, after the tree.
+      const std::string text = Decode(model, previous.tokens);
+      const size_t tree = text.find("Tasks (" + std::to_string(4 - act) + " open of 3)");
+      ASSERT_NE(tree, std::string::npos) << text;
+      EXPECT_GT(text.find("\"click__done_" + std::to_string(act) + "\""), tree);
+      // A task closed by the previous act is no tool any more: only the transcript names it.
+      if (act > 1) {
+        EXPECT_THAT(text.substr(tree), Not(HasSubstr("\"click__done_" + std::to_string(act - 1))));
+      }
+
+      ASSERT_TRUE(frame->Act(names.front(), nlohmann::json::object()).ok());
+      TranscriptTurn call = Turn(R::kAssistant, O::kAssistant, "");
+      call.tokens = Tokenizer(model)->Encode("{\"name\": \"" + names.front() + "\"}").value();
+      call.tool_calls = nlohmann::json::array(
+          {{{"id", "c" + std::to_string(act)}, {"name", names.front()}, {"arguments", {}}}});
+      TranscriptTurn result = Turn(R::kTool, O::kToolResult, "<tool-result>done</tool-result>");
+      result.tool_call_id = "c" + std::to_string(act);
+      transcript.push_back(call);
+      transcript.push_back(result);
+      auto next = frame->Render(HeadText(), OneTool(), transcript);
+      ASSERT_TRUE(next.ok()) << next.error().ToString();
+      EXPECT_EQ(next->audit.head_sha256, head);
+      EXPECT_EQ(next->audit.owners.at("head"), first->audit.owners.at("head"));
+      EXPECT_EQ(next->audit.owners.at("schemas"), first->audit.owners.at("schemas"));
+      const auto& was = previous.audit;
+      EXPECT_GE(next->audit.first_changed,
+                was.total - was.owners.at("apps") - was.owners.at("generation"));
+      EXPECT_EQ(Sum(next->audit), next->audit.total);
+      previous = *next;
+    }
+    EXPECT_TRUE(previous.app_tools.empty());
+    EXPECT_THAT(Decode(model, previous.tokens), HasSubstr("Tasks (0 open of 3)"));
+  }
 }
 
 TEST_F(FrameTest, ABadMountedAppIsAClearLoadError) {
